@@ -1,0 +1,2 @@
+build/src/util/diag.o: src/util/diag.c src/util/diag.h
+src/util/diag.h:

@@ -1,0 +1,168 @@
+#include "types.h"
+
+#include <string.h>
+
+#include "util/arena.h"
+#include "util/strbuf.h"
+
+#define SCALAR(n, sz, sg)                                                      \
+	const struct type n = { .kind = TY_INT, .size = sz, .align = sz,       \
+				.is_signed = sg }
+SCALAR(type_u8, 1, false);
+SCALAR(type_u16, 2, false);
+SCALAR(type_u32, 4, false);
+SCALAR(type_u64, 8, false);
+SCALAR(type_s8, 1, true);
+SCALAR(type_s16, 2, true);
+SCALAR(type_s32, 4, true);
+SCALAR(type_s64, 8, true);
+const struct type type_none = { .kind = TY_NONE };
+const struct type type_void = { .kind = TY_VOID };
+
+const struct type *type_int(int size, bool is_signed)
+{
+	switch (size) {
+	case 1: return is_signed ? &type_s8 : &type_u8;
+	case 2: return is_signed ? &type_s16 : &type_u16;
+	case 4: return is_signed ? &type_s32 : &type_u32;
+	default: return is_signed ? &type_s64 : &type_u64;
+	}
+}
+
+struct type *type_new(struct arena *a, enum type_kind kind, uint32_t size)
+{
+	struct type *t = arena_alloc(a, sizeof(*t));
+	t->kind = kind;
+	t->size = size;
+	t->align = size >= 8 ? 8 : size >= 4 ? 4 : size >= 2 ? 2 : 1;
+	return t;
+}
+
+const struct type *type_string(struct arena *a, uint32_t size)
+{
+	struct type *t = type_new(a, TY_STRING, size);
+	t->align = 1;
+	return t;
+}
+
+const struct type *type_ptr(struct arena *a, const struct type *elem,
+			    bool is_user)
+{
+	struct type *t = type_new(a, TY_PTR, 8);
+	t->elem = elem;
+	t->is_user = is_user;
+	return t;
+}
+
+const struct type *type_tuple(struct arena *a, const struct type **elems,
+			      uint32_t n)
+{
+	struct type *t = type_new(a, TY_TUPLE, 0);
+	t->nfields = n;
+	t->fields = arena_alloc(a, sizeof(*t->fields) * (n ? n : 1));
+	uint32_t off = 0, align = 1;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t al = elems[i]->align ? elems[i]->align : 1;
+		off = (off + al - 1) / al * al;
+		t->fields[i].type = elems[i];
+		t->fields[i].offset = off;
+		off += elems[i]->size;
+		if (al > align)
+			align = al;
+	}
+	t->size = (off + align - 1) / align * align;
+	t->align = align;
+	return t;
+}
+
+bool type_equal(const struct type *a, const struct type *b)
+{
+	if (a == b)
+		return true;
+	if (a->kind != b->kind || a->size != b->size)
+		return false;
+	switch (a->kind) {
+	case TY_INT:
+		return a->is_signed == b->is_signed;
+	case TY_PTR:
+	case TY_ARRAY:
+		return a->count == b->count && type_equal(a->elem, b->elem);
+	case TY_TUPLE:
+		if (a->nfields != b->nfields)
+			return false;
+		for (uint32_t i = 0; i < a->nfields; i++)
+			if (!type_equal(a->fields[i].type, b->fields[i].type))
+				return false;
+		return true;
+	case TY_RECORD:
+		return a->name && b->name && !strcmp(a->name, b->name);
+	case TY_LHIST:
+		return a->lmin == b->lmin && a->lmax == b->lmax &&
+		       a->lstep == b->lstep;
+	case TY_KSTACK:
+	case TY_USTACK:
+		return a->stack_mode == b->stack_mode &&
+		       a->stack_limit == b->stack_limit;
+	default:
+		return true;
+	}
+}
+
+bool type_is_aggregation(const struct type *t)
+{
+	return t->kind >= TY_COUNT && t->kind <= TY_LHIST;
+}
+
+bool type_is_integer_like(const struct type *t)
+{
+	return t->kind == TY_INT || t->kind == TY_PTR;
+}
+
+void type_describe(const struct type *t, struct strbuf *sb)
+{
+	switch (t->kind) {
+	case TY_NONE: sb_append(sb, "none"); break;
+	case TY_VOID: sb_append(sb, "void"); break;
+	case TY_INT:
+		sb_printf(sb, "%sint%u", t->is_signed ? "" : "u", t->size * 8);
+		break;
+	case TY_STRING: sb_printf(sb, "string[%u]", t->size); break;
+	case TY_BUF: sb_printf(sb, "buffer[%u]", t->size - 4); break;
+	case TY_TUPLE:
+		sb_putc(sb, '(');
+		for (uint32_t i = 0; i < t->nfields; i++) {
+			if (i)
+				sb_putc(sb, ',');
+			type_describe(t->fields[i].type, sb);
+		}
+		sb_putc(sb, ')');
+		break;
+	case TY_RECORD: sb_append(sb, t->name ? t->name : "struct"); break;
+	case TY_PTR:
+		type_describe(t->elem, sb);
+		sb_append(sb, " *");
+		break;
+	case TY_ARRAY:
+		type_describe(t->elem, sb);
+		sb_printf(sb, "[%u]", t->count);
+		break;
+	case TY_KSTACK: sb_append(sb, "kstack"); break;
+	case TY_USTACK: sb_append(sb, "ustack"); break;
+	case TY_KSYM: sb_append(sb, "ksym"); break;
+	case TY_USYM: sb_append(sb, "usym"); break;
+	case TY_INET: sb_append(sb, "inet"); break;
+	case TY_MACADDR: sb_append(sb, "macaddr"); break;
+	case TY_USERNAME: sb_append(sb, "username"); break;
+	case TY_PROBE: sb_append(sb, "probe"); break;
+	case TY_CGROUP_PATH: sb_append(sb, "cgroup_path"); break;
+	case TY_TIMESTAMP: sb_append(sb, "timestamp"); break;
+	case TY_COUNT: sb_append(sb, "count"); break;
+	case TY_SUM: sb_append(sb, "sum"); break;
+	case TY_MIN: sb_append(sb, "min"); break;
+	case TY_MAX: sb_append(sb, "max"); break;
+	case TY_AVG: sb_append(sb, "avg"); break;
+	case TY_STATS: sb_append(sb, "stats"); break;
+	case TY_HIST: sb_append(sb, "hist"); break;
+	case TY_LHIST: sb_append(sb, "lhist"); break;
+	}
+}

@@ -1,0 +1,97 @@
+/*
+ * The types of sonde values. Sema assigns one to every expression; codegen
+ * uses size/layout; the runtime uses them to decode map keys/values and
+ * event records. A type fully describes its byte layout.
+ */
+#ifndef SONDE_TYPES_H
+#define SONDE_TYPES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct arena;
+struct strbuf;
+
+enum type_kind {
+	TY_NONE,   /* not (yet) known */
+	TY_VOID,
+	TY_INT,    /* size 1, 2, 4 or 8; is_signed */
+	TY_STRING, /* char[size], NUL-padded */
+	TY_BUF,    /* struct { u32 len; u8 data[size - 4]; }, printed as \xNN */
+	TY_TUPLE,  /* fields, C-aligned */
+	TY_RECORD, /* struct/union (BTF or script-defined) */
+	TY_PTR,    /* elem; is_user says which address space */
+	TY_ARRAY,  /* elem[count] */
+	TY_KSTACK, /* u64: stack id in the low 32 bits (see runtime/stacks) */
+	TY_USTACK, /* struct { u64 stackid; u64 pid; } */
+	TY_KSYM,   /* u64 address */
+	TY_USYM,   /* struct { u64 addr; u64 pid; } */
+	TY_INET,   /* struct { u64 af; u8 addr[16]; } from ntop() */
+	TY_MACADDR, /* u8[6] */
+	TY_USERNAME, /* u64 uid, printed as the user's name */
+	TY_PROBE,  /* u64 probe index, printed as the probe's name */
+	TY_CGROUP_PATH, /* struct { u64 id; } printed as a path */
+	TY_TIMESTAMP, /* u64 nanoseconds */
+	/* Aggregations: only ever map values. Per-CPU layouts: */
+	TY_COUNT,  /* u64 */
+	TY_SUM,    /* s64 (u64 when is_signed is false) */
+	TY_MIN,    /* struct { s64 val; u64 set; } */
+	TY_MAX,    /* struct { s64 val; u64 set; } */
+	TY_AVG,    /* struct { s64 sum; u64 count; } */
+	TY_STATS,  /* struct { s64 sum; u64 count; } */
+	TY_HIST,   /* u64 count; the map key ends with a u64 bucket */
+	TY_LHIST,  /* u64 count; the map key ends with a u64 bucket */
+};
+
+enum stack_mode { STACK_BPFTRACE, STACK_PERF, STACK_RAW };
+
+struct type;
+
+struct type_field {
+	const char *name;
+	const struct type *type;
+	uint32_t offset;    /* bytes */
+	uint16_t bit_off;   /* bitfields: bit offset within offset..size */
+	uint16_t bit_size;  /* 0: not a bitfield */
+};
+
+struct type {
+	enum type_kind kind;
+	uint32_t size;  /* bytes of the value's storage */
+	uint32_t align;
+	bool is_signed;
+	bool is_user;   /* PTR/RECORD/ARRAY/STRING read from user memory */
+	bool is_union;  /* RECORD */
+	const struct type *elem; /* PTR pointee, ARRAY element */
+	uint32_t count;          /* ARRAY length */
+	uint32_t nfields;        /* TUPLE, RECORD */
+	struct type_field *fields;
+	const char *name;        /* RECORD: "struct foo"; INT: typedef name */
+	int32_t btf_id;          /* RECORD from kernel BTF (0: none) */
+	/* LHIST parameters */
+	int64_t lmin, lmax, lstep;
+	/* KSTACK/USTACK */
+	enum stack_mode stack_mode;
+	uint32_t stack_limit;
+};
+
+/* Shared, immutable instances of the common scalars. */
+extern const struct type type_none, type_void, type_u8, type_u16, type_u32,
+	type_u64, type_s8, type_s16, type_s32, type_s64;
+
+const struct type *type_int(int size, bool is_signed);
+struct type *type_new(struct arena *a, enum type_kind kind, uint32_t size);
+const struct type *type_string(struct arena *a, uint32_t size);
+const struct type *type_ptr(struct arena *a, const struct type *elem,
+			    bool is_user);
+/* Builds a tuple, laying its fields out with C alignment. */
+const struct type *type_tuple(struct arena *a, const struct type **elems,
+			      uint32_t n);
+bool type_equal(const struct type *a, const struct type *b);
+bool type_is_aggregation(const struct type *t);
+bool type_is_integer_like(const struct type *t); /* INT, or PTR */
+/* "int64", "string[16]", "(int64,string[64])", "struct task_struct *" ...
+ * in bpftrace's spelling, for messages. */
+void type_describe(const struct type *t, struct strbuf *sb);
+
+#endif

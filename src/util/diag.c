@@ -1,0 +1,96 @@
+#include "diag.h"
+
+#include <stdarg.h>
+#include <string.h>
+
+void diag_init(struct diag *d, FILE *out)
+{
+	d->out = out;
+	d->nerrors = 0;
+	d->max_errors = 20;
+}
+
+struct span span_join(struct span a, struct span b)
+{
+	if (!a.file)
+		return b;
+	if (!b.file || b.file != a.file)
+		return a;
+	uint32_t end = b.off + b.len;
+	if (end > a.off)
+		a.len = end - a.off;
+	return a;
+}
+
+/* Prints a byte so that control bytes and invalid UTF-8 cannot garble the
+ * terminal; the caret line below must line up, so each is one column wide. */
+static void put_source_byte(FILE *out, unsigned char c)
+{
+	if (c == '\t' || (c >= 0x20 && c < 0x7f))
+		fputc(c, out);
+	else
+		fputc(c >= 0x80 ? c : '?', out);
+}
+
+static void print_source_line(FILE *out, struct span sp)
+{
+	const struct src_file *f = sp.file;
+	uint32_t off = sp.off > f->len ? f->len : sp.off;
+	uint32_t start = off;
+	while (start > 0 && f->text[start - 1] != '\n')
+		start--;
+	uint32_t end = off;
+	while (end < f->len && f->text[end] != '\n')
+		end++;
+	for (uint32_t i = start; i < end; i++)
+		put_source_byte(out, (unsigned char)f->text[i]);
+	fputc('\n', out);
+	/* Keep tabs so the caret lines up under tab-indented code. */
+	for (uint32_t i = start; i < off; i++) {
+		unsigned char c = (unsigned char)f->text[i];
+		if ((c & 0xc0) == 0x80)
+			continue; /* UTF-8 continuation byte: same column */
+		fputc(c == '\t' ? '\t' : ' ', out);
+	}
+	fputc('^', out);
+	uint32_t last = off + (sp.len ? sp.len : 1);
+	if (last > end)
+		last = end;
+	for (uint32_t i = off + 1; i < last; i++)
+		if (((unsigned char)f->text[i] & 0xc0) != 0x80)
+			fputc('~', out);
+	fputc('\n', out);
+}
+
+static void vreport(struct diag *d, const char *kind, struct span sp,
+		    const char *fmt, va_list ap)
+{
+	if (sp.file)
+		fprintf(d->out, "%s:%u:%u: %s: ", sp.file->name, sp.line,
+			sp.col, kind);
+	else
+		fprintf(d->out, "sonde: %s: ", kind);
+	vfprintf(d->out, fmt, ap);
+	fputc('\n', d->out);
+	if (sp.file)
+		print_source_line(d->out, sp);
+}
+
+void diag_error(struct diag *d, struct span sp, const char *fmt, ...)
+{
+	d->nerrors++;
+	if (d->nerrors > d->max_errors)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vreport(d, "error", sp, fmt, ap);
+	va_end(ap);
+}
+
+void diag_warning(struct diag *d, struct span sp, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vreport(d, "warning", sp, fmt, ap);
+	va_end(ap);
+}

@@ -1,0 +1,40 @@
+/*
+ * Diagnostics with source locations. Every error carries a span and prints
+ *   FILE:LINE:COL: error: MESSAGE
+ *   <source line>
+ *   <caret and underline>
+ * Errors are collected (counted) so that several can be reported per run.
+ */
+#ifndef SONDE_DIAG_H
+#define SONDE_DIAG_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+struct src_file {
+	const char *name; /* "stdin" for -e */
+	const char *text; /* may contain NUL bytes; len is authoritative */
+	uint32_t len;
+};
+
+struct span {
+	const struct src_file *file;
+	uint32_t off, len; /* byte range in file->text */
+	uint32_t line, col; /* 1-based, of off */
+};
+
+struct diag {
+	FILE *out;
+	int nerrors;
+	int max_errors; /* stop reporting (but keep counting) past this */
+};
+
+void diag_init(struct diag *d, FILE *out);
+void diag_error(struct diag *d, struct span sp, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void diag_warning(struct diag *d, struct span sp, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* A span covering a and b (a must come first). */
+struct span span_join(struct span a, struct span b);
+
+#endif
