@@ -1,0 +1,14 @@
+/* Recursive-descent parser: source text -> AST (lang/ast.h). */
+#ifndef SONDE_PARSER_H
+#define SONDE_PARSER_H
+
+#include "lang/ast.h"
+#include "util/arena.h"
+#include "util/diag.h"
+
+/* Parses a whole script. Errors go to d (d->nerrors > 0); the returned AST
+ * may then be partial and must not be compiled. Never returns NULL. */
+struct ast_program *parse_program(struct arena *a, struct diag *d,
+				  const struct src_file *file);
+
+#endif
