@@ -1,5 +1,253 @@
-/* placeholder until the AST lands */
+/*
+ * The abstract syntax tree. Nodes live in the compile arena. Sema fills in
+ * the `type` of every expression and resolves names; codegen only reads.
+ */
 #ifndef SONDE_AST_H
 #define SONDE_AST_H
-struct ast_program;
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "lang/types.h"
+#include "util/diag.h"
+
+struct strbuf;
+
+enum ast_op {
+	OP_NONE,
+	/* binary, by precedence group */
+	OP_LOR, OP_LAND,
+	OP_BOR, OP_BXOR, OP_BAND,
+	OP_EQ, OP_NE,
+	OP_LT, OP_LE, OP_GT, OP_GE,
+	OP_SHL, OP_SHR,
+	OP_ADD, OP_SUB,
+	OP_MUL, OP_DIV, OP_MOD,
+	/* unary */
+	OP_NEG, OP_LNOT, OP_BNOT, OP_DEREF, OP_ADDR, OP_PLUS,
+	OP_PREINC, OP_PREDEC, OP_POSTINC, OP_POSTDEC,
+};
+
+/* Spelling of an operator ("+", "&&", "++" ...). */
+const char *ast_op_str(enum ast_op op);
+
+/* A C type as written in a cast, sizeof/offsetof or a struct definition:
+ * `unsigned long`, `struct task_struct *`, `uint8[4]`. */
+struct ast_typespec {
+	struct span span;
+	const char *base;   /* normalised: "unsigned long", "struct sock" */
+	int ptr_depth;
+	uint32_t array_len; /* 0: not an array */
+};
+
+enum ast_expr_kind {
+	E_INT,        /* u.num */
+	E_STRING,     /* u.str (may hold NUL bytes; len is the byte count) */
+	E_BUILTIN,    /* u.name: pid, comm, args, arg0, retval, kstack, ... */
+	E_IDENT,      /* u.name: bare identifier that is no builtin (enum
+		       * constant, macro, stack mode such as `perf`) */
+	E_POSITIONAL, /* u.pos: $1.. ($# has num == -1) */
+	E_VAR,        /* u.name: "$x" */
+	E_MAP,        /* u.map: "@x" or "@" with optional keys */
+	E_CALL,       /* u.call */
+	E_UNARY,      /* u.unary */
+	E_BINARY,     /* u.binary */
+	E_TERNARY,    /* u.ternary */
+	E_CAST,       /* u.cast */
+	E_FIELD,      /* u.field: a.b or a->b */
+	E_INDEX,      /* u.index: a[i] */
+	E_TUPLE,      /* u.list */
+	E_TUPLE_INDEX, /* u.tindex: $t.0 */
+	E_SIZEOF,     /* u.size_of: type or expression */
+	E_OFFSETOF,   /* u.offset_of */
+};
+
+struct ast_expr;
+
+struct ast_expr_list {
+	struct ast_expr **items;
+	uint32_t n;
+};
+
+struct ast_expr {
+	enum ast_expr_kind kind;
+	struct span span;
+	const struct type *type; /* set by sema */
+	union {
+		struct {
+			uint64_t value;
+			bool is_char; /* written as 'c' */
+		} num;
+		struct {
+			const char *bytes;
+			uint32_t len;
+		} str;
+		const char *name;
+		struct {
+			long num;
+		} pos;
+		struct {
+			const char *name;
+			struct ast_expr_list keys; /* n == 0: no [] */
+			bool has_brackets;
+		} map;
+		struct {
+			const char *name;
+			struct span name_span;
+			struct ast_expr_list args;
+		} call;
+		struct {
+			enum ast_op op;
+			struct ast_expr *operand;
+		} unary;
+		struct {
+			enum ast_op op;
+			struct ast_expr *left, *right;
+		} binary;
+		struct {
+			struct ast_expr *cond, *then, *otherwise;
+		} ternary;
+		struct {
+			struct ast_typespec to;
+			struct ast_expr *operand;
+		} cast;
+		struct {
+			struct ast_expr *base;
+			const char *name;
+			struct span name_span;
+			bool arrow;
+		} field;
+		struct {
+			struct ast_expr *base, *index;
+		} index;
+		struct ast_expr_list list;
+		struct {
+			struct ast_expr *base;
+			uint32_t index;
+		} tindex;
+		struct {
+			struct ast_typespec type; /* used when expr is NULL */
+			struct ast_expr *expr;
+		} size_of;
+		struct {
+			struct ast_typespec type;
+			const char **fields; /* a.b.c */
+			uint32_t nfields;
+		} offset_of;
+	} u;
+};
+
+enum ast_stmt_kind {
+	S_EXPR,     /* u.expr */
+	S_ASSIGN,   /* u.assign: target = value, or target op= value */
+	S_IF,       /* u.if_ */
+	S_UNROLL,   /* u.loop (count in cond) */
+	S_WHILE,    /* u.loop */
+	S_BREAK,
+	S_CONTINUE,
+	S_RETURN,   /* u.expr, may be NULL */
+	S_BLOCK,    /* u.block */
+};
+
+struct ast_stmt;
+
+struct ast_block {
+	struct ast_stmt **stmts;
+	uint32_t n;
+	struct span span;
+};
+
+struct ast_stmt {
+	enum ast_stmt_kind kind;
+	struct span span;
+	union {
+		struct ast_expr *expr;
+		struct {
+			struct ast_expr *target; /* E_MAP or E_VAR */
+			enum ast_op op;          /* OP_NONE for plain = */
+			struct ast_expr *value;
+		} assign;
+		struct {
+			struct ast_expr *cond;
+			struct ast_block then;
+			struct ast_stmt *otherwise; /* S_IF or S_BLOCK, or NULL */
+		} if_;
+		struct {
+			struct ast_expr *cond;
+			struct ast_block body;
+		} loop;
+		struct ast_block block;
+	} u;
+};
+
+/* One attach point as written, split on unquoted ':' after the provider. */
+struct ast_attach {
+	struct span span;
+	const char *text;     /* as written, quotes removed */
+	const char *provider; /* canonical name: "tracepoint", "kprobe" ... */
+	const char **parts;   /* the rest, split on ':' */
+	uint32_t nparts;
+};
+
+struct ast_probe {
+	struct span span;
+	struct ast_attach *attach;
+	uint32_t nattach;
+	struct ast_expr *pred; /* may be NULL */
+	struct ast_block body;
+	uint32_t index; /* position in the script */
+};
+
+/* A member of a C struct/union definition. */
+struct ast_cfield {
+	struct span span;
+	struct ast_typespec type;
+	const char *name;      /* NULL for an anonymous nested record */
+	struct ast_cdef *nested; /* inline struct/union definition, or NULL */
+	int bit_width;         /* -1: not a bitfield */
+};
+
+enum ast_cdef_kind { CDEF_STRUCT, CDEF_UNION, CDEF_ENUM, CDEF_TYPEDEF };
+
+struct ast_enumerator {
+	const char *name;
+	int64_t value;
+	struct span span;
+};
+
+/* A C definition at the top of a script: struct/union/enum/typedef. */
+struct ast_cdef {
+	enum ast_cdef_kind kind;
+	struct span span;
+	const char *name; /* tag, or the typedef's new name; may be NULL */
+	struct ast_cfield *fields; /* struct/union */
+	uint32_t nfields;
+	struct ast_enumerator *enums; /* enum */
+	uint32_t nenums;
+	struct ast_typespec aliased; /* typedef */
+};
+
+/* A preprocessor line (#include, #define, ...), kept verbatim. */
+struct ast_directive {
+	struct span span;
+	const char *text;
+};
+
+struct ast_program {
+	struct ast_probe *probes;
+	uint32_t nprobes;
+	struct ast_cdef **cdefs;
+	uint32_t ncdefs;
+	struct ast_directive *directives;
+	uint32_t ndirectives;
+	const struct src_file *file;
+};
+
+/* Canonical provider name for a name or alias ("t" -> "tracepoint"),
+ * or NULL if unknown. */
+const char *ast_provider_canonical(const char *name);
+
+/* Stable, indented text form for `sonde -d ast` and the golden tests. */
+void ast_dump(const struct ast_program *p, struct strbuf *out);
+
 #endif

@@ -32,6 +32,10 @@ static void put_source_byte(FILE *out, unsigned char c)
 		fputc(c >= 0x80 ? c : '?', out);
 }
 
+/* Long lines (minified or generated scripts) are shown as a window around
+ * the error so the caret stays on screen. */
+#define LINE_WINDOW 160
+
 static void print_source_line(FILE *out, struct span sp)
 {
 	const struct src_file *f = sp.file;
@@ -42,9 +46,22 @@ static void print_source_line(FILE *out, struct span sp)
 	uint32_t end = off;
 	while (end < f->len && f->text[end] != '\n')
 		end++;
+	int cut_left = 0;
+	if (end - start > LINE_WINDOW) {
+		if (off - start > LINE_WINDOW / 2) {
+			start = off - LINE_WINDOW / 2;
+			cut_left = 1;
+		}
+		if (end - start > LINE_WINDOW)
+			end = start + LINE_WINDOW;
+	}
+	if (cut_left)
+		fputs("...", out);
 	for (uint32_t i = start; i < end; i++)
 		put_source_byte(out, (unsigned char)f->text[i]);
 	fputc('\n', out);
+	if (cut_left)
+		fputs("   ", out);
 	/* Keep tabs so the caret lines up under tab-indented code. */
 	for (uint32_t i = start; i < off; i++) {
 		unsigned char c = (unsigned char)f->text[i];

@@ -6,6 +6,7 @@
 #define SONDE_VEC_H
 
 #include <stddef.h>
+#include <stdlib.h>
 
 #include "xalloc.h"
 

@@ -1,0 +1,349 @@
+#include "ast.h"
+
+#include <string.h>
+
+#include "util/strbuf.h"
+
+const char *ast_op_str(enum ast_op op)
+{
+	static const char *const s[] = {
+		[OP_NONE] = "", [OP_LOR] = "||", [OP_LAND] = "&&",
+		[OP_BOR] = "|", [OP_BXOR] = "^", [OP_BAND] = "&",
+		[OP_EQ] = "==", [OP_NE] = "!=", [OP_LT] = "<", [OP_LE] = "<=",
+		[OP_GT] = ">", [OP_GE] = ">=", [OP_SHL] = "<<",
+		[OP_SHR] = ">>", [OP_ADD] = "+", [OP_SUB] = "-",
+		[OP_MUL] = "*", [OP_DIV] = "/", [OP_MOD] = "%",
+		[OP_NEG] = "-", [OP_LNOT] = "!", [OP_BNOT] = "~",
+		[OP_DEREF] = "*", [OP_ADDR] = "&", [OP_PLUS] = "+",
+		[OP_PREINC] = "++", [OP_PREDEC] = "--", [OP_POSTINC] = "++",
+		[OP_POSTDEC] = "--",
+	};
+	return s[op];
+}
+
+/* bpftrace's probe types and their short aliases. */
+static const struct {
+	const char *alias, *name;
+} providers[] = {
+	{ "BEGIN", "BEGIN" },
+	{ "END", "END" },
+	{ "tracepoint", "tracepoint" },
+	{ "t", "tracepoint" },
+	{ "rawtracepoint", "rawtracepoint" },
+	{ "rt", "rawtracepoint" },
+	{ "kprobe", "kprobe" },
+	{ "k", "kprobe" },
+	{ "kretprobe", "kretprobe" },
+	{ "kr", "kretprobe" },
+	{ "uprobe", "uprobe" },
+	{ "u", "uprobe" },
+	{ "uretprobe", "uretprobe" },
+	{ "ur", "uretprobe" },
+	{ "usdt", "usdt" },
+	{ "U", "usdt" },
+	{ "profile", "profile" },
+	{ "p", "profile" },
+	{ "interval", "interval" },
+	{ "i", "interval" },
+	{ "software", "software" },
+	{ "s", "software" },
+	{ "hardware", "hardware" },
+	{ "h", "hardware" },
+	{ "kfunc", "kfunc" },
+	{ "f", "kfunc" },
+	{ "fentry", "kfunc" },
+	{ "kretfunc", "kretfunc" },
+	{ "fr", "kretfunc" },
+	{ "fexit", "kretfunc" },
+	{ "watchpoint", "watchpoint" },
+	{ "w", "watchpoint" },
+	{ "asyncwatchpoint", "asyncwatchpoint" },
+	{ "aw", "asyncwatchpoint" },
+	{ "iter", "iter" },
+	{ "it", "iter" },
+};
+
+const char *ast_provider_canonical(const char *name)
+{
+	for (size_t i = 0; i < sizeof(providers) / sizeof(*providers); i++)
+		if (!strcmp(providers[i].alias, name))
+			return providers[i].name;
+	return NULL;
+}
+
+/* ---- dump ---- */
+
+static void indent(struct strbuf *out, int depth)
+{
+	for (int i = 0; i < depth; i++)
+		sb_append(out, "  ");
+}
+
+static void quote(struct strbuf *out, const char *s, uint32_t len)
+{
+	sb_putc(out, '"');
+	for (uint32_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+		switch (c) {
+		case '\n': sb_append(out, "\\n"); break;
+		case '\t': sb_append(out, "\\t"); break;
+		case '"': sb_append(out, "\\\""); break;
+		case '\\': sb_append(out, "\\\\"); break;
+		default:
+			if (c < 0x20 || c == 0x7f)
+				sb_printf(out, "\\x%02x", c);
+			else
+				sb_putc(out, (char)c);
+		}
+	}
+	sb_putc(out, '"');
+}
+
+static void dump_typespec(struct strbuf *out, const struct ast_typespec *t)
+{
+	sb_append(out, t->base ? t->base : "?");
+	if (t->ptr_depth)
+		sb_putc(out, ' ');
+	for (int i = 0; i < t->ptr_depth; i++)
+		sb_putc(out, '*');
+	if (t->array_len)
+		sb_printf(out, "[%u]", t->array_len);
+}
+
+static void dump_expr(struct strbuf *out, const struct ast_expr *e, int d);
+
+static void dump_list(struct strbuf *out, const struct ast_expr_list *l,
+		      int d)
+{
+	for (uint32_t i = 0; i < l->n; i++)
+		dump_expr(out, l->items[i], d);
+}
+
+static void dump_expr(struct strbuf *out, const struct ast_expr *e, int d)
+{
+	indent(out, d);
+	switch (e->kind) {
+	case E_INT:
+		if (e->u.num.is_char)
+			sb_printf(out, "int %llu (char)\n",
+				  (unsigned long long)e->u.num.value);
+		else
+			sb_printf(out, "int %llu\n",
+				  (unsigned long long)e->u.num.value);
+		break;
+	case E_STRING:
+		sb_append(out, "string ");
+		quote(out, e->u.str.bytes, e->u.str.len);
+		sb_putc(out, '\n');
+		break;
+	case E_BUILTIN:
+		sb_printf(out, "builtin %s\n", e->u.name);
+		break;
+	case E_IDENT:
+		sb_printf(out, "identifier %s\n", e->u.name);
+		break;
+	case E_POSITIONAL:
+		if (e->u.pos.num < 0)
+			sb_append(out, "positional $#\n");
+		else
+			sb_printf(out, "positional $%ld\n", e->u.pos.num);
+		break;
+	case E_VAR:
+		sb_printf(out, "variable %s\n", e->u.name);
+		break;
+	case E_MAP:
+		sb_printf(out, "map %s\n", e->u.map.name);
+		dump_list(out, &e->u.map.keys, d + 1);
+		break;
+	case E_CALL:
+		sb_printf(out, "call %s\n", e->u.call.name);
+		dump_list(out, &e->u.call.args, d + 1);
+		break;
+	case E_UNARY: {
+		enum ast_op op = e->u.unary.op;
+		sb_printf(out, "unary %s%s\n", ast_op_str(op),
+			  op == OP_POSTINC || op == OP_POSTDEC ? " (post)" : "");
+		dump_expr(out, e->u.unary.operand, d + 1);
+		break;
+	}
+	case E_BINARY:
+		sb_printf(out, "binary %s\n", ast_op_str(e->u.binary.op));
+		dump_expr(out, e->u.binary.left, d + 1);
+		dump_expr(out, e->u.binary.right, d + 1);
+		break;
+	case E_TERNARY:
+		sb_append(out, "?:\n");
+		dump_expr(out, e->u.ternary.cond, d + 1);
+		dump_expr(out, e->u.ternary.then, d + 1);
+		dump_expr(out, e->u.ternary.otherwise, d + 1);
+		break;
+	case E_CAST:
+		sb_append(out, "cast (");
+		dump_typespec(out, &e->u.cast.to);
+		sb_append(out, ")\n");
+		dump_expr(out, e->u.cast.operand, d + 1);
+		break;
+	case E_FIELD:
+		sb_printf(out, "%s %s\n", e->u.field.arrow ? "->" : ".",
+			  e->u.field.name);
+		dump_expr(out, e->u.field.base, d + 1);
+		break;
+	case E_INDEX:
+		sb_append(out, "[]\n");
+		dump_expr(out, e->u.index.base, d + 1);
+		dump_expr(out, e->u.index.index, d + 1);
+		break;
+	case E_TUPLE:
+		sb_append(out, "tuple\n");
+		dump_list(out, &e->u.list, d + 1);
+		break;
+	case E_TUPLE_INDEX:
+		sb_printf(out, ".%u\n", e->u.tindex.index);
+		dump_expr(out, e->u.tindex.base, d + 1);
+		break;
+	case E_SIZEOF:
+		if (e->u.size_of.expr) {
+			sb_append(out, "sizeof\n");
+			dump_expr(out, e->u.size_of.expr, d + 1);
+		} else {
+			sb_append(out, "sizeof ");
+			dump_typespec(out, &e->u.size_of.type);
+			sb_putc(out, '\n');
+		}
+		break;
+	case E_OFFSETOF:
+		sb_append(out, "offsetof ");
+		dump_typespec(out, &e->u.offset_of.type);
+		for (uint32_t i = 0; i < e->u.offset_of.nfields; i++)
+			sb_printf(out, "%s%s", i ? "." : " ",
+				  e->u.offset_of.fields[i]);
+		sb_putc(out, '\n');
+		break;
+	}
+}
+
+static void dump_block(struct strbuf *out, const char *label,
+		       const struct ast_block *b, int d);
+
+static void dump_stmt(struct strbuf *out, const struct ast_stmt *s, int d)
+{
+	switch (s->kind) {
+	case S_EXPR:
+		dump_expr(out, s->u.expr, d);
+		return;
+	case S_ASSIGN:
+		indent(out, d);
+		sb_printf(out, "assign %s=\n", ast_op_str(s->u.assign.op));
+		dump_expr(out, s->u.assign.target, d + 1);
+		dump_expr(out, s->u.assign.value, d + 1);
+		return;
+	case S_IF:
+		indent(out, d);
+		sb_append(out, "if\n");
+		dump_expr(out, s->u.if_.cond, d + 1);
+		dump_block(out, "then", &s->u.if_.then, d + 1);
+		if (s->u.if_.otherwise) {
+			indent(out, d + 1);
+			sb_append(out, "else\n");
+			dump_stmt(out, s->u.if_.otherwise, d + 2);
+		}
+		return;
+	case S_UNROLL:
+	case S_WHILE:
+		indent(out, d);
+		sb_append(out, s->kind == S_UNROLL ? "unroll\n" : "while\n");
+		dump_expr(out, s->u.loop.cond, d + 1);
+		dump_block(out, "body", &s->u.loop.body, d + 1);
+		return;
+	case S_BREAK:
+		indent(out, d);
+		sb_append(out, "break\n");
+		return;
+	case S_CONTINUE:
+		indent(out, d);
+		sb_append(out, "continue\n");
+		return;
+	case S_RETURN:
+		indent(out, d);
+		sb_append(out, "return\n");
+		if (s->u.expr)
+			dump_expr(out, s->u.expr, d + 1);
+		return;
+	case S_BLOCK:
+		dump_block(out, "block", &s->u.block, d);
+		return;
+	}
+}
+
+static void dump_block(struct strbuf *out, const char *label,
+		       const struct ast_block *b, int d)
+{
+	indent(out, d);
+	sb_printf(out, "%s\n", label);
+	for (uint32_t i = 0; i < b->n; i++)
+		dump_stmt(out, b->stmts[i], d + 1);
+}
+
+static void dump_cdef(struct strbuf *out, const struct ast_cdef *c, int d)
+{
+	static const char *const kinds[] = { "struct", "union", "enum",
+					     "typedef" };
+	indent(out, d);
+	sb_printf(out, "%s %s", kinds[c->kind], c->name ? c->name : "(anon)");
+	if (c->kind == CDEF_TYPEDEF) {
+		sb_append(out, " = ");
+		dump_typespec(out, &c->aliased);
+	}
+	sb_putc(out, '\n');
+	for (uint32_t i = 0; i < c->nenums; i++) {
+		indent(out, d + 1);
+		sb_printf(out, "%s = %lld\n", c->enums[i].name,
+			  (long long)c->enums[i].value);
+	}
+	for (uint32_t i = 0; i < c->nfields; i++) {
+		const struct ast_cfield *f = &c->fields[i];
+		if (f->nested) {
+			dump_cdef(out, f->nested, d + 1);
+			if (f->name) {
+				indent(out, d + 2);
+				sb_printf(out, "named %s\n", f->name);
+			}
+			continue;
+		}
+		indent(out, d + 1);
+		sb_append(out, "field ");
+		dump_typespec(out, &f->type);
+		sb_printf(out, " %s", f->name);
+		if (f->bit_width >= 0)
+			sb_printf(out, " : %d", f->bit_width);
+		sb_putc(out, '\n');
+	}
+}
+
+void ast_dump(const struct ast_program *p, struct strbuf *out)
+{
+	sb_append(out, "program\n");
+	for (uint32_t i = 0; i < p->ndirectives; i++)
+		sb_printf(out, "  directive %s\n", p->directives[i].text);
+	for (uint32_t i = 0; i < p->ncdefs; i++)
+		dump_cdef(out, p->cdefs[i], 1);
+	for (uint32_t i = 0; i < p->nprobes; i++) {
+		const struct ast_probe *pr = &p->probes[i];
+		sb_append(out, "  probe\n");
+		for (uint32_t k = 0; k < pr->nattach; k++) {
+			const struct ast_attach *a = &pr->attach[k];
+			sb_printf(out, "    attach %s", a->provider);
+			for (uint32_t j = 0; j < a->nparts; j++) {
+				sb_putc(out, j ? ':' : ' ');
+				quote(out, a->parts[j],
+				      (uint32_t)strlen(a->parts[j]));
+			}
+			sb_putc(out, '\n');
+		}
+		if (pr->pred) {
+			sb_append(out, "    predicate\n");
+			dump_expr(out, pr->pred, 3);
+		}
+		dump_block(out, "body", &pr->body, 2);
+	}
+}

@@ -1,0 +1,1179 @@
+/*
+ * Recursive-descent parser for the bpftrace language. The grammar rule a
+ * function implements is written above it. Syntax errors are reported with
+ * their span; the parser then skips to the end of the statement (or probe)
+ * and goes on, so one run reports several independent errors.
+ */
+#include "parser.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <string.h>
+
+#include "lang/lexer.h"
+#include "util/strbuf.h"
+#include "util/vec.h"
+
+/* Deeper nesting is refused so that hostile input cannot overflow the C
+ * stack: each level costs a few recursive calls. */
+#define MAX_DEPTH 500
+
+/* Growable arrays in the arena: a syntax error longjmps out of any parse
+ * function, and arena memory cannot leak when it does. */
+#define AVEC(T)                                                                \
+	struct {                                                               \
+		T *data;                                                       \
+		size_t len, cap;                                               \
+	}
+
+struct parser {
+	struct lexer lx;
+	struct arena *arena;
+	struct diag *diag;
+	struct token tok; /* current token, valid when have_tok */
+	int have_tok;
+	int depth;
+	int in_pred;      /* inside /.../: "/ {" ends the predicate */
+	jmp_buf recover;  /* where a syntax error unwinds to */
+	AVEC(const char *) typedefs; /* names usable in casts */
+};
+
+static struct token *peek(struct parser *p)
+{
+	if (!p->have_tok) {
+		p->tok = lex_next(&p->lx);
+		p->have_tok = 1;
+	}
+	return &p->tok;
+}
+
+static struct token take(struct parser *p)
+{
+	struct token t = *peek(p);
+	p->have_tok = 0;
+	return t;
+}
+
+static int at(struct parser *p, enum tok_kind k)
+{
+	return peek(p)->kind == k;
+}
+
+static int accept(struct parser *p, enum tok_kind k)
+{
+	if (!at(p, k))
+		return 0;
+	take(p);
+	return 1;
+}
+
+/* Reports a syntax error at the current token (unless the lexer already
+ * reported it) and unwinds to the enclosing recovery point. */
+static _Noreturn void syntax_error(struct parser *p, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static _Noreturn void syntax_error(struct parser *p, const char *fmt, ...)
+{
+	struct token *t = peek(p);
+	if (t->kind != T_ERROR) {
+		char msg[256];
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(msg, sizeof(msg), fmt, ap);
+		va_end(ap);
+		diag_error(p->diag, t->span, "%s", msg);
+	}
+	longjmp(p->recover, 1);
+}
+
+static const char *describe(const struct token *t)
+{
+	static char buf[96];
+	switch (t->kind) {
+	case T_IDENT:
+		snprintf(buf, sizeof(buf), "identifier '%s'", t->text);
+		return buf;
+	case T_MAP:
+	case T_VAR:
+		snprintf(buf, sizeof(buf), "'%s'", t->text);
+		return buf;
+	case T_INT:
+	case T_STRING:
+	case T_EOF:
+	case T_POSITIONAL:
+	case T_DIRECTIVE:
+		return lex_tok_name(t->kind);
+	default:
+		snprintf(buf, sizeof(buf), "'%s'", lex_tok_name(t->kind));
+		/* keyword names already carry quotes */
+		if (buf[1] == '\'') {
+			memmove(buf, buf + 1, strlen(buf));
+			buf[strlen(buf) - 1] = 0;
+		}
+		return buf;
+	}
+}
+
+static struct token expect(struct parser *p, enum tok_kind k,
+			   const char *what)
+{
+	if (!at(p, k))
+		syntax_error(p, "expected %s, found %s", what, describe(peek(p)));
+	return take(p);
+}
+
+static void enter(struct parser *p)
+{
+	if (++p->depth > MAX_DEPTH)
+		syntax_error(p, "nesting is too deep (more than %d levels)",
+			     MAX_DEPTH);
+}
+
+static void leave(struct parser *p)
+{
+	p->depth--;
+}
+
+static void *new_node(struct parser *p, size_t size)
+{
+	return arena_alloc(p->arena, size);
+}
+
+static struct ast_expr *new_expr(struct parser *p, enum ast_expr_kind k,
+				 struct span sp)
+{
+	struct ast_expr *e = new_node(p, sizeof(*e));
+	e->kind = k;
+	e->span = sp;
+	e->type = &type_none;
+	return e;
+}
+
+static struct span end_span(struct span start, struct span last)
+{
+	return span_join(start, last);
+}
+
+static void *agrow(struct arena *a, void *data, size_t len, size_t *cap,
+		   size_t elem)
+{
+	size_t nc = *cap ? *cap * 2 : 4;
+	void *n = arena_alloc(a, nc * elem);
+	if (len)
+		memcpy(n, data, len * elem);
+	*cap = nc;
+	return n;
+}
+
+#define apush(p, v, x)                                                         \
+	do {                                                                   \
+		if ((v)->len == (v)->cap)                                      \
+			(v)->data = agrow((p)->arena, (v)->data, (v)->len,     \
+					  &(v)->cap, sizeof(*(v)->data));      \
+		(v)->data[(v)->len++] = (x);                                   \
+	} while (0)
+
+#define FREEZE(p, v, outp, outn)                                               \
+	do {                                                                   \
+		(outn) = (uint32_t)(v).len;                                    \
+		(outp) = (v).data;                                             \
+	} while (0)
+
+static struct ast_expr *parse_expr(struct parser *p);
+static struct ast_expr *parse_unary(struct parser *p);
+static void parse_block(struct parser *p, struct ast_block *b);
+
+/* ---- types as written in casts, sizeof, offsetof and C definitions ---- */
+
+static const char *const builtin_type_words[] = {
+	"void", "bool", "char", "short", "int", "long", "signed", "unsigned",
+	"float", "double",
+	"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
+	"uint64", "u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64",
+	"__u8", "__u16", "__u32", "__u64", "__s8", "__s16", "__s32", "__s64",
+	"int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t",
+	"uint32_t", "uint64_t", "size_t", "ssize_t", "pid_t", "uid_t",
+	"gid_t", "string", "buffer", "inet",
+};
+
+static int is_qualifier(const char *w)
+{
+	return !strcmp(w, "const") || !strcmp(w, "volatile") ||
+	       !strcmp(w, "restrict") || !strcmp(w, "__user");
+}
+
+static int is_combining_word(const char *w)
+{
+	static const char *const words[] = { "signed", "unsigned", "short",
+					     "long", "int", "char" };
+	for (size_t i = 0; i < sizeof(words) / sizeof(*words); i++)
+		if (!strcmp(w, words[i]))
+			return 1;
+	return 0;
+}
+
+static int is_type_word(struct parser *p, const char *w)
+{
+	for (size_t i = 0; i < sizeof(builtin_type_words) / sizeof(char *); i++)
+		if (!strcmp(w, builtin_type_words[i]))
+			return 1;
+	for (size_t i = 0; i < p->typedefs.len; i++)
+		if (!strcmp(w, p->typedefs.data[i]))
+			return 1;
+	return is_qualifier(w);
+}
+
+static int starts_type(struct parser *p)
+{
+	struct token *t = peek(p);
+	return t->kind == T_STRUCT || t->kind == T_UNION || t->kind == T_ENUM ||
+	       (t->kind == T_IDENT && is_type_word(p, t->text));
+}
+
+/* type_base := ('struct'|'union'|'enum') IDENT | type_word { type_word } */
+static void parse_type_base(struct parser *p, struct ast_typespec *ts)
+{
+	struct strbuf sb = STRBUF_INIT;
+	ts->span = peek(p)->span;
+	struct span last = ts->span;
+	while (at(p, T_IDENT) && is_qualifier(peek(p)->text))
+		last = take(p).span;
+	if (at(p, T_STRUCT) || at(p, T_UNION) || at(p, T_ENUM)) {
+		struct token kw = take(p);
+		struct token name = expect(p, T_IDENT, "a type name");
+		sb_printf(&sb, "%s %s", lex_tok_name(kw.kind), name.text);
+		/* lex_tok_name spells keywords with quotes: strip them */
+		char *s = sb.buf;
+		size_t j = 0;
+		for (size_t i = 0; s[i]; i++)
+			if (s[i] != '\'')
+				s[j++] = s[i];
+		s[j] = 0;
+		last = name.span;
+	} else {
+		while (at(p, T_IDENT) && is_type_word(p, peek(p)->text)) {
+			struct token w = take(p);
+			last = w.span;
+			if (is_qualifier(w.text))
+				continue;
+			if (sb.len)
+				sb_putc(&sb, ' ');
+			sb_append(&sb, w.text);
+			/* C's combining words (unsigned long int) go on;
+			 * any other type name is a whole type by itself. */
+			if (!is_combining_word(w.text))
+				break;
+		}
+		if (!sb.len)
+			syntax_error(p, "expected a type, found %s",
+				     describe(peek(p)));
+	}
+	while (at(p, T_IDENT) && is_qualifier(peek(p)->text))
+		last = take(p).span;
+	ts->base = arena_strdup(p->arena, sb_str(&sb));
+	ts->span = end_span(ts->span, last);
+	sb_free(&sb);
+}
+
+/* typespec := type_base { '*' } [ '[' INT ']' ] */
+static void parse_typespec(struct parser *p, struct ast_typespec *ts)
+{
+	parse_type_base(p, ts);
+	while (at(p, T_STAR) ||
+	       (at(p, T_IDENT) && is_qualifier(peek(p)->text))) {
+		struct token t = take(p);
+		if (t.kind == T_STAR)
+			ts->ptr_depth++;
+		ts->span = end_span(ts->span, t.span);
+	}
+	if (accept(p, T_LBRACKET)) {
+		struct token n = expect(p, T_INT, "an array length");
+		if (n.num == 0 || n.num > 65536) {
+			diag_error(p->diag, n.span,
+				   "array length must be between 1 and 65536");
+			longjmp(p->recover, 1);
+		}
+		ts->array_len = (uint32_t)n.num;
+		ts->span = end_span(ts->span, expect(p, T_RBRACKET, "']'").span);
+	}
+}
+
+/* ---- expressions ---- */
+
+static const char *const builtin_names[] = {
+	"pid", "tid", "uid", "gid", "nsecs", "elapsed", "numaid", "cpu",
+	"comm", "kstack", "ustack", "arg0", "arg1", "arg2", "arg3", "arg4",
+	"arg5", "arg6", "arg7", "arg8", "arg9", "sarg0", "sarg1", "sarg2",
+	"sarg3", "sarg4", "sarg5", "sarg6", "sarg7", "sarg8", "sarg9",
+	"retval", "func", "probe", "curtask", "rand", "cgroup", "cpid",
+	"args", "ctx", "username", "jiffies", "__builtin_elapsed",
+};
+
+static int is_builtin(const char *name)
+{
+	for (size_t i = 0; i < sizeof(builtin_names) / sizeof(char *); i++)
+		if (!strcmp(name, builtin_names[i]))
+			return 1;
+	return 0;
+}
+
+/* args := [ expr { ',' expr } ]   (inside the parentheses) */
+static void parse_args(struct parser *p, struct ast_expr_list *out,
+		       enum tok_kind close, struct span *last)
+{
+	AVEC(struct ast_expr *) v = { 0 };
+	if (!at(p, close)) {
+		do {
+			apush(p, &v, parse_expr(p));
+		} while (accept(p, T_COMMA));
+	}
+	*last = expect(p, close, close == T_RPAREN ? "')'" : "']'").span;
+	FREEZE(p, v, out->items, out->n);
+}
+
+/* sizeof := 'sizeof' '(' ( typespec | expr ) ')' */
+static struct ast_expr *parse_sizeof(struct parser *p)
+{
+	struct token kw = take(p);
+	struct ast_expr *e = new_expr(p, E_SIZEOF, kw.span);
+	expect(p, T_LPAREN, "'(' after sizeof");
+	if (starts_type(p))
+		parse_typespec(p, &e->u.size_of.type);
+	else
+		e->u.size_of.expr = parse_expr(p);
+	e->span = end_span(kw.span, expect(p, T_RPAREN, "')'").span);
+	return e;
+}
+
+/* offsetof := 'offsetof' '(' typespec ',' IDENT { '.' IDENT } ')' */
+static struct ast_expr *parse_offsetof(struct parser *p)
+{
+	struct token kw = take(p);
+	struct ast_expr *e = new_expr(p, E_OFFSETOF, kw.span);
+	expect(p, T_LPAREN, "'(' after offsetof");
+	parse_typespec(p, &e->u.offset_of.type);
+	expect(p, T_COMMA, "','");
+	AVEC(const char *) fields = { 0 };
+	do {
+		apush(p, &fields, expect(p, T_IDENT, "a field name").text);
+	} while (accept(p, T_DOT));
+	FREEZE(p, fields, e->u.offset_of.fields, e->u.offset_of.nfields);
+	e->span = end_span(kw.span, expect(p, T_RPAREN, "')'").span);
+	return e;
+}
+
+/* primary := INT | STRING | POSITIONAL | VAR | MAP [ '[' args ']' ]
+ *          | IDENT [ '(' args ')' ] | sizeof | offsetof
+ *          | '(' expr ')' | '(' expr ',' [ expr { ',' expr } ] ')' */
+static struct ast_expr *parse_primary(struct parser *p)
+{
+	struct token *t = peek(p);
+	struct ast_expr *e;
+	struct span last;
+	switch (t->kind) {
+	case T_INT: {
+		struct token n = take(p);
+		e = new_expr(p, E_INT, n.span);
+		e->u.num.value = n.num;
+		e->u.num.is_char = n.is_char;
+		return e;
+	}
+	case T_STRING: {
+		struct token s = take(p);
+		e = new_expr(p, E_STRING, s.span);
+		e->u.str.bytes = s.str;
+		e->u.str.len = s.len;
+		return e;
+	}
+	case T_POSITIONAL: {
+		struct token s = take(p);
+		e = new_expr(p, E_POSITIONAL, s.span);
+		e->u.pos.num = (long)(int64_t)s.num;
+		return e;
+	}
+	case T_VAR: {
+		struct token s = take(p);
+		e = new_expr(p, E_VAR, s.span);
+		e->u.name = s.text;
+		return e;
+	}
+	case T_MAP: {
+		struct token s = take(p);
+		e = new_expr(p, E_MAP, s.span);
+		e->u.map.name = s.text;
+		if (accept(p, T_LBRACKET)) {
+			e->u.map.has_brackets = true;
+			parse_args(p, &e->u.map.keys, T_RBRACKET, &last);
+			if (!e->u.map.keys.n) {
+				diag_error(p->diag, end_span(s.span, last),
+					   "map key is missing between '[' and ']'");
+				longjmp(p->recover, 1);
+			}
+			e->span = end_span(s.span, last);
+		}
+		return e;
+	}
+	case T_IDENT: {
+		struct token s = take(p);
+		if (accept(p, T_LPAREN)) {
+			e = new_expr(p, E_CALL, s.span);
+			e->u.call.name = s.text;
+			e->u.call.name_span = s.span;
+			parse_args(p, &e->u.call.args, T_RPAREN, &last);
+			e->span = end_span(s.span, last);
+			return e;
+		}
+		e = new_expr(p, is_builtin(s.text) ? E_BUILTIN : E_IDENT,
+			     s.span);
+		e->u.name = s.text;
+		return e;
+	}
+	case T_SIZEOF:
+		return parse_sizeof(p);
+	case T_OFFSETOF:
+		return parse_offsetof(p);
+	case T_LPAREN: {
+		struct token open = take(p);
+		int saved_pred = p->in_pred;
+		p->in_pred = 0;
+		struct ast_expr *first = parse_expr(p);
+		if (!at(p, T_COMMA)) {
+			p->in_pred = saved_pred;
+			expect(p, T_RPAREN, "')'");
+			return first;
+		}
+		AVEC(struct ast_expr *) v = { 0 };
+		apush(p, &v, first);
+		while (accept(p, T_COMMA)) {
+			if (at(p, T_RPAREN))
+				break;
+			apush(p, &v, parse_expr(p));
+		}
+		p->in_pred = saved_pred;
+		last = expect(p, T_RPAREN, "')' or ','").span;
+		e = new_expr(p, E_TUPLE, end_span(open.span, last));
+		FREEZE(p, v, e->u.list.items, e->u.list.n);
+		return e;
+	}
+	default:
+		syntax_error(p, "expected an expression, found %s",
+			     describe(t));
+	}
+}
+
+/* postfix := primary { '[' expr ']' | '.' IDENT | '.' INT | '->' IDENT
+ *                    | '++' | '--' } */
+static struct ast_expr *parse_postfix(struct parser *p)
+{
+	struct ast_expr *e = parse_primary(p);
+	for (;;) {
+		struct token *t = peek(p);
+		if (t->kind == T_LBRACKET) {
+			take(p);
+			int saved_pred = p->in_pred;
+			p->in_pred = 0;
+			struct ast_expr *idx = parse_expr(p);
+			p->in_pred = saved_pred;
+			struct span last = expect(p, T_RBRACKET, "']'").span;
+			struct ast_expr *n = new_expr(p, E_INDEX,
+						      end_span(e->span, last));
+			n->u.index.base = e;
+			n->u.index.index = idx;
+			e = n;
+		} else if (t->kind == T_DOT || t->kind == T_ARROW) {
+			int arrow = take(p).kind == T_ARROW;
+			if (!arrow && at(p, T_INT)) {
+				struct token n = take(p);
+				struct ast_expr *ti = new_expr(
+					p, E_TUPLE_INDEX,
+					end_span(e->span, n.span));
+				if (n.num > 1000) {
+					diag_error(p->diag, n.span,
+						   "tuple index is out of range");
+					longjmp(p->recover, 1);
+				}
+				ti->u.tindex.base = e;
+				ti->u.tindex.index = (uint32_t)n.num;
+				e = ti;
+				continue;
+			}
+			struct token name = expect(p, T_IDENT, "a field name");
+			struct ast_expr *f = new_expr(p, E_FIELD,
+						      end_span(e->span,
+							       name.span));
+			f->u.field.base = e;
+			f->u.field.name = name.text;
+			f->u.field.name_span = name.span;
+			f->u.field.arrow = arrow;
+			e = f;
+		} else if (t->kind == T_INC || t->kind == T_DEC) {
+			struct token op = take(p);
+			struct ast_expr *u = new_expr(p, E_UNARY,
+						      end_span(e->span, op.span));
+			u->u.unary.op = op.kind == T_INC ? OP_POSTINC :
+							   OP_POSTDEC;
+			u->u.unary.operand = e;
+			e = u;
+		} else {
+			return e;
+		}
+	}
+}
+
+/* A '(' starts a cast when a type follows it. */
+static int starts_cast(struct parser *p)
+{
+	if (!at(p, T_LPAREN))
+		return 0;
+	struct lexer save = p->lx;
+	struct token save_tok = p->tok;
+	int save_have = p->have_tok;
+	take(p);
+	int r = starts_type(p);
+	p->lx = save;
+	p->tok = save_tok;
+	p->have_tok = save_have;
+	return r;
+}
+
+/* unary := ('-'|'+'|'!'|'~'|'*'|'&'|'++'|'--') unary
+ *        | '(' typespec ')' unary
+ *        | postfix */
+static struct ast_expr *parse_unary(struct parser *p)
+{
+	enter(p);
+	struct token *t = peek(p);
+	enum ast_op op = OP_NONE;
+	switch (t->kind) {
+	case T_MINUS: op = OP_NEG; break;
+	case T_PLUS: op = OP_PLUS; break;
+	case T_BANG: op = OP_LNOT; break;
+	case T_TILDE: op = OP_BNOT; break;
+	case T_STAR: op = OP_DEREF; break;
+	case T_AMP: op = OP_ADDR; break;
+	case T_INC: op = OP_PREINC; break;
+	case T_DEC: op = OP_PREDEC; break;
+	default: break;
+	}
+	struct ast_expr *e;
+	if (op != OP_NONE) {
+		struct token o = take(p);
+		struct ast_expr *operand = parse_unary(p);
+		e = new_expr(p, E_UNARY, end_span(o.span, operand->span));
+		e->u.unary.op = op;
+		e->u.unary.operand = operand;
+	} else if (starts_cast(p)) {
+		struct token open = take(p);
+		e = new_expr(p, E_CAST, open.span);
+		parse_typespec(p, &e->u.cast.to);
+		expect(p, T_RPAREN, "')' to close the cast");
+		e->u.cast.operand = parse_unary(p);
+		e->span = end_span(open.span, e->u.cast.operand->span);
+	} else {
+		e = parse_postfix(p);
+	}
+	leave(p);
+	return e;
+}
+
+/* Binary operators by C precedence, lowest first; all left-associative. */
+static const struct {
+	enum tok_kind tok;
+	enum ast_op op;
+	int prec;
+} binops[] = {
+	{ T_PIPEPIPE, OP_LOR, 1 }, { T_AMPAMP, OP_LAND, 2 },
+	{ T_PIPE, OP_BOR, 3 },	   { T_CARET, OP_BXOR, 4 },
+	{ T_AMP, OP_BAND, 5 },	   { T_EQEQ, OP_EQ, 6 },
+	{ T_NE, OP_NE, 6 },	   { T_LT, OP_LT, 7 },
+	{ T_LE, OP_LE, 7 },	   { T_GT, OP_GT, 7 },
+	{ T_GE, OP_GE, 7 },	   { T_SHL, OP_SHL, 8 },
+	{ T_SHR, OP_SHR, 8 },	   { T_PLUS, OP_ADD, 9 },
+	{ T_MINUS, OP_SUB, 9 },	   { T_STAR, OP_MUL, 10 },
+	{ T_SLASH, OP_DIV, 10 },   { T_PERCENT, OP_MOD, 10 },
+};
+
+static int binop_of(struct parser *p, enum ast_op *op)
+{
+	struct token *t = peek(p);
+	/* In a predicate, a '/' followed by '{' closes it. */
+	if (t->kind == T_SLASH && p->in_pred && lex_peek_char(&p->lx) == '{')
+		return 0;
+	for (size_t i = 0; i < sizeof(binops) / sizeof(*binops); i++)
+		if (binops[i].tok == t->kind) {
+			*op = binops[i].op;
+			return binops[i].prec;
+		}
+	return 0;
+}
+
+/* binary(min) := unary { binop[prec >= min] binary(prec + 1) }
+ * (precedence climbing over the table above) */
+static struct ast_expr *parse_binary(struct parser *p, int min_prec)
+{
+	enter(p);
+	struct ast_expr *left = parse_unary(p);
+	enum ast_op op;
+	int prec;
+	while ((prec = binop_of(p, &op)) && prec >= min_prec) {
+		take(p);
+		struct ast_expr *right = parse_binary(p, prec + 1);
+		struct ast_expr *b = new_expr(p, E_BINARY,
+					      end_span(left->span, right->span));
+		b->u.binary.op = op;
+		b->u.binary.left = left;
+		b->u.binary.right = right;
+		left = b;
+	}
+	leave(p);
+	return left;
+}
+
+/* expr := binary(1) [ '?' expr ':' expr ] */
+static struct ast_expr *parse_expr(struct parser *p)
+{
+	enter(p);
+	struct ast_expr *cond = parse_binary(p, 1);
+	if (accept(p, T_QUESTION)) {
+		struct ast_expr *then = parse_expr(p);
+		expect(p, T_COLON, "':' in conditional expression");
+		struct ast_expr *other = parse_expr(p);
+		struct ast_expr *e = new_expr(p, E_TERNARY,
+					      end_span(cond->span, other->span));
+		e->u.ternary.cond = cond;
+		e->u.ternary.then = then;
+		e->u.ternary.otherwise = other;
+		cond = e;
+	}
+	leave(p);
+	return cond;
+}
+
+/* ---- statements ---- */
+
+static struct ast_stmt *new_stmt(struct parser *p, enum ast_stmt_kind k,
+				 struct span sp)
+{
+	struct ast_stmt *s = new_node(p, sizeof(*s));
+	s->kind = k;
+	s->span = sp;
+	return s;
+}
+
+static enum ast_op assign_op(enum tok_kind k, int *is_assign)
+{
+	*is_assign = 1;
+	switch (k) {
+	case T_ASSIGN: return OP_NONE;
+	case T_ADD_ASSIGN: return OP_ADD;
+	case T_SUB_ASSIGN: return OP_SUB;
+	case T_MUL_ASSIGN: return OP_MUL;
+	case T_DIV_ASSIGN: return OP_DIV;
+	case T_MOD_ASSIGN: return OP_MOD;
+	case T_AND_ASSIGN: return OP_BAND;
+	case T_OR_ASSIGN: return OP_BOR;
+	case T_XOR_ASSIGN: return OP_BXOR;
+	case T_SHL_ASSIGN: return OP_SHL;
+	case T_SHR_ASSIGN: return OP_SHR;
+	default: *is_assign = 0; return OP_NONE;
+	}
+}
+
+/* cond := '(' expr ')' */
+static struct ast_expr *parse_paren_cond(struct parser *p, const char *kw)
+{
+	if (!at(p, T_LPAREN))
+		syntax_error(p, "expected '(' after '%s', found %s", kw,
+			     describe(peek(p)));
+	take(p);
+	struct ast_expr *e = parse_expr(p);
+	expect(p, T_RPAREN, "')'");
+	return e;
+}
+
+static struct ast_stmt *parse_stmt(struct parser *p, int *needs_semi);
+
+/* if := 'if' cond block [ 'else' ( if | block ) ] */
+static struct ast_stmt *parse_if(struct parser *p)
+{
+	enter(p);
+	struct token kw = take(p);
+	struct ast_stmt *s = new_stmt(p, S_IF, kw.span);
+	s->u.if_.cond = parse_paren_cond(p, "if");
+	parse_block(p, &s->u.if_.then);
+	s->span = end_span(kw.span, s->u.if_.then.span);
+	if (accept(p, T_ELSE)) {
+		if (at(p, T_IF)) {
+			s->u.if_.otherwise = parse_if(p);
+		} else {
+			struct ast_stmt *b = new_stmt(p, S_BLOCK,
+						      peek(p)->span);
+			parse_block(p, &b->u.block);
+			b->span = b->u.block.span;
+			s->u.if_.otherwise = b;
+		}
+		s->span = end_span(kw.span, s->u.if_.otherwise->span);
+	}
+	leave(p);
+	return s;
+}
+
+/* stmt := if | 'unroll' cond block | 'while' cond block | block
+ *       | 'break' | 'continue' | 'return' [ expr ]
+ *       | expr [ assign_op expr ] */
+static struct ast_stmt *parse_stmt(struct parser *p, int *needs_semi)
+{
+	struct token *t = peek(p);
+	struct ast_stmt *s;
+	*needs_semi = 0;
+	switch (t->kind) {
+	case T_IF:
+		return parse_if(p);
+	case T_UNROLL:
+	case T_WHILE: {
+		struct token kw = take(p);
+		s = new_stmt(p, kw.kind == T_UNROLL ? S_UNROLL : S_WHILE,
+			     kw.span);
+		s->u.loop.cond = parse_paren_cond(
+			p, kw.kind == T_UNROLL ? "unroll" : "while");
+		parse_block(p, &s->u.loop.body);
+		s->span = end_span(kw.span, s->u.loop.body.span);
+		return s;
+	}
+	case T_LBRACE:
+		s = new_stmt(p, S_BLOCK, t->span);
+		parse_block(p, &s->u.block);
+		s->span = s->u.block.span;
+		return s;
+	case T_BREAK:
+	case T_CONTINUE: {
+		struct token kw = take(p);
+		*needs_semi = 1;
+		return new_stmt(p, kw.kind == T_BREAK ? S_BREAK : S_CONTINUE,
+				kw.span);
+	}
+	case T_RETURN: {
+		struct token kw = take(p);
+		*needs_semi = 1;
+		s = new_stmt(p, S_RETURN, kw.span);
+		if (!at(p, T_SEMI) && !at(p, T_RBRACE)) {
+			s->u.expr = parse_expr(p);
+			s->span = end_span(kw.span, s->u.expr->span);
+		}
+		return s;
+	}
+	default:
+		break;
+	}
+	*needs_semi = 1;
+	struct ast_expr *e = parse_expr(p);
+	int is_assign;
+	enum ast_op op = assign_op(peek(p)->kind, &is_assign);
+	if (!is_assign) {
+		s = new_stmt(p, S_EXPR, e->span);
+		s->u.expr = e;
+		return s;
+	}
+	struct token eq = take(p);
+	if (e->kind != E_MAP && e->kind != E_VAR) {
+		diag_error(p->diag, e->span,
+			   "can only assign to a map or a variable");
+		longjmp(p->recover, 1);
+	}
+	(void)eq;
+	s = new_stmt(p, S_ASSIGN, e->span);
+	s->u.assign.target = e;
+	s->u.assign.op = op;
+	s->u.assign.value = parse_expr(p);
+	s->span = end_span(e->span, s->u.assign.value->span);
+	return s;
+}
+
+/* Skips to just after the next ';' at this brace depth, or to (not past)
+ * the '}' that closes it, so parsing can resume after an error. */
+static void sync_stmt(struct parser *p)
+{
+	int depth = 0;
+	for (;;) {
+		struct token *t = peek(p);
+		if (t->kind == T_EOF)
+			return;
+		if (t->kind == T_SEMI && depth == 0) {
+			take(p);
+			return;
+		}
+		if (t->kind == T_RBRACE) {
+			if (depth == 0)
+				return;
+			depth--;
+		} else if (t->kind == T_LBRACE) {
+			depth++;
+		}
+		take(p);
+	}
+}
+
+/* block := '{' { stmt (';' | before '}') | ';' } '}' */
+static void parse_block(struct parser *p, struct ast_block *b)
+{
+	enter(p);
+	struct token open = expect(p, T_LBRACE, "'{'");
+	AVEC(struct ast_stmt *) stmts = { 0 };
+	jmp_buf outer;
+	memcpy(outer, p->recover, sizeof(jmp_buf));
+	int saved_depth = p->depth;
+	int saved_pred = p->in_pred;
+	p->in_pred = 0;
+	while (!at(p, T_RBRACE) && !at(p, T_EOF)) {
+		if (setjmp(p->recover)) {
+			p->depth = saved_depth;
+			sync_stmt(p);
+			continue;
+		}
+		if (accept(p, T_SEMI))
+			continue;
+		int needs_semi;
+		struct ast_stmt *s = parse_stmt(p, &needs_semi);
+		apush(p, &stmts, s);
+		if (needs_semi && !at(p, T_RBRACE))
+			expect(p, T_SEMI, "';' or '}' after the statement");
+	}
+	memcpy(p->recover, outer, sizeof(jmp_buf));
+	p->in_pred = saved_pred;
+	if (at(p, T_EOF)) {
+		diag_error(p->diag, open.span,
+			   "unterminated block: this '{' has no matching '}'");
+		longjmp(p->recover, 1);
+	}
+	struct token close = take(p);
+	b->span = end_span(open.span, close.span);
+	FREEZE(p, stmts, b->stmts, b->n);
+	leave(p);
+}
+
+/* ---- C definitions ---- */
+
+static struct ast_cdef *parse_record_def(struct parser *p);
+
+/* declarator := { '*' } IDENT [ '[' INT ']' ] [ ':' INT ] */
+static void parse_declarator(struct parser *p, struct ast_cfield *f)
+{
+	while (accept(p, T_STAR))
+		f->type.ptr_depth++;
+	struct token name = expect(p, T_IDENT, "a field name");
+	f->name = name.text;
+	f->span = name.span;
+	if (accept(p, T_LBRACKET)) {
+		struct token n = expect(p, T_INT, "an array length");
+		f->type.array_len = (uint32_t)(n.num > 0xffffffffu ? 0 : n.num);
+		expect(p, T_RBRACKET, "']'");
+	}
+	if (accept(p, T_COLON)) {
+		struct token n = expect(p, T_INT, "a bit-field width");
+		if (n.num == 0 || n.num > 64) {
+			diag_error(p->diag, n.span,
+				   "bit-field width must be between 1 and 64");
+			longjmp(p->recover, 1);
+		}
+		f->bit_width = (int)n.num;
+	}
+}
+
+/* The field's base type: like type_base, but a lone identifier is a
+ * typedef name (u32, pid_t, my_type), as in C. */
+static void parse_field_base(struct parser *p, struct ast_typespec *ts)
+{
+	if (at(p, T_IDENT) && !is_type_word(p, peek(p)->text)) {
+		struct token t = take(p);
+		ts->span = t.span;
+		ts->base = t.text;
+		return;
+	}
+	parse_type_base(p, ts);
+}
+
+/* fields := { ( record_def [ declarator ] | field_base declarator
+ *               { ',' declarator } ) ';' } */
+static void parse_fields(struct parser *p, struct ast_cdef *d)
+{
+	AVEC(struct ast_cfield) fields = { 0 };
+	while (!at(p, T_RBRACE)) {
+		if (at(p, T_EOF))
+			syntax_error(p, "expected '}' to close the definition");
+		struct ast_cfield f;
+		memset(&f, 0, sizeof(f));
+		f.bit_width = -1;
+		if ((at(p, T_STRUCT) || at(p, T_UNION))) {
+			/* struct x { ... } name; or struct x *name; */
+			struct lexer save = p->lx;
+			struct token st = p->tok;
+			take(p);
+			if (at(p, T_IDENT))
+				take(p);
+			int inline_def = at(p, T_LBRACE);
+			p->lx = save;
+			p->tok = st;
+			p->have_tok = 1;
+			if (inline_def) {
+				f.nested = parse_record_def(p);
+				f.span = f.nested->span;
+				f.type.base = f.nested->name ?
+					arena_printf(p->arena, "%s %s",
+						     f.nested->kind == CDEF_UNION ?
+							     "union" : "struct",
+						     f.nested->name) :
+					NULL;
+				if (!at(p, T_SEMI))
+					parse_declarator(p, &f);
+				apush(p, &fields, f);
+				expect(p, T_SEMI, "';' after the field");
+				continue;
+			}
+		}
+		parse_field_base(p, &f.type);
+		struct ast_typespec base = f.type;
+		do {
+			f.type = base;
+			parse_declarator(p, &f);
+			apush(p, &fields, f);
+			f.bit_width = -1;
+		} while (accept(p, T_COMMA));
+		expect(p, T_SEMI, "';' after the field");
+	}
+	d->nfields = (uint32_t)fields.len;
+	d->fields = arena_alloc(p->arena, sizeof(*d->fields) * (fields.len + 1));
+	if (fields.len)
+		memcpy(d->fields, fields.data, sizeof(*d->fields) * fields.len);
+}
+
+/* record_def := ('struct' | 'union') [ IDENT ] '{' fields '}' */
+static struct ast_cdef *parse_record_def(struct parser *p)
+{
+	enter(p);
+	struct token kw = take(p);
+	struct ast_cdef *d = new_node(p, sizeof(*d));
+	d->kind = kw.kind == T_UNION ? CDEF_UNION : CDEF_STRUCT;
+	if (at(p, T_IDENT))
+		d->name = take(p).text;
+	expect(p, T_LBRACE, "'{' to start the definition");
+	parse_fields(p, d);
+	d->span = end_span(kw.span, take(p).span);
+	leave(p);
+	return d;
+}
+
+/* enum_def := 'enum' [ IDENT ] '{' IDENT [ '=' ['-'] INT ]
+ *             { ',' IDENT [ '=' ['-'] INT ] } [ ',' ] '}' */
+static struct ast_cdef *parse_enum_def(struct parser *p)
+{
+	struct token kw = take(p);
+	struct ast_cdef *d = new_node(p, sizeof(*d));
+	d->kind = CDEF_ENUM;
+	if (at(p, T_IDENT))
+		d->name = take(p).text;
+	expect(p, T_LBRACE, "'{' to start the enum");
+	AVEC(struct ast_enumerator) v = { 0 };
+	int64_t next = 0;
+	while (!at(p, T_RBRACE)) {
+		struct token name = expect(p, T_IDENT, "an enumerator name");
+		struct ast_enumerator en = { name.text, next, name.span };
+		if (accept(p, T_ASSIGN)) {
+			int neg = accept(p, T_MINUS);
+			struct token n = expect(p, T_INT, "an integer value");
+			en.value = neg ? -(int64_t)n.num : (int64_t)n.num;
+		}
+		next = en.value + 1;
+		apush(p, &v, en);
+		if (!accept(p, T_COMMA))
+			break;
+	}
+	d->span = end_span(kw.span, expect(p, T_RBRACE, "'}'").span);
+	d->nenums = (uint32_t)v.len;
+	d->enums = arena_alloc(p->arena, sizeof(*d->enums) * (v.len + 1));
+	if (v.len)
+		memcpy(d->enums, v.data, sizeof(*d->enums) * v.len);
+	return d;
+}
+
+/* cdef := ( record_def | enum_def | 'typedef' typespec IDENT ) ';' */
+static struct ast_cdef *parse_cdef(struct parser *p)
+{
+	struct ast_cdef *d;
+	if (at(p, T_TYPEDEF)) {
+		struct token kw = take(p);
+		d = new_node(p, sizeof(*d));
+		d->kind = CDEF_TYPEDEF;
+		parse_field_base(p, &d->aliased);
+		while (accept(p, T_STAR))
+			d->aliased.ptr_depth++;
+		struct token name = expect(p, T_IDENT, "the typedef's name");
+		d->name = name.text;
+		d->span = end_span(kw.span, name.span);
+		apush(p, &p->typedefs, name.text);
+	} else if (at(p, T_ENUM)) {
+		d = parse_enum_def(p);
+	} else {
+		d = parse_record_def(p);
+	}
+	expect(p, T_SEMI, "';' after the definition");
+	return d;
+}
+
+/* ---- probes and the program ---- */
+
+/* attach := <raw attach point text, see lex_attach_point> */
+static void parse_attach(struct parser *p, struct ast_attach *a)
+{
+	struct token t = lex_attach_point(&p->lx);
+	if (t.kind == T_ERROR)
+		longjmp(p->recover, 1);
+	a->span = t.span;
+	a->text = t.text;
+	if (!t.text[0]) {
+		struct token *n = peek(p);
+		syntax_error(p, "expected a probe, found %s", describe(n));
+	}
+	a->provider = ast_provider_canonical(t.parts[0]);
+	if (!a->provider) {
+		struct span sp = t.span;
+		sp.len = (uint32_t)strlen(t.parts[0]);
+		diag_error(p->diag, sp, "unknown probe type '%s'", t.parts[0]);
+		longjmp(p->recover, 1);
+	}
+	a->parts = t.parts + 1;
+	a->nparts = t.nparts - 1;
+}
+
+/* probe := attach { ',' attach } [ '/' expr '/' ] block */
+static void parse_probe(struct parser *p, struct ast_probe *pr)
+{
+	AVEC(struct ast_attach) v = { 0 };
+	struct ast_attach a;
+	memset(&a, 0, sizeof(a));
+	parse_attach(p, &a);
+	apush(p, &v, a);
+	pr->span = a.span;
+	while (lex_peek_char(&p->lx) == ',') {
+		expect(p, T_COMMA, "','");
+		memset(&a, 0, sizeof(a));
+		parse_attach(p, &a);
+		apush(p, &v, a);
+	}
+	pr->nattach = (uint32_t)v.len;
+	pr->attach = arena_alloc(p->arena, sizeof(*pr->attach) * v.len);
+	memcpy(pr->attach, v.data, sizeof(*pr->attach) * v.len);
+	if (accept(p, T_SLASH)) {
+		p->in_pred = 1;
+		pr->pred = parse_expr(p);
+		p->in_pred = 0;
+		if (!at(p, T_SLASH))
+			syntax_error(p, "expected '/' to end the predicate, "
+					"found %s", describe(peek(p)));
+		take(p);
+	}
+	if (!at(p, T_LBRACE))
+		syntax_error(p, "expected '{' to start the probe's action "
+				"block, found %s", describe(peek(p)));
+	parse_block(p, &pr->body);
+}
+
+/* Skips what is left of a bad top-level item: up to and including the
+ * '}' that closes its block, or to the end. */
+static void sync_toplevel(struct parser *p)
+{
+	p->in_pred = 0;
+	int depth = 0;
+	for (;;) {
+		struct token t = take(p);
+		if (t.kind == T_EOF) {
+			p->tok = t;
+			p->have_tok = 1;
+			return;
+		}
+		if (t.kind == T_LBRACE)
+			depth++;
+		else if (t.kind == T_RBRACE && --depth <= 0)
+			return;
+	}
+}
+
+/* What starts the next top-level item, without lexing it as tokens (an
+ * attach point is not made of expression tokens). */
+static int next_is_cdef(struct parser *p)
+{
+	struct lexer save = p->lx;
+	struct token t = lex_next(&p->lx);
+	p->lx = save;
+	return t.kind == T_STRUCT || t.kind == T_UNION || t.kind == T_ENUM ||
+	       t.kind == T_TYPEDEF;
+}
+
+/* program := { DIRECTIVE | cdef | probe } EOF */
+struct ast_program *parse_program(struct arena *a, struct diag *d,
+				  const struct src_file *file)
+{
+	struct parser p;
+	memset(&p, 0, sizeof(p));
+	p.arena = a;
+	p.diag = d;
+	lex_init(&p.lx, file, a, d);
+	struct ast_program *prog = arena_alloc(a, sizeof(*prog));
+	prog->file = file;
+	AVEC(struct ast_probe) probes = { 0 };
+	AVEC(struct ast_cdef *) cdefs = { 0 };
+	AVEC(struct ast_directive) dirs = { 0 };
+	for (;;) {
+		if (setjmp(p.recover)) {
+			p.depth = 0;
+			sync_toplevel(&p);
+			continue;
+		}
+		/* Lexer state only: no token may be pending at top level. */
+		if (p.have_tok && p.tok.kind == T_EOF)
+			break;
+		p.have_tok = 0;
+		int c = lex_peek_char(&p.lx);
+		if (c == -1)
+			break;
+		if (c == '#' || c == '/' || next_is_cdef(&p)) {
+			struct token *t = peek(&p);
+			if (t->kind == T_DIRECTIVE) {
+				struct ast_directive dir = { t->span, t->text };
+				apush(&p, &dirs, dir);
+				take(&p);
+				continue;
+			}
+			if (t->kind == T_ERROR)
+				longjmp(p.recover, 1);
+			if (t->kind == T_STRUCT || t->kind == T_UNION ||
+			    t->kind == T_ENUM || t->kind == T_TYPEDEF) {
+				apush(&p, &cdefs, parse_cdef(&p));
+				continue;
+			}
+			syntax_error(&p, "expected a probe, found %s",
+				     describe(t));
+		}
+		struct ast_probe pr;
+		memset(&pr, 0, sizeof(pr));
+		parse_probe(&p, &pr);
+		pr.index = (uint32_t)probes.len;
+		apush(&p, &probes, pr);
+	}
+	if (!probes.len && !d->nerrors) {
+		struct span sp = { file, file->len, 0, p.lx.line, p.lx.col };
+		diag_error(d, sp, "the script has no probes");
+	}
+	prog->nprobes = (uint32_t)probes.len;
+	prog->probes = arena_alloc(a, sizeof(*prog->probes) * (probes.len + 1));
+	if (probes.len)
+		memcpy(prog->probes, probes.data,
+		       sizeof(*prog->probes) * probes.len);
+	FREEZE(&p, cdefs, prog->cdefs, prog->ncdefs);
+	prog->ndirectives = (uint32_t)dirs.len;
+	prog->directives = arena_alloc(a, sizeof(*prog->directives) *
+					       (dirs.len + 1));
+	if (dirs.len)
+		memcpy(prog->directives, dirs.data,
+		       sizeof(*prog->directives) * dirs.len);
+	return prog;
+}
