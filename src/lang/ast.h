@@ -73,6 +73,7 @@ struct ast_expr {
 	enum ast_expr_kind kind;
 	struct span span;
 	const struct type *type; /* set by sema */
+	int32_t aux; /* set by sema: map index (E_MAP), call site id, ... */
 	union {
 		struct {
 			uint64_t value;

@@ -1,6 +1,6 @@
 #!/bin/bash
 # Unit layer: every built tests/unit/test_* binary (no kernel needed).
-cd "$TOP"
+cd "$TOP" || exit 1
 for src in tests/unit/test_*.c; do
 	bin=$BUILD/${src%.c}
 	name=$(basename "${src%.c}")

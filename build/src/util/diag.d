@@ -1,2 +1,0 @@
-build/src/util/diag.o: src/util/diag.c src/util/diag.h
-src/util/diag.h:

@@ -1,4 +1,0 @@
-build/src/util/strbuf.o: src/util/strbuf.c src/util/strbuf.h \
- src/util/xalloc.h
-src/util/strbuf.h:
-src/util/xalloc.h:
