@@ -1,0 +1,57 @@
+#!/bin/bash
+# Installs what sonde's build and tests need, on Debian 12 (bookworm).
+# Idempotent: prints nothing and touches nothing when all is present. As
+# root it installs what is missing with apt-get (running `apt-get update`
+# once, only then); as another user it names what is missing and fails.
+# It also mounts tracefs at /sys/kernel/tracing when it is not mounted.
+set -u
+
+# Package (why):
+PKGS=(
+	gcc make pkg-config                   # the build
+	libbpf-dev libelf-dev zlib1g-dev      # sonde's only libraries
+	clang libclang-rt-14-dev              # fuzzer + sanitizers (libclang_rt.fuzzer), BPF test objects
+	bpftrace                              # the reference: comparison tests, /usr/sbin/*.bt
+	bpftool                               # /usr/sbin/bpftool: inspecting loaded programs
+	systemtap-sdt-dev                     # <sys/sdt.h> for USDT test programs
+)
+
+# One dpkg-query for all; unknown packages print nothing and count as missing.
+installed=$(dpkg-query -W -f='${Package} ${db:Status-Status}\n' "${PKGS[@]}" 2>/dev/null |
+	awk '$2 == "installed" { print $1 }')
+missing=()
+for p in "${PKGS[@]}"; do
+	grep -qxF "$p" <<<"$installed" || missing+=("$p")
+done
+
+is_root() { [ "$(id -u)" = 0 ]; }
+
+if [ ${#missing[@]} -gt 0 ]; then
+	if ! is_root; then
+		echo "deps.sh: missing packages: ${missing[*]}" >&2
+		echo "deps.sh: as root, run: apt-get install ${missing[*]}" >&2
+		exit 1
+	fi
+	echo "deps.sh: installing ${missing[*]}" >&2
+	log=$(mktemp)
+	trap 'rm -f "$log"' EXIT
+	export DEBIAN_FRONTEND=noninteractive
+	if ! { apt-get update -q &&
+		apt-get install -y -q --no-install-recommends "${missing[@]}"; } </dev/null >"$log" 2>&1; then
+		tail -n 30 "$log" >&2
+		echo "deps.sh: apt-get failed" >&2
+		exit 1
+	fi
+fi
+
+# Tracepoint formats and probe registration live in tracefs. Without it only
+# the tracing tests suffer, so a failure to mount is a warning.
+tr=/sys/kernel/tracing
+if ! mountpoint -q "$tr" 2>/dev/null; then
+	if ! is_root; then
+		echo "deps.sh: warning: tracefs is not mounted at $tr (as root: mount -t tracefs tracefs $tr)" >&2
+	elif ! mount -t tracefs tracefs "$tr" 2>/dev/null; then
+		echo "deps.sh: warning: could not mount tracefs at $tr; tracing tests will be skipped" >&2
+	fi
+fi
+exit 0

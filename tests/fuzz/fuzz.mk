@@ -1,0 +1,62 @@
+# libFuzzer targets, built with clang and ASan+UBSan into build-fuzz/.
+# Usage (from the top of the tree): make fuzz [FUZZ_TIME=60]
+#   make -f tests/fuzz/fuzz.mk [FUZZ_TIME=secs] [FUZZ_TARGETS=fuzz_parse]
+# Every tests/fuzz/fuzz_*.c is a target linked with all of src/ but
+# src/main.c; each runs for FUZZ_TIME seconds (so the total is per target).
+# The corpus lives in build-fuzz/corpus/TARGET, seeded with the repo's .bt
+# files and Debian's bpftrace tools; it grows across runs and the repo is
+# never written. A crash, sanitizer report, leak or hang (>10 s on one input)
+# fails the run and leaves the input in build-fuzz/artifacts/; reproduce it
+# with build-fuzz/TARGET build-fuzz/artifacts/FILE.
+
+FCC       := clang
+FBUILD    := build-fuzz
+FUZZ_TIME ?= 60
+PKGS      := libbpf libelf zlib
+FCFLAGS   := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+	-g -O1 -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Isrc \
+	$(shell pkg-config --cflags $(PKGS))
+FLIBS     := $(shell pkg-config --libs $(PKGS))
+
+LIB_SRCS  := $(filter-out src/main.c,$(shell find src -name '*.c' | sort))
+LIB_OBJS  := $(LIB_SRCS:%.c=$(FBUILD)/%.o)
+FUZZ_TARGETS ?= $(patsubst tests/fuzz/%.c,%,$(sort $(wildcard tests/fuzz/fuzz_*.c)))
+DICT      := tests/fuzz/bpftrace.dict
+SEEDS     := $(wildcard tests/golden/ast/*.bt tests/golden/bpf/*.bt tests/errors/*.bt tools/*.bt /usr/sbin/*.bt)
+
+# run-TARGET is phony; a static pattern rule, since make skips implicit
+# rule search for phony targets.
+.PHONY: run build $(FUZZ_TARGETS:%=run-%)
+run: $(FUZZ_TARGETS:%=run-%)
+build: $(FUZZ_TARGETS:%=$(FBUILD)/%)
+
+# Keep the objects make would see as intermediate.
+.SECONDARY:
+
+$(FBUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(FCC) $(FCFLAGS) -MMD -MP -c $< -o $@
+
+$(FBUILD)/fuzz_%: $(FBUILD)/tests/fuzz/fuzz_%.o $(LIB_OBJS)
+	$(FCC) $(FCFLAGS) -o $@ $^ $(FLIBS)
+
+# libFuzzer's own output is long: it goes to a log, whose tail is shown on
+# failure.
+$(FUZZ_TARGETS:%=run-%): run-%: $(FBUILD)/%
+	@mkdir -p $(FBUILD)/corpus/$* $(FBUILD)/artifacts
+	@for f in $(SEEDS); do cp -f "$$f" "$(FBUILD)/corpus/$*/seed-$$(echo "$$f" | tr / _)"; done
+	@echo "fuzz $*: $(FUZZ_TIME) s, corpus $(FBUILD)/corpus/$*"
+	@if ASAN_OPTIONS=detect_leaks=1:$${ASAN_OPTIONS:-} \
+		$(FBUILD)/$* $(FBUILD)/corpus/$* -dict=$(DICT) -max_len=4096 \
+			-max_total_time=$(FUZZ_TIME) -timeout=10 -print_final_stats=1 \
+			-artifact_prefix=$(FBUILD)/artifacts/ </dev/null >$(FBUILD)/$*.log 2>&1; then \
+		grep -E 'stat::number_of_executed_units|stat::new_units_added' $(FBUILD)/$*.log | \
+			sed 's/^/    /'; \
+		echo "fuzz $*: no crash"; \
+	else \
+		tail -n 60 $(FBUILD)/$*.log; \
+		echo "fuzz $*: FAILED (log: $(FBUILD)/$*.log; input in $(FBUILD)/artifacts/)"; \
+		exit 1; \
+	fi
+
+-include $(LIB_OBJS:.o=.d) $(FUZZ_TARGETS:%=$(FBUILD)/tests/fuzz/%.d)

@@ -1,0 +1,42 @@
+#!/bin/bash
+# Golden layer (no kernel): sonde's debug dumps compared with checked-in files.
+#   tests/golden/ast/NAME.bt  ->  sonde -d ast NAME.bt  must print NAME.ast
+#   tests/golden/bpf/NAME.bt  ->  sonde -d bpf NAME.bt  must print NAME.bpf
+# sonde runs from inside the directory, so paths in the output are relative.
+# Each must exit 0. Review the diff when the output changes on purpose, then
+# rewrite the expected files with:
+#   UPDATE_GOLDEN=1 tests/run.sh --layers golden
+# shellcheck source=tests/lib.sh
+. "$TOP/tests/lib.sh"
+
+ntests=0
+for kind in ast bpf; do
+	dir=$TOP/tests/golden/$kind
+	scratch=$BUILD/golden/$kind
+	mkdir -p "$scratch"
+	cd "$dir" 2>/dev/null || continue
+	for bt in *.bt; do
+		[ -f "$bt" ] || continue
+		ntests=$((ntests + 1))
+		name=${bt%.bt}
+		exp=$name.$kind out=$scratch/$name.out err=$scratch/$name.err
+		run_sonde "$out" "$err" -d "$kind" "$bt"
+		if why=$(status_problem 0 "$err") && [ -z "$why" ]; then
+			if update_golden "$exp" "$out" "$kind/$name"; then
+				:
+			elif [ ! -f "$exp" ]; then
+				echo "not ok $kind/$name: no $exp (run with UPDATE_GOLDEN=1 to create it)"
+			elif cmp -s "$exp" "$out"; then
+				echo "ok $kind/$name"
+			else
+				echo "not ok $kind/$name: output differs from $exp"
+				show_diff "$exp" "$out"
+			fi
+		else
+			echo "not ok $kind/$name: $why"
+			indent "$err" 10
+		fi
+	done
+done
+[ $ntests -gt 0 ] || echo "skip golden: no tests/golden/{ast,bpf}/*.bt yet"
+exit 0

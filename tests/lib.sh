@@ -1,0 +1,63 @@
+# shellcheck shell=bash
+# Helpers shared by the layer scripts (sourced, not run). Outputs of a test
+# are kept in files, never in shell variables, because they may hold NUL
+# bytes and invalid UTF-8.
+
+# run_sonde OUT ERR ARGS...: runs $SONDE ARGS with no stdin, stdout to OUT,
+# stderr to ERR, under a time limit ($SONDE_TIMEOUT seconds, default 20).
+# Sets RC to the exit status.
+run_sonde() {
+	local out=$1 err=$2
+	shift 2
+	# The outer 2>/dev/null silences bash's own "Segmentation fault" report;
+	# the crash is reported by status_problem instead.
+	{ timeout -k 5 "${SONDE_TIMEOUT:-20}" "$SONDE" "$@" </dev/null >"$out" 2>"$err"; } 2>/dev/null
+	RC=$?
+}
+
+# status_problem WANT ERR: prints why exit status RC (from run_sonde) is not
+# WANT, or nothing when it is WANT and ERR holds no sanitizer report.
+status_problem() {
+	local want=$1 err=$2
+	if grep -aqE '^SUMMARY: [A-Za-z]+Sanitizer' "$err"; then
+		echo "sanitizer report (exit status $RC)"
+	elif [ "$RC" = "$want" ]; then
+		return 0
+	elif [ "$RC" = 124 ] || [ "$RC" = 137 ]; then
+		echo "timed out after ${SONDE_TIMEOUT:-20}s"
+	elif [ "$RC" = 126 ] || [ "$RC" = 127 ]; then
+		echo "could not run $SONDE (exit status $RC)"
+	elif [ "$RC" -ge 128 ]; then
+		echo "crashed: killed by SIG$(kill -l $((RC - 128)) 2>/dev/null || echo $((RC - 128))) (exit status $RC), expected $want"
+	else
+		echo "exit status $RC, expected $want"
+	fi
+}
+
+# indent FILE [N]: the first N (default 30) lines of FILE, indented, with
+# control bytes and non-ASCII shown visibly (cat -v) so that the runner's
+# grep never sees binary data.
+indent() {
+	head -n "${2:-30}" "$1" | cat -v | sed 's/^/    /'
+}
+
+# show_diff EXPECTED ACTUAL: a unified diff (first 30 lines), indented.
+show_diff() {
+	local d
+	d=$(mktemp)
+	diff -a -u --label "$1" --label actual "$1" "$2" >"$d"
+	indent "$d" 30
+	rm -f "$d"
+}
+
+# update_golden EXPECTED ACTUAL NAME: with UPDATE_GOLDEN=1, rewrites EXPECTED
+# from ACTUAL and reports NAME as ok; returns 1 (does nothing) otherwise.
+update_golden() {
+	[ "${UPDATE_GOLDEN:-0}" = 1 ] || return 1
+	if [ -f "$1" ] && cmp -s "$1" "$2"; then
+		echo "ok $3"
+	else
+		cp "$2" "$1"
+		echo "ok $3 # updated $1"
+	fi
+}
