@@ -1,0 +1,252 @@
+#include "kernel/features.h"
+
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <errno.h>
+#include <linux/bpf.h>
+#include <linux/perf_event.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kernel/btf.h"
+#include "kernel/perf.h"
+#include "kernel/tracefs.h"
+
+struct feat_state {
+	bool probed, ok;
+	char reason[160];
+};
+
+static struct feat_state feats[FEAT__COUNT];
+
+static const char *const feat_names[FEAT__COUNT] = {
+	[FEAT_BTF] = "btf",
+	[FEAT_KPROBE] = "kprobe",
+	[FEAT_KPROBE_MULTI] = "kprobe_multi",
+	[FEAT_UPROBE] = "uprobe",
+	[FEAT_FENTRY] = "fentry",
+	[FEAT_TP_BTF] = "tp_btf",
+	[FEAT_RAW_TP] = "raw_tracepoint",
+	[FEAT_RINGBUF] = "ringbuf",
+	[FEAT_TEST_RUN] = "prog_test_run",
+	[FEAT_BREAKPOINT] = "breakpoint",
+	[FEAT_HW_EVENTS] = "hardware_events",
+};
+
+static bool result(struct feat_state *s, bool ok, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static bool result(struct feat_state *s, bool ok, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(s->reason, sizeof(s->reason), fmt, ap);
+	va_end(ap);
+	return s->ok = ok;
+}
+
+/* "r0 = 0; exit": enough for the verifier to accept any program type. */
+static const struct bpf_insn ret0[] = {
+	{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0 },
+	{ .code = BPF_JMP | BPF_EXIT },
+};
+
+static int load(enum bpf_prog_type type, struct bpf_prog_load_opts *opts)
+{
+	int fd = bpf_prog_load(type, "sonde_probe", "GPL", ret0, 2, opts);
+	return fd < 0 ? -errno : fd;
+}
+
+static bool has_pmu_or_events(struct feat_state *s, const char *pmu,
+			      const char *events_file)
+{
+	int type = perf_pmu_type(pmu);
+	if (type >= 0)
+		return result(s, true, "%s PMU (type %d)", pmu, type);
+	char path[256];
+	if (tracefs_path(path, sizeof(path), events_file) == 0 &&
+	    access(path, W_OK) == 0)
+		return result(s, true, "tracefs %s", events_file);
+	return result(s, false, "no %s PMU and no %s", pmu, events_file);
+}
+
+static bool probe_btf(struct feat_state *s)
+{
+	if (access("/sys/kernel/btf/vmlinux", R_OK) == 0)
+		return result(s, true, "/sys/kernel/btf/vmlinux");
+	return result(s, false, "no /sys/kernel/btf/vmlinux (CONFIG_DEBUG_INFO_BTF)");
+}
+
+static bool probe_kprobe_multi(struct feat_state *s)
+{
+	LIBBPF_OPTS(bpf_prog_load_opts, popts,
+		    .expected_attach_type = BPF_TRACE_KPROBE_MULTI);
+	int fd = load(BPF_PROG_TYPE_KPROBE, &popts);
+	if (fd < 0)
+		return result(s, false, "kprobe_multi programs do not load (%s)",
+			      strerror(-fd));
+	/* A symbol that cannot exist: supported kernels fail the lookup,
+	 * others refuse the attach type itself. */
+	const char *sym = "__sonde_no_such_symbol__";
+	LIBBPF_OPTS(bpf_link_create_opts, lopts);
+	lopts.kprobe_multi.syms = &sym;
+	lopts.kprobe_multi.cnt = 1;
+	int link = bpf_link_create(fd, 0, BPF_TRACE_KPROBE_MULTI, &lopts);
+	int err = link < 0 ? errno : 0;
+	if (link >= 0)
+		close(link);
+	close(fd);
+	if (err == EOPNOTSUPP || err == EINVAL)
+		return result(s, false, "kprobe_multi links not supported (%s)",
+			      strerror(err));
+	return result(s, true, "kprobe_multi links");
+}
+
+/* Loads a BPF_PROG_TYPE_TRACING program at a BTF id. Load only: the
+ * kernel checks the target at load time, and detaching a test attach
+ * costs an RCU grace period (7-11 ms measured), paid by every run. */
+static bool tracing_prog(struct feat_state *s, const char *what,
+			 enum bpf_attach_type at, const char *btf_name, int kind)
+{
+	struct btf *vml = kbtf_vmlinux();
+	if (!vml)
+		return result(s, false, "no kernel BTF");
+	int32_t id = btf__find_by_name_kind(vml, btf_name, kind);
+	if (id <= 0)
+		return result(s, false, "no %s in kernel BTF", btf_name);
+	LIBBPF_OPTS(bpf_prog_load_opts, popts, .expected_attach_type = at,
+		    .attach_btf_id = (__u32)id);
+	int fd = load(BPF_PROG_TYPE_TRACING, &popts);
+	if (fd < 0)
+		return result(s, false, "the kernel refuses %s programs (%s)",
+			      what, strerror(-fd));
+	close(fd);
+	return result(s, true, "%s program for %s loads", what, btf_name);
+}
+
+static bool probe_fentry(struct feat_state *s)
+{
+	/* bpf_fentry_test1 exists for exactly this kind of test. */
+	return tracing_prog(s, "fentry", BPF_TRACE_FENTRY, "bpf_fentry_test1",
+			    BTF_KIND_FUNC);
+}
+
+static bool probe_tp_btf(struct feat_state *s)
+{
+	return tracing_prog(s, "tp_btf", BPF_TRACE_RAW_TP,
+			    "btf_trace_sched_switch", BTF_KIND_TYPEDEF);
+}
+
+static int load_raw_tp(void)
+{
+	return load(BPF_PROG_TYPE_RAW_TRACEPOINT, NULL);
+}
+
+static bool probe_raw_tp(struct feat_state *s)
+{
+	/* Load only, as for tp_btf: attaching can only fail for a missing
+	 * tracepoint, which the attach itself reports. */
+	int fd = load_raw_tp();
+	if (fd < 0)
+		return result(s, false, "raw_tracepoint programs do not load (%s)",
+			      strerror(-fd));
+	close(fd);
+	return result(s, true, "raw_tracepoint programs load");
+}
+
+static bool probe_test_run(struct feat_state *s)
+{
+	int fd = load_raw_tp();
+	if (fd < 0)
+		return result(s, false, "raw_tracepoint programs do not load (%s)",
+			      strerror(-fd));
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .flags = BPF_F_TEST_RUN_ON_CPU,
+		    .cpu = 0);
+	int err = bpf_prog_test_run_opts(fd, &opts) ? errno : 0;
+	close(fd);
+	if (err)
+		return result(s, false, "BPF_PROG_TEST_RUN of raw_tp failed (%s)",
+			      strerror(err));
+	return result(s, true, "BPF_PROG_TEST_RUN of raw_tp");
+}
+
+static bool probe_ringbuf(struct feat_state *s)
+{
+	int fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, NULL, 0, 0,
+				(__u32)getpagesize(), NULL);
+	if (fd < 0)
+		return result(s, false, "ring buffer maps not supported (%s)",
+			      strerror(errno));
+	close(fd);
+	return result(s, true, "BPF_MAP_TYPE_RINGBUF");
+}
+
+static bool probe_breakpoint(struct feat_state *s)
+{
+	/* The PMU's presence, not a test open: the first breakpoint a
+	 * process opens costs ~8 ms of kernel set-up (measured). */
+	int type = perf_pmu_type("breakpoint");
+	if (type < 0)
+		return result(s, false, "no breakpoint PMU (%s)", strerror(-type));
+	return result(s, true, "breakpoint PMU (type %d)", type);
+}
+
+static bool probe_hw(struct feat_state *s)
+{
+	int fd = perf_open_counter(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES,
+				   1000000, false, 0, -1);
+	if (fd < 0)
+		return result(s, false, "no hardware perf counters (%s)",
+			      strerror(-fd));
+	close(fd);
+	return result(s, true, "hardware cycles counter");
+}
+
+static bool probe(enum feat_id f, struct feat_state *s)
+{
+	switch (f) {
+	case FEAT_BTF: return probe_btf(s);
+	case FEAT_KPROBE: return has_pmu_or_events(s, "kprobe", "kprobe_events");
+	case FEAT_KPROBE_MULTI: return probe_kprobe_multi(s);
+	case FEAT_UPROBE: return has_pmu_or_events(s, "uprobe", "uprobe_events");
+	case FEAT_FENTRY: return probe_fentry(s);
+	case FEAT_TP_BTF: return probe_tp_btf(s);
+	case FEAT_RAW_TP: return probe_raw_tp(s);
+	case FEAT_RINGBUF: return probe_ringbuf(s);
+	case FEAT_TEST_RUN: return probe_test_run(s);
+	case FEAT_BREAKPOINT: return probe_breakpoint(s);
+	case FEAT_HW_EVENTS: return probe_hw(s);
+	case FEAT__COUNT: break;
+	}
+	return result(s, false, "unknown feature");
+}
+
+static struct feat_state *state(enum feat_id f)
+{
+	static struct feat_state bad = { true, false, "unknown feature" };
+	if ((unsigned)f >= FEAT__COUNT)
+		return &bad;
+	struct feat_state *s = &feats[f];
+	if (!s->probed) {
+		probe(f, s);
+		s->probed = true;
+	}
+	return s;
+}
+
+bool feat_has(enum feat_id f)
+{
+	return state(f)->ok;
+}
+
+const char *feat_reason(enum feat_id f)
+{
+	return state(f)->reason;
+}
+
+const char *feat_name(enum feat_id f)
+{
+	return (unsigned)f < FEAT__COUNT ? feat_names[f] : "unknown";
+}

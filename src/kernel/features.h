@@ -1,0 +1,33 @@
+/*
+ * What this kernel can do, probed only when asked and cached. Each probe
+ * is cheap (a sysfs read, or loading a two-instruction program), and its
+ * reason string is meant for user-facing errors:
+ *   "kprobes are not available on this kernel (<reason>); use ..."
+ */
+#ifndef SONDE_FEATURES_H
+#define SONDE_FEATURES_H
+
+#include <stdbool.h>
+
+enum feat_id {
+	FEAT_BTF,          /* vmlinux BTF in /sys/kernel/btf */
+	FEAT_KPROBE,       /* kprobe PMU or tracefs kprobe_events */
+	FEAT_KPROBE_MULTI, /* BPF_TRACE_KPROBE_MULTI links */
+	FEAT_UPROBE,       /* uprobe PMU or tracefs uprobe_events */
+	FEAT_FENTRY,       /* fentry/fexit (kfunc/kretfunc) load and attach */
+	FEAT_TP_BTF,       /* BTF-typed raw tracepoints */
+	FEAT_RAW_TP,       /* raw tracepoints */
+	FEAT_RINGBUF,      /* BPF_MAP_TYPE_RINGBUF */
+	FEAT_TEST_RUN,     /* BPF_PROG_TEST_RUN of raw_tp programs (BEGIN/END) */
+	FEAT_BREAKPOINT,   /* breakpoint PMU (watchpoints) */
+	FEAT_HW_EVENTS,    /* hardware perf counters (cycles) */
+	FEAT__COUNT,
+};
+
+bool feat_has(enum feat_id f);
+/* Why not (or how it was found); valid for the life of the process. */
+const char *feat_reason(enum feat_id f);
+/* Short name for listings: "kprobe", "fentry", ... */
+const char *feat_name(enum feat_id f);
+
+#endif

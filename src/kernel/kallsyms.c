@@ -1,0 +1,136 @@
+#include "kernel/kallsyms.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernel/sysfs.h"
+#include "util/xalloc.h"
+
+static struct {
+	char *text; /* the file, names NUL-terminated in place */
+	struct ksym *syms;
+	uint32_t n;
+	int err;
+} ks;
+
+static int by_addr(const void *pa, const void *pb)
+{
+	const struct ksym *a = pa, *b = pb;
+	if (a->addr != b->addr)
+		return a->addr < b->addr ? -1 : 1;
+	/* Deterministic among aliases: the earlier name in the file. */
+	return a->name < b->name ? -1 : a->name > b->name;
+}
+
+static bool parse(char *text)
+{
+	size_t cap = 1 << 16;
+	ks.syms = xreallocarray(NULL, cap, sizeof(*ks.syms));
+	bool any_addr = false, sorted = true;
+	for (char *line = text; *line;) {
+		char *eol = strchr(line, '\n');
+		if (eol)
+			*eol = '\0';
+		/* "ffffffff81000000 T _stext\t[module]" */
+		char *p;
+		uint64_t addr = strtoull(line, &p, 16);
+		if (p != line && p[0] == ' ' && p[1] && p[2] == ' ') {
+			char kind = p[1];
+			char *name = p + 3, *mod = strchr(name, '\t');
+			if (mod) {
+				*mod++ = '\0';
+				if (*mod == '[') {
+					mod++;
+					char *e = strchr(mod, ']');
+					if (e)
+						*e = '\0';
+				}
+			}
+			if (ks.n == cap)
+				ks.syms = xreallocarray(ks.syms, cap *= 2,
+							sizeof(*ks.syms));
+			if (ks.n && addr < ks.syms[ks.n - 1].addr)
+				sorted = false;
+			ks.syms[ks.n++] = (struct ksym){ addr, name, mod, kind };
+			any_addr |= addr != 0;
+		}
+		line = eol ? eol + 1 : line + strlen(line);
+	}
+	/* vmlinux comes sorted; module symbols usually do not. */
+	if (!sorted)
+		qsort(ks.syms, ks.n, sizeof(*ks.syms), by_addr);
+	return any_addr;
+}
+
+int ksyms_load(void)
+{
+	if (ks.syms)
+		return 0;
+	if (ks.err)
+		return ks.err;
+	int err = sysfs_slurp("/proc/kallsyms", &ks.text, NULL);
+	if (err)
+		return ks.err = err;
+	if (!parse(ks.text)) {
+		/* kptr_restrict (or no CAP_SYSLOG) shows every address as 0. */
+		ksyms_unload();
+		return ks.err = -EPERM;
+	}
+	return 0;
+}
+
+uint32_t ksyms_count(void)
+{
+	return ks.n;
+}
+
+const struct ksym *ksyms_lookup(uint64_t addr, uint64_t *offset)
+{
+	if (ksyms_load() || !ks.n || addr < ks.syms[0].addr)
+		return NULL;
+	uint32_t lo = 0, hi = ks.n; /* find the last sym with addr <= addr */
+	while (hi - lo > 1) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (ks.syms[mid].addr <= addr)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	/* Several names can share an address: report the first. */
+	while (lo && ks.syms[lo - 1].addr == ks.syms[lo].addr)
+		lo--;
+	if (offset)
+		*offset = addr - ks.syms[lo].addr;
+	return &ks.syms[lo];
+}
+
+uint64_t ksyms_addr(const char *name)
+{
+	if (ksyms_load())
+		return 0;
+	/* One linear pass (~0.3 ms) beats building a name index for the
+	 * handful of lookups a script makes. */
+	const struct ksym *best = NULL;
+	for (uint32_t i = 0; i < ks.n; i++) {
+		const struct ksym *s = &ks.syms[i];
+		if (strcmp(s->name, name))
+			continue;
+		if (s->kind == 'T' || s->kind == 't')
+			return s->addr;
+		if (!best)
+			best = s;
+	}
+	return best ? best->addr : 0;
+}
+
+void ksyms_unload(void)
+{
+	free(ks.syms);
+	free(ks.text);
+	ks.syms = NULL;
+	ks.text = NULL;
+	ks.n = 0;
+	ks.err = 0;
+}

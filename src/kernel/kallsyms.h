@@ -1,0 +1,31 @@
+/*
+ * Kernel symbols from /proc/kallsyms, read on first use into one sorted
+ * array searched by binary search (as libbpf-tools' trace_helpers does).
+ * The table is process-wide and read-only once loaded.
+ */
+#ifndef SONDE_KALLSYMS_H
+#define SONDE_KALLSYMS_H
+
+#include <stdint.h>
+
+struct ksym {
+	uint64_t addr;
+	const char *name;
+	const char *module; /* NULL for vmlinux */
+	char kind;          /* nm-style: 'T', 't', 'D', ... */
+};
+
+/* Loads the table if needed: 0, or -EPERM when kptr_restrict hides the
+ * addresses (all zero), or another -errno. */
+int ksyms_load(void);
+/* The symbol containing addr (the last one at or below it), or NULL.
+ * *offset (may be NULL) gets addr - sym->addr. */
+const struct ksym *ksyms_lookup(uint64_t addr, uint64_t *offset);
+/* The address of name (the first if several), or 0. Functions win over
+ * other kinds when names clash. */
+uint64_t ksyms_addr(const char *name);
+/* The number of symbols loaded (0 before ksyms_load). */
+uint32_t ksyms_count(void);
+void ksyms_unload(void);
+
+#endif

@@ -1,0 +1,500 @@
+#include "kernel/tracefs.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <unistd.h>
+
+#include "kernel/glob.h"
+#include "kernel/sysfs.h"
+#include "lang/types.h"
+#include "util/arena.h"
+
+static const char *const tracefs_mounts[] = {
+	"/sys/kernel/tracing",
+	"/sys/kernel/debug/tracing",
+};
+
+static bool is_tracefs(const char *dir)
+{
+	char path[128];
+	snprintf(path, sizeof(path), "%s/available_events", dir);
+	return access(path, R_OK) == 0;
+}
+
+const char *tracefs_dir(void)
+{
+	static const char *dir;
+	static int err;
+	if (dir)
+		return dir;
+	if (err) {
+		errno = err;
+		return NULL;
+	}
+	for (size_t i = 0; i < sizeof(tracefs_mounts) / sizeof(*tracefs_mounts); i++)
+		if (is_tracefs(tracefs_mounts[i]))
+			return dir = tracefs_mounts[i];
+	/* Not mounted (a bare container, a minimal init): mount it where the
+	 * kernel creates the empty mount point for it. */
+	if (mount("tracefs", tracefs_mounts[0], "tracefs", 0, NULL) == 0 &&
+	    is_tracefs(tracefs_mounts[0]))
+		return dir = tracefs_mounts[0];
+	err = errno ? errno : ENOENT;
+	errno = err;
+	return NULL;
+}
+
+int tracefs_path(char *buf, size_t n, const char *rel)
+{
+	const char *dir = tracefs_dir();
+	if (!dir)
+		return -errno;
+	int len = snprintf(buf, n, "%s/%s", dir, rel);
+	return len < 0 || (size_t)len >= n ? -ENAMETOOLONG : 0;
+}
+
+static int event_path(char *buf, size_t n, const char *cat, const char *name,
+		      const char *file)
+{
+	/* A '/' or ".." in a name would escape events/. */
+	if (strchr(cat, '/') || strchr(name, '/') || !strcmp(cat, "..") ||
+	    !strcmp(name, ".."))
+		return -EINVAL;
+	char rel[512];
+	int len = snprintf(rel, sizeof(rel), "events/%s/%s%s%s", cat, name,
+			   file ? "/" : "", file ? file : "");
+	if (len < 0 || (size_t)len >= sizeof(rel))
+		return -ENAMETOOLONG;
+	return tracefs_path(buf, n, rel);
+}
+
+/* --- format parsing --- */
+
+static const char *skip_ws(const char *s)
+{
+	while (*s == ' ' || *s == '\t')
+		s++;
+	return s;
+}
+
+static char *trimmed_dup(struct arena *a, const char *s, const char *e)
+{
+	while (s < e && isspace((unsigned char)*s))
+		s++;
+	while (e > s && isspace((unsigned char)e[-1]))
+		e--;
+	return arena_strndup(a, s, (size_t)(e - s));
+}
+
+static bool starts_with(const char *s, const char *prefix)
+{
+	return !strncmp(s, prefix, strlen(prefix));
+}
+
+/* "KEY:NUMBER;" somewhere after p on the same line. */
+static int line_number(const char *p, const char *eol, const char *key,
+		       uint32_t *out)
+{
+	size_t kl = strlen(key);
+	for (; p + kl < eol; p++) {
+		if (!strncmp(p, key, kl)) {
+			char *end;
+			unsigned long v = strtoul(p + kl, &end, 10);
+			if (end == p + kl)
+				return -EINVAL;
+			*out = (uint32_t)v;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+/* decl is "TYPE NAME", "TYPE NAME[N]" or "__data_loc TYPE[] NAME". */
+static int parse_decl(struct arena *a, const char *s, const char *e,
+		      struct tracefs_field *f)
+{
+	s = skip_ws(s);
+	if (starts_with(s, "__data_loc ")) {
+		f->loc = TRACEFS_DATA_LOC;
+		s += strlen("__data_loc ");
+	} else if (starts_with(s, "__rel_loc ")) {
+		f->loc = TRACEFS_REL_LOC;
+		s += strlen("__rel_loc ");
+	}
+	while (e > s && isspace((unsigned char)e[-1]))
+		e--;
+	if (e > s && e[-1] == ']') {
+		const char *lb = e - 1;
+		while (lb > s && *lb != '[')
+			lb--;
+		if (*lb != '[')
+			return -EINVAL;
+		f->is_array = true;
+		/* Non-numeric lengths (rare) are worked out from size later. */
+		if (isdigit((unsigned char)lb[1]))
+			f->array_len = (uint32_t)strtoul(lb + 1, NULL, 10);
+		e = lb;
+	}
+	const char *n = e;
+	while (n > s && (isalnum((unsigned char)n[-1]) || n[-1] == '_'))
+		n--;
+	if (n == e)
+		return -EINVAL;
+	f->name = arena_strndup(a, n, (size_t)(e - n));
+	const char *te = n;
+	while (te > s && isspace((unsigned char)te[-1]))
+		te--;
+	/* __data_loc's "char[]" is on the type side. */
+	if (te - s >= 2 && te[-2] == '[' && te[-1] == ']') {
+		f->is_array = true;
+		te -= 2;
+	}
+	if (te == s)
+		return -EINVAL;
+	f->ctype = trimmed_dup(a, s, te);
+	f->is_common = starts_with(f->name, "common_");
+	return 0;
+}
+
+int tracefs_parse_format(struct arena *a, const char *text,
+			 struct tracefs_format *out)
+{
+	memset(out, 0, sizeof(*out));
+	uint32_t cap = 0;
+	for (const char *line = text; *line;) {
+		const char *eol = strchr(line, '\n');
+		if (!eol)
+			eol = line + strlen(line);
+		const char *p = skip_ws(line);
+		if (starts_with(p, "name:")) {
+			out->name = trimmed_dup(a, p + 5, eol);
+		} else if (starts_with(p, "ID:")) {
+			out->id = (uint32_t)strtoul(p + 3, NULL, 10);
+		} else if (starts_with(p, "field:")) {
+			const char *semi = memchr(p, ';', (size_t)(eol - p));
+			if (!semi)
+				return -EINVAL;
+			struct tracefs_field f = { 0 };
+			int err = parse_decl(a, p + 6, semi, &f);
+			if (!err)
+				err = line_number(semi, eol, "offset:", &f.offset);
+			if (!err)
+				err = line_number(semi, eol, "size:", &f.size);
+			if (err)
+				return err;
+			uint32_t sg = 0;
+			line_number(semi, eol, "signed:", &sg);
+			f.is_signed = sg != 0;
+			if (out->nfields == cap) {
+				cap = cap ? cap * 2 : 16;
+				struct tracefs_field *nf =
+					arena_alloc(a, sizeof(*nf) * cap);
+				if (out->nfields)
+					memcpy(nf, out->fields,
+					       sizeof(*nf) * out->nfields);
+				out->fields = nf;
+			}
+			out->fields[out->nfields++] = f;
+		} else if (starts_with(p, "print fmt:")) {
+			break;
+		}
+		line = *eol ? eol + 1 : eol;
+	}
+	return out->name ? 0 : -EINVAL;
+}
+
+int tracefs_format(struct arena *a, const char *cat, const char *name,
+		   struct tracefs_format *out)
+{
+	char path[512], *text;
+	int err = event_path(path, sizeof(path), cat, name, "format");
+	if (err)
+		return err;
+	err = sysfs_slurp(path, &text, NULL);
+	if (err)
+		return err;
+	err = tracefs_parse_format(a, text, out);
+	free(text);
+	if (err)
+		return err;
+	out->category = arena_strdup(a, cat);
+	return 0;
+}
+
+int tracefs_event_id(const char *cat, const char *name)
+{
+	char path[512];
+	uint64_t id;
+	int err = event_path(path, sizeof(path), cat, name, "id");
+	if (!err)
+		err = sysfs_read_u64(path, &id);
+	return err ? err : (int)id;
+}
+
+bool tracefs_event_exists(const char *cat, const char *name)
+{
+	char path[512];
+	return event_path(path, sizeof(path), cat, name, "id") == 0 &&
+	       access(path, R_OK) == 0;
+}
+
+const struct tracefs_field *tracefs_find_field(const struct tracefs_format *fmt,
+					       const char *name)
+{
+	for (uint32_t i = 0; i < fmt->nfields; i++)
+		if (!strcmp(fmt->fields[i].name, name))
+			return &fmt->fields[i];
+	return NULL;
+}
+
+/* --- C type text -> sonde type --- */
+
+struct ctype_info {
+	const char *name;
+	uint8_t size;
+	bool is_signed;
+};
+
+/* The C names and the kernel typedefs that appear in formats. Only used
+ * for signedness of scalars (the record says the size) and for the size
+ * of array elements and pointees. Plain char is signed, as in bpftrace. */
+static const struct ctype_info ctypes[] = {
+	{ "char", 1, true },      { "short", 2, true },
+	{ "short int", 2, true }, { "int", 4, true },
+	{ "long", 8, true },      { "long int", 8, true },
+	{ "long long", 8, true }, { "long long int", 8, true },
+	{ "bool", 1, false },     { "_Bool", 1, false },
+	{ "u8", 1, false },       { "u16", 2, false },
+	{ "u32", 4, false },      { "u64", 8, false },
+	{ "s8", 1, true },        { "s16", 2, true },
+	{ "s32", 4, true },       { "s64", 8, true },
+	{ "__u8", 1, false },     { "__u16", 2, false },
+	{ "__u32", 4, false },    { "__u64", 8, false },
+	{ "__s8", 1, true },      { "__s16", 2, true },
+	{ "__s32", 4, true },     { "__s64", 8, true },
+	{ "uint8_t", 1, false },  { "uint16_t", 2, false },
+	{ "uint32_t", 4, false }, { "uint64_t", 8, false },
+	{ "int8_t", 1, true },    { "int16_t", 2, true },
+	{ "int32_t", 4, true },   { "int64_t", 8, true },
+	{ "__le16", 2, false },   { "__le32", 4, false },
+	{ "__le64", 8, false },   { "__be16", 2, false },
+	{ "__be32", 4, false },   { "__be64", 8, false },
+	{ "size_t", 8, false },   { "ssize_t", 8, true },
+	{ "pid_t", 4, true },     { "uid_t", 4, false },
+	{ "gid_t", 4, false },    { "umode_t", 2, false },
+	{ "dev_t", 4, false },    { "gfp_t", 4, false },
+	{ "loff_t", 8, true },    { "off_t", 8, true },
+	{ "time_t", 8, true },    { "clockid_t", 4, true },
+	{ "key_serial_t", 4, true }, { "sector_t", 8, false },
+	{ "qid_t", 4, false },    { "timer_t", 4, true },
+	{ "unsigned long", 8, false },
+};
+
+/* Strips qualifiers and "signed"/"unsigned" from an int type name. */
+static bool ctype_lookup(const char *text, struct ctype_info *out)
+{
+	char buf[64];
+	size_t n = 0;
+	bool has_sign = false, is_unsigned = false;
+	for (const char *p = text; *p;) {
+		while (*p == ' ')
+			p++;
+		const char *w = p;
+		while (*p && *p != ' ')
+			p++;
+		size_t wl = (size_t)(p - w);
+		if (!wl)
+			break;
+		if ((wl == 5 && !strncmp(w, "const", 5)) ||
+		    (wl == 8 && !strncmp(w, "volatile", 8)))
+			continue;
+		if (wl == 8 && !strncmp(w, "unsigned", 8)) {
+			has_sign = is_unsigned = true;
+			continue;
+		}
+		if (wl == 6 && !strncmp(w, "signed", 6)) {
+			has_sign = true;
+			continue;
+		}
+		if (n + wl + 2 > sizeof(buf))
+			return false;
+		if (n)
+			buf[n++] = ' ';
+		memcpy(buf + n, w, wl);
+		n += wl;
+	}
+	buf[n] = '\0';
+	if (!n && has_sign)
+		strcpy(buf, "int");
+	for (size_t i = 0; i < sizeof(ctypes) / sizeof(*ctypes); i++) {
+		if (!strcmp(ctypes[i].name, buf)) {
+			*out = ctypes[i];
+			if (has_sign)
+				out->is_signed = !is_unsigned;
+			return true;
+		}
+	}
+	return false;
+}
+
+static bool is_plain_char(const char *text)
+{
+	if (starts_with(text, "const "))
+		text += 6;
+	return !strcmp(text, "char");
+}
+
+/* The pointee of "T *": text is T, possibly ending in more stars. */
+static const struct type *pointee_type(struct arena *a, const char *text,
+				       bool user)
+{
+	size_t n = strlen(text);
+	while (n && text[n - 1] == ' ')
+		n--;
+	char *t = arena_strndup(a, text, n);
+	if (n && t[n - 1] == '*') {
+		t[n - 1] = '\0';
+		return type_ptr(a, pointee_type(a, t, user), user);
+	}
+	const char *base = starts_with(t, "const ") ? t + 6 : t;
+	struct ctype_info ci;
+	if (ctype_lookup(base, &ci))
+		return type_int(ci.size, ci.is_signed);
+	if (starts_with(base, "struct ") || starts_with(base, "union ")) {
+		/* A shell named for BTF to fill in if it is dereferenced:
+		 * tracefs alone does not know the layout. */
+		struct type *r = type_new(a, TY_RECORD, 0);
+		r->name = arena_strdup(a, base);
+		r->is_union = base[0] == 'u';
+		r->is_user = user;
+		return r;
+	}
+	return &type_void;
+}
+
+static const struct type *elem_type(struct arena *a, const char *ctype,
+				    uint32_t fallback_size, bool user)
+{
+	size_t n = strlen(ctype);
+	if (n && ctype[n - 1] == '*')
+		return type_ptr(a, pointee_type(a, arena_strndup(a, ctype, n - 1),
+						user),
+				user);
+	struct ctype_info ci;
+	if (ctype_lookup(ctype, &ci))
+		return type_int(ci.size, ci.is_signed);
+	if (fallback_size == 1 || fallback_size == 2 || fallback_size == 4 ||
+	    fallback_size == 8)
+		return type_int((int)fallback_size, false);
+	return &type_u8;
+}
+
+const struct type *tracefs_field_type(struct arena *a,
+				      const struct tracefs_field *f,
+				      bool user_ptrs)
+{
+	if (f->loc != TRACEFS_PLAIN) {
+		/* The loc word points into the record, i.e. kernel memory. */
+		const struct type *el = is_plain_char(f->ctype)
+			? &type_s8
+			: elem_type(a, f->ctype, 1, false);
+		return type_ptr(a, el, false);
+	}
+	if (f->is_array) {
+		/* Inline in the record, so never user memory. */
+		if (is_plain_char(f->ctype))
+			return type_string(a, f->size);
+		uint32_t guess = f->array_len ? f->size / f->array_len : 1;
+		const struct type *el = elem_type(a, f->ctype, guess, user_ptrs);
+		struct type *t = type_new(a, TY_ARRAY, f->size);
+		t->elem = el;
+		t->align = el->align ? el->align : 1;
+		t->count = el->size ? f->size / el->size : 0;
+		return t;
+	}
+	size_t n = strlen(f->ctype);
+	if (n && f->ctype[n - 1] == '*')
+		return elem_type(a, f->ctype, 8, user_ptrs);
+	/* A scalar: the record decides the size (syscall args are all
+	 * 8 bytes even when declared int), the C type the sign, as
+	 * bpftrace's adjust_integer_types does. */
+	struct ctype_info ci;
+	bool sg = ctype_lookup(f->ctype, &ci) ? ci.is_signed : f->is_signed;
+	if (f->size == 1 || f->size == 2 || f->size == 4 || f->size == 8)
+		return type_int((int)f->size, sg);
+	struct type *t = type_new(a, TY_ARRAY, f->size);
+	t->elem = &type_u8;
+	t->count = f->size;
+	t->align = 1;
+	return t;
+}
+
+const struct type *tracefs_args_type(struct arena *a,
+				     const struct tracefs_format *fmt)
+{
+	bool user = fmt->category && !strcmp(fmt->category, "syscalls");
+	struct type *r = type_new(a, TY_RECORD, 0);
+	r->name = arena_printf(a, "struct _tracepoint_%s_%s",
+			       fmt->category ? fmt->category : "", fmt->name);
+	r->fields = arena_alloc(a, sizeof(*r->fields) * (fmt->nfields + 1));
+	uint32_t end = 0, align = 1;
+	for (uint32_t i = 0; i < fmt->nfields; i++) {
+		const struct tracefs_field *f = &fmt->fields[i];
+		if (f->offset + f->size > end)
+			end = f->offset + f->size;
+		if (f->is_common)
+			continue;
+		struct type_field *tf = &r->fields[r->nfields++];
+		tf->name = f->name;
+		tf->type = tracefs_field_type(a, f, user);
+		tf->offset = f->offset;
+		if (tf->type->align > align)
+			align = tf->type->align;
+	}
+	r->size = end;
+	r->align = align > 8 ? 8 : align;
+	return r;
+}
+
+/* --- wildcard expansion --- */
+
+int tracefs_match(const char *pat_cat, const char *pat_name,
+		  tracefs_match_cb cb, void *ctx)
+{
+	if (!glob_has_wildcard(pat_cat) && !glob_has_wildcard(pat_name)) {
+		if (!tracefs_dir())
+			return -errno;
+		if (!tracefs_event_exists(pat_cat, pat_name))
+			return 0;
+		int r = cb(pat_cat, pat_name, ctx);
+		return r ? r : 1;
+	}
+	char path[512], *text;
+	int err = tracefs_path(path, sizeof(path), "available_events");
+	if (!err)
+		err = sysfs_slurp(path, &text, NULL);
+	if (err)
+		return err;
+	int count = 0, ret = 0;
+	for (char *line = text; *line && !ret;) {
+		char *eol = strchr(line, '\n');
+		if (eol)
+			*eol = '\0';
+		char *colon = strchr(line, ':');
+		if (colon) {
+			*colon = '\0';
+			if (glob_match(pat_cat, line) &&
+			    glob_match(pat_name, colon + 1)) {
+				count++;
+				ret = cb(line, colon + 1, ctx);
+			}
+		}
+		line = eol ? eol + 1 : line + strlen(line);
+	}
+	free(text);
+	return ret ? ret : count;
+}
