@@ -1,6 +1,7 @@
 /* BPF disassembler: struct bpf_insn[] -> verifier-style text. */
 #include "backend/disasm.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "util/strbuf.h"
@@ -78,16 +79,19 @@ static void mem(struct strbuf *sb, const struct bpf_insn *in, int reg)
 static void hex_imm(struct strbuf *sb, int32_t imm)
 {
 	if (imm < 0)
-		sb_printf(sb, "-%#x", -(uint32_t)imm);
+		sb_printf(sb, "-0x%x", -(uint32_t)imm);
 	else
-		sb_printf(sb, "%#x", imm);
+		sb_printf(sb, "0x%x", imm);
 }
 
-static void alu(struct strbuf *sb, const struct bpf_insn *in)
+/* Returns false for opcodes that are not ALU operations. */
+static bool alu(struct strbuf *sb, const struct bpf_insn *in)
 {
 	int is64 = BPF_CLASS(in->code) == BPF_ALU64;
 	char r = is64 ? 'r' : 'w';
 	int op = BPF_OP(in->code);
+	if (op > BPF_END)
+		return false;
 	if (op == BPF_END) {
 		if (is64)
 			sb_printf(sb, "r%d = bswap%d r%d", in->dst_reg, in->imm,
@@ -96,11 +100,11 @@ static void alu(struct strbuf *sb, const struct bpf_insn *in)
 			sb_printf(sb, "r%d = %s%d r%d", in->dst_reg,
 				  BPF_SRC(in->code) == BPF_TO_BE ? "be" : "le",
 				  in->imm, in->dst_reg);
-		return;
+		return true;
 	}
 	if (op == BPF_NEG) {
 		sb_printf(sb, "%c%d = -%c%d", r, in->dst_reg, r, in->dst_reg);
-		return;
+		return true;
 	}
 	sb_printf(sb, "%c%d %s%s ", r, in->dst_reg,
 		  in->off == 1 && (op == BPF_DIV || op == BPF_MOD) ? "s" : "",
@@ -109,6 +113,7 @@ static void alu(struct strbuf *sb, const struct bpf_insn *in)
 		sb_printf(sb, "%c%d", r, in->src_reg);
 	else
 		sb_printf(sb, "%d", in->imm);
+	return true;
 }
 
 static void jmp(struct strbuf *sb, const struct bpf_insn *in, size_t pc)
@@ -144,7 +149,8 @@ int disasm_insn(const struct bpf_insn *insns, size_t n, size_t pc,
 	switch (BPF_CLASS(in->code)) {
 	case BPF_ALU:
 	case BPF_ALU64:
-		alu(sb, in);
+		if (!alu(sb, in))
+			break;
 		return 1;
 	case BPF_JMP:
 	case BPF_JMP32:

@@ -1,6 +1,7 @@
 /*
  * Peephole over machine instructions, repeated until nothing changes:
- *  - self moves (r1 = r1) go; w1 = w1 stays, it zero-extends;
+ *  - self moves (r1 = r1) and r1 += 0 style no-ops go; 32-bit ones stay,
+ *    they zero-extend;
  *  - jumps to the next instruction go;
  *  - a jump to a `goto L` is sent to L directly;
  *  - `if c goto A; goto B; A:` becomes `if !c goto B; A:`;
@@ -48,6 +49,24 @@ static bool label_at(const struct mi_list *ml, size_t i, int32_t l)
 	return false;
 }
 
+static bool is_nop(const struct bpf_insn *in)
+{
+	if (in->code == (BPF_ALU64 | BPF_MOV | BPF_X))
+		return in->dst_reg == in->src_reg;
+	if (BPF_CLASS(in->code) != BPF_ALU64 || BPF_SRC(in->code) != BPF_K)
+		return false;
+	switch (BPF_OP(in->code)) {
+	case BPF_ADD: case BPF_SUB: case BPF_OR: case BPF_XOR: case BPF_LSH:
+	case BPF_RSH: case BPF_ARSH:
+		return in->imm == 0;
+	case BPF_MUL: case BPF_DIV:
+		return in->imm == 1;
+	case BPF_AND:
+		return in->imm == -1;
+	}
+	return false;
+}
+
 static int pass(struct mi_list *ml, size_t *label_idx)
 {
 	int changes = 0;
@@ -63,8 +82,7 @@ static int pass(struct mi_list *ml, size_t *label_idx)
 		struct mi *m = &v[i];
 		if (m->kind != MI_INSN)
 			continue;
-		if (m->ins.code == (BPF_ALU64 | BPF_MOV | BPF_X) &&
-		    m->ins.dst_reg == m->ins.src_reg) {
+		if (is_nop(&m->ins)) {
 			dead[i] = true;
 			changes++;
 			continue;

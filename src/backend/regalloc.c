@@ -268,47 +268,78 @@ static bool uses(const struct ir_insn *in, ir_reg v)
 	return false;
 }
 
+static bool ends_run(const struct ir_insn *in)
+{
+	return in->kind == IRK_JMP || in->kind == IRK_JA ||
+	       in->kind == IRK_EXIT || in->kind == IRK_CALL;
+}
+
+/*
+ * Rewrites v into temporaries. Consecutive instructions that all touch v
+ * share one temporary, loaded once and stored once after the last write
+ * (`t = a; t *= 3; t += 1` costs one store, not three). Such a run stops
+ * at labels and before leaving the block, and at calls, so a temporary
+ * never lives across a call and never spans more than the instructions
+ * using it: at most IR_MAX_ARGS + 1 temporaries are ever live at once.
+ */
 static void spill_one(struct ra *ra, ir_reg v)
 {
 	struct ir *ir = ra->ir;
-	struct ir_insn remat;
 	const struct ir_insn *rd = remat_def(ir, v);
-	ir_slot slot = 0;
-	if (rd)
-		remat = *rd;
-	else
-		slot = ir_slot_new(ir, 8, 8);
+	struct ir_insn remat = rd ? *rd : (struct ir_insn){ 0 };
+	ir_slot slot = rd ? 0 : ir_slot_new(ir, 8, 8);
+	struct ir_insn store = { .kind = IRK_STORE, .size = 8,
+				 .flags = IRF_SLOT, .slot = slot };
+	ir_reg t = IR_NOREG;
+	bool dirty = false; /* t holds a value not yet stored */
 	for (size_t i = 0; i < ir->insns.len; i++) {
 		struct ir_insn *in = &ir->insns.data[i];
 		bool use = uses(in, v), def = ir_insn_def(in) == v;
-		if (!use && !def)
-			continue;
-		if (rd && def) {
-			/* The constant is rebuilt at each use. */
-			*in = (struct ir_insn){ .kind = IRK_LABEL, .label = -1 };
-			continue;
-		}
-		ir_reg t = ir_reg_new(ir);
-		grow(ra);
-		ra->nospill[t] = true;
-		replace(in, v, t);
-		if (use) {
-			struct ir_insn ld = { .kind = IRK_LOAD, .size = 8,
-					      .flags = IRF_SLOT, .dst = t,
-					      .slot = slot };
-			if (rd) {
-				ld = remat;
-				ld.dst = t;
+		if (!use && !def) {
+			if (dirty) {
+				store.src = t;
+				ir_insert(ir, i++, &store);
 			}
-			ir_insert(ir, i, &ld);
-			i++;
+			t = IR_NOREG;
+			dirty = false;
+			continue;
 		}
-		if (def) {
-			struct ir_insn st = { .kind = IRK_STORE, .size = 8,
-					      .flags = IRF_SLOT, .src = t,
-					      .slot = slot };
-			ir_insert(ir, i + 1, &st);
-			i++;
+		if (rd && def) {
+			/* The constant is rebuilt at each use instead. */
+			*in = (struct ir_insn){ .kind = IRK_LABEL, .label = -1 };
+			t = IR_NOREG;
+			continue;
+		}
+		if (!t) {
+			t = ir_reg_new(ir);
+			grow(ra);
+			ra->nospill[t] = true;
+			if (use) {
+				struct ir_insn ld = { .kind = IRK_LOAD,
+						      .size = 8,
+						      .flags = IRF_SLOT,
+						      .dst = t, .slot = slot };
+				if (rd) {
+					ld = remat;
+					ld.dst = t;
+				}
+				ir_insert(ir, i++, &ld);
+			}
+		} else if (dirty && ends_run(&ir->insns.data[i])) {
+			store.src = t;
+			ir_insert(ir, i++, &store);
+			dirty = false;
+		}
+		in = &ir->insns.data[i];
+		replace(in, v, t);
+		dirty |= def;
+		if (ends_run(in)) {
+			if (dirty) {
+				store.src = t;
+				ir_insert(ir, ++i, &store);
+			}
+			t = IR_NOREG;
+			dirty = false;
 		}
 	}
 }
