@@ -15,12 +15,19 @@
  *  - Opcodes are the <linux/bpf.h> ones: BPF_ADD .. BPF_ARSH, BPF_MOV,
  *    BPF_NEG for ALU; BPF_JEQ .. BPF_JSLE, BPF_JSET for conditions; sizes
  *    are in bytes (1, 2, 4, 8).
+ *  - 32-bit immediates of 64-bit ALU ops and compares are sign-extended, as
+ *    in eBPF: ir_alui(ir, BPF_AND, d, -1) keeps all 64 bits.
  *  - Unsigned BPF_DIV/BPF_MOD are native. Signed division is not in the base
  *    ISA: use ir_sdiv()/ir_smod() (a short branchy sequence, or the native
  *    cpu-v4 instruction after ir_set_cpu_v4()).
  *  - Stack memory is asked for as *slots* (size, alignment); the back end
  *    lays out the frame. To pass a pointer to a helper, take the slot's
  *    address with ir_slot_addr() into a vreg and pass that vreg.
+ *  - Helper calls: ir_call() takes the argument vregs; the back end moves
+ *    them into R1..R5 and the result out of R0, and keeps values that live
+ *    across the call in R6..R9 or on the stack. Constants are best passed
+ *    as ir_const() vregs: they are loaded straight into the argument
+ *    register.
  *  - Maps are referenced by *index* (codegen's numbering). The compiled
  *    program lists every map load in ir_prog.relocs; the loader creates the
  *    maps and sets insns[reloc.insn].imm = fd before bpf_prog_load().

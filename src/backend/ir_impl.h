@@ -17,7 +17,7 @@
 enum ir_kind {
 	IRK_LABEL,    /* binds `label` here */
 	IRK_CTX,      /* dst = R1 at entry */
-	IRK_ALU,      /* dst op= src|imm; op is BPF_ADD..BPF_END's ALU codes */
+	IRK_ALU,      /* dst op= src|imm; op BPF_ADD..BPF_ARSH, BPF_MOV, BPF_NEG */
 	IRK_LDIMM,    /* dst = imm (64-bit) */
 	IRK_LDMAP,    /* dst = map imm (IRF_MAPVAL: &value + off) */
 	IRK_ENDIAN,   /* dst = bswap(dst); op BPF_TO_BE/LE, size in bits */

@@ -621,6 +621,124 @@ TEST(stack_limit_is_an_error)
 	harness_fini(&h);
 }
 
+static uint64_t rng_state;
+
+static uint64_t rng(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return rng_state;
+}
+
+/*
+ * Random programs checked against a reference evaluation done while
+ * generating them: many values live to the end (spills), helper calls in
+ * between (values across calls), forward branches (diamonds) and loops.
+ * The generator knows every value, so it knows which way branches go.
+ */
+static void random_program(uint64_t seed)
+{
+	enum { MAXV = 40 };
+	rng_state = seed * 0x9e3779b97f4a7c15ull + 1;
+	struct harness h;
+	CHECK(harness_init(&h) == 0);
+	struct ir *ir = ir_new();
+	int nv = 6 + rng() % 30;
+	ir_reg v[MAXV];
+	uint64_t val[MAXV];
+	ir_reg len = pkt_len(ir);
+	for (int i = 0; i < nv; i++) {
+		v[i] = ir_copy(ir, len);
+		int32_t k = (int32_t)rng();
+		ir_alui(ir, BPF_XOR, v[i], k);
+		val[i] = (uint64_t)SKB_LEN ^ (uint64_t)(int64_t)k;
+	}
+	int nops = 50 + rng() % 150, ndiamonds = 0;
+	for (int n = 0; n < nops; n++) {
+		int d = rng() % nv, s = rng() % nv;
+		unsigned what = rng() % 16;
+		if (what < 9) {
+			int op = alu_ops[rng() % NOPS];
+			bool is32 = rng() % 4 == 0;
+			bool shift = op == BPF_LSH || op == BPF_RSH ||
+				     op == BPF_ARSH;
+			if (shift || rng() % 3 == 0) {
+				int32_t imm = shift ? (int32_t)(rng() % 32)
+						    : (int32_t)rng();
+				if ((op == BPF_DIV || op == BPF_MOD) && !imm)
+					imm = 3;
+				if (op == BPF_NEG && !is32)
+					ir_neg(ir, v[d]);
+				else
+					(is32 ? ir_alu32i : ir_alui)(ir, op, v[d],
+								     imm);
+				val[d] = ref_alu(op, is32, val[d],
+						 (uint64_t)(int64_t)imm);
+			} else {
+				(is32 ? ir_alu32 : ir_alu)(ir, op, v[d], v[s]);
+				val[d] = ref_alu(op, is32, val[d], val[s]);
+			}
+		} else if (what < 11) {
+			/* A call whose (zeroed) result feeds a value. */
+			ir_reg r = ir_reg_new(ir);
+			ir_call(ir, r, rng() % 2 ? BPF_FUNC_get_prandom_u32
+						 : BPF_FUNC_ktime_get_ns,
+				NULL, 0);
+			ir_alui(ir, BPF_AND, r, 0);
+			ir_alu(ir, BPF_ADD, v[d], r);
+		} else if (what < 14 && ndiamonds < 8) {
+			/* if (v[d] cond v[s]) skip { v[x] op= v[y] } */
+			ndiamonds++;
+			int c = conds[rng() % (sizeof(conds) / sizeof(*conds))];
+			int x = rng() % nv, y = rng() % nv;
+			int op = BPF_ADD + (rng() % 2) * (BPF_XOR - BPF_ADD);
+			ir_label skip = ir_label_new(ir);
+			ir_jmp(ir, c, v[d], v[s], skip);
+			ir_alu(ir, op, v[x], v[y]);
+			if (!ref_cond(c, false, val[d], val[s]))
+				val[x] = ref_alu(op, false, val[x], val[y]);
+			ir_label_bind(ir, skip);
+		} else {
+			/* for (i = 0; i < k; i++) v[d] += v[s] + i */
+			int k = 1 + rng() % 5;
+			if (d == s)
+				s = (s + 1) % nv;
+			ir_reg i = ir_const(ir, 0);
+			ir_label top = ir_label_here(ir);
+			ir_alu(ir, BPF_ADD, v[d], v[s]);
+			ir_alu(ir, BPF_ADD, v[d], i);
+			ir_alui(ir, BPF_ADD, i, 1);
+			ir_jmpi(ir, BPF_JLT, i, k, top);
+			for (int j = 0; j < k; j++)
+				val[d] += val[s] + j;
+		}
+	}
+	for (int i = 0; i < nv; i++)
+		harness_put(ir, i, v[i]);
+	ir_exiti(ir, 0);
+	int err = harness_run(&h, ir);
+	CHECK(err == 0);
+	for (int i = 0; !err && i < nv; i++)
+		if (h.res[i] != val[i]) {
+			printf("# seed %llu: v%d = %#llx, want %#llx\n",
+			       (unsigned long long)seed, i,
+			       (unsigned long long)h.res[i],
+			       (unsigned long long)val[i]);
+			CHECK(h.res[i] == val[i]);
+			break;
+		}
+	harness_fini(&h);
+}
+
+TEST(random_programs_match_reference)
+{
+	int n = getenv("SONDE_RANDOM_PROGRAMS") ?
+		atoi(getenv("SONDE_RANDOM_PROGRAMS")) : 40;
+	for (int seed = 1; seed <= n && !check_failed_; seed++)
+		random_program(seed);
+}
+
 int main(void)
 {
 	RUN(alu_all_ops_reg_imm_32_64);
@@ -637,5 +755,6 @@ int main(void)
 	RUN(atomic_add_and_map_value_pointers);
 	RUN(jump_offset_overflow_is_an_error);
 	RUN(stack_limit_is_an_error);
+	RUN(random_programs_match_reference);
 	return check_done();
 }
