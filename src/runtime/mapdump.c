@@ -1,0 +1,456 @@
+#include "mapdump.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lang/types.h"
+#include "runtime/hist.h"
+#include "runtime/output.h"
+#include "runtime/stdsort.h"
+#include "runtime/value_fmt.h"
+#include "util/xalloc.h"
+
+static uint32_t round8(uint32_t n)
+{
+	return (n + 7) & ~7u;
+}
+
+static bool is_hist(const struct type *v)
+{
+	return v->kind == TY_HIST || v->kind == TY_LHIST;
+}
+
+uint32_t mapdump_bucket_offset(const struct type *key)
+{
+	return key ? round8(key->size) : 0;
+}
+
+uint32_t mapdump_key_size(const struct type *key, const struct type *value)
+{
+	if (is_hist(value))
+		return mapdump_bucket_offset(key) + 8;
+	return key ? key->size : 8;
+}
+
+uint32_t mapdump_value_size(const struct type *value)
+{
+	switch (value->kind) {
+	case TY_COUNT: case TY_SUM: case TY_HIST: case TY_LHIST:
+		return 8;
+	case TY_MIN: case TY_MAX: case TY_AVG: case TY_STATS:
+		return 16;
+	default:
+		return value->size;
+	}
+}
+
+/* All entries of a map, values merged across CPUs. */
+struct raw {
+	uint32_t ksize, vsize;
+	size_t n, cap;
+	uint8_t *keys, *vals;
+};
+
+static void raw_free(struct raw *r)
+{
+	free(r->keys);
+	free(r->vals);
+}
+
+static uint64_t u64_at(const uint8_t *p)
+{
+	uint64_t v;
+	memcpy(&v, p, 8);
+	return v;
+}
+
+static void put_u64(uint8_t *p, uint64_t v)
+{
+	memcpy(p, &v, 8);
+}
+
+/* count/sum/hist add up; min/max look only at CPUs that set a value;
+ * avg/stats add sums and counts. */
+static void merge(const struct type *vt, const uint8_t *buf, int ncpu,
+		  uint32_t slot, uint8_t *out, uint32_t vsize)
+{
+	memcpy(out, buf, vsize);
+	if (ncpu == 1)
+		return;
+	switch (vt->kind) {
+	case TY_COUNT: case TY_SUM: case TY_HIST: case TY_LHIST: {
+		uint64_t s = 0;
+		for (int c = 0; c < ncpu; c++)
+			s += u64_at(buf + (size_t)c * slot);
+		put_u64(out, s);
+		break;
+	}
+	case TY_AVG: case TY_STATS: {
+		uint64_t sum = 0, count = 0;
+		for (int c = 0; c < ncpu; c++) {
+			sum += u64_at(buf + (size_t)c * slot);
+			count += u64_at(buf + (size_t)c * slot + 8);
+		}
+		put_u64(out, sum);
+		put_u64(out + 8, count);
+		break;
+	}
+	case TY_MIN: case TY_MAX: {
+		bool set = false;
+		int64_t best = 0;
+		for (int c = 0; c < ncpu; c++) {
+			const uint8_t *p = buf + (size_t)c * slot;
+			int64_t v = (int64_t)u64_at(p);
+			if (!u64_at(p + 8))
+				continue;
+			if (!set || (vt->kind == TY_MIN ? v < best : v > best))
+				best = v;
+			set = true;
+		}
+		put_u64(out, (uint64_t)best);
+		put_u64(out + 8, set);
+		break;
+	}
+	default:
+		break; /* plain values are not per-CPU: CPU 0's copy */
+	}
+}
+
+static int num_cpus(const struct mapdump_map *m)
+{
+	return m->percpu ? libbpf_num_possible_cpus() : 1;
+}
+
+static int read_all(const struct mapdump_map *m, struct raw *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->ksize = mapdump_key_size(m->key, m->value);
+	r->vsize = mapdump_value_size(m->value);
+	int ncpu = num_cpus(m);
+	if (ncpu < 0)
+		return ncpu;
+	uint32_t slot = m->percpu ? round8(r->vsize) : r->vsize;
+	uint8_t *buf = xcalloc((size_t)ncpu, slot ? slot : 1);
+	uint8_t *prev = xcalloc(2, r->ksize), *key = prev + r->ksize;
+	bool first = true;
+	int err;
+	while ((err = bpf_map_get_next_key(m->fd, first ? NULL : prev, key)) ==
+	       0) {
+		first = false;
+		memcpy(prev, key, r->ksize);
+		err = bpf_map_lookup_elem(m->fd, key, buf);
+		if (err == -ENOENT)
+			continue; /* deleted under us */
+		if (err)
+			break;
+		if (r->n == r->cap) {
+			r->cap = r->cap ? r->cap * 2 : 64;
+			r->keys = xreallocarray(r->keys, r->cap, r->ksize);
+			r->vals = xreallocarray(r->vals, r->cap,
+						r->vsize ? r->vsize : 1);
+		}
+		memcpy(r->keys + r->n * r->ksize, key, r->ksize);
+		merge(m->value, buf, ncpu, slot, r->vals + r->n * r->vsize,
+		      r->vsize);
+		r->n++;
+	}
+	free(buf);
+	free(prev);
+	if (err != -ENOENT) {
+		raw_free(r);
+		return err;
+	}
+	return 0;
+}
+
+/* A printable entry and the number it is ranked by. */
+struct item {
+	struct out_entry e;
+	uint64_t rank;
+};
+
+static bool by_rank_signed(const void *a, const void *b, void *ctx)
+{
+	return (int64_t)((const struct item *)a)->rank <
+	       (int64_t)((const struct item *)b)->rank;
+}
+
+static bool by_rank_unsigned(const void *a, const void *b, void *ctx)
+{
+	return ((const struct item *)a)->rank < ((const struct item *)b)->rank;
+}
+
+/* Key bytes, as bpftrace's std::map<std::vector<uint8_t>, ...>. */
+static bool by_key_bytes(const void *a, const void *b, void *ctx)
+{
+	size_t len = *(const size_t *)ctx;
+	return memcmp(((const struct item *)a)->e.key,
+		      ((const struct item *)b)->e.key, len) < 0;
+}
+
+/* One key argument: ints as u64 (so negatives sort after positives, as in
+ * 0.17), strings with strncmp; other kinds are left in place. */
+static int cmp_arg(const struct type *t, const uint8_t *a, const uint8_t *b)
+{
+	if (t->kind == TY_INT) {
+		uint64_t x = vfmt_load_int(a, t->size, t->is_signed);
+		uint64_t y = vfmt_load_int(b, t->size, t->is_signed);
+		return x < y ? -1 : x > y;
+	}
+	if (t->kind == TY_STRING)
+		return strncmp((const char *)a, (const char *)b, t->size);
+	return 0;
+}
+
+/* bpftrace's sort_by_key: stable sorts by the last argument, then the one
+ * before, ...: the same as a stable sort on all arguments in order. */
+static bool by_key_args(const void *a, const void *b, void *ctx)
+{
+	const struct type *k = ctx;
+	const uint8_t *x = ((const struct item *)a)->e.key;
+	const uint8_t *y = ((const struct item *)b)->e.key;
+	if (k->kind != TY_TUPLE)
+		return cmp_arg(k, x, y) < 0;
+	for (uint32_t i = 0; i < k->nfields; i++) {
+		uint32_t off = k->fields[i].offset;
+		int c = cmp_arg(k->fields[i].type, x + off, y + off);
+		if (c)
+			return c < 0;
+	}
+	return false;
+}
+
+static uint32_t nbuckets_of(const struct type *vt)
+{
+	if (vt->kind == TY_HIST)
+		return HIST_LOG2_NBUCKETS;
+	if (vt->lstep <= 0 || vt->lmax < vt->lmin)
+		return 0;
+	return hist_linear_nbuckets(vt->lmin, vt->lmax, vt->lstep);
+}
+
+/* Hist entries grouped by key prefix, in key-byte order. Each group's
+ * buckets are allocated in *bufs (one block). */
+static size_t group_hist(const struct mapdump_map *m, const struct raw *r,
+			 struct item *items, uint64_t **bufs)
+{
+	size_t plen = m->key ? m->key->size : 0;
+	uint32_t boff = mapdump_bucket_offset(m->key);
+	uint32_t nb = nbuckets_of(m->value);
+	struct item **order = xmalloc((r->n ? r->n : 1) * sizeof(*order));
+	for (size_t i = 0; i < r->n; i++) {
+		items[i].e.key = r->keys + i * r->ksize;
+		items[i].rank = u64_at(r->vals + i * r->vsize);
+		order[i] = &items[i];
+	}
+	stdsort_stable((void **)order, r->n, by_key_bytes, &plen);
+	*bufs = xcalloc((r->n ? r->n : 1) * (nb ? nb : 1), sizeof(uint64_t));
+	struct item *groups = xmalloc((r->n ? r->n : 1) * sizeof(*groups));
+	size_t ng = 0;
+	for (size_t i = 0; i < r->n; i++) {
+		const uint8_t *k = order[i]->e.key;
+		if (!ng || memcmp(groups[ng - 1].e.key, k, plen)) {
+			groups[ng].e.key = k;
+			groups[ng].e.value = NULL;
+			groups[ng].e.buckets = *bufs + ng * nb;
+			groups[ng].e.nbuckets = nb;
+			groups[ng].rank = 0;
+			ng++;
+		}
+		struct item *g = &groups[ng - 1];
+		uint64_t b = u64_at(k + boff);
+		if (b < nb) {
+			(*bufs)[(size_t)(g - groups) * nb + b] += order[i]->rank;
+			g->rank += order[i]->rank; /* total count */
+		}
+	}
+	memcpy(items, groups, ng * sizeof(*items));
+	free(groups);
+	free(order);
+	return ng;
+}
+
+int mapdump_print(struct out *o, const struct mapdump_map *m, uint32_t top,
+		  uint32_t div)
+{
+	struct raw r;
+	int err = read_all(m, &r);
+	if (err)
+		return err;
+	const struct type *vt = m->value;
+	struct item *items = xmalloc((r.n ? r.n : 1) * sizeof(*items));
+	uint64_t *bufs = NULL;
+	size_t n = r.n;
+	stdsort_less less = NULL;
+	if (is_hist(vt)) {
+		n = group_hist(m, &r, items, &bufs);
+		less = by_rank_signed;
+	} else {
+		for (size_t i = 0; i < n; i++) {
+			memset(&items[i], 0, sizeof(items[i]));
+			items[i].e.key = r.keys + i * r.ksize;
+			items[i].e.value = r.vals + i * r.vsize;
+		}
+	}
+	struct item **order = xmalloc((n ? n : 1) * sizeof(*order));
+	for (size_t i = 0; i < n; i++)
+		order[i] = &items[i];
+	size_t klen = m->key ? m->key->size : 0;
+	switch (vt->kind) {
+	case TY_AVG:
+	case TY_STATS:
+		/* 0.17 collects these in a std::map: key-byte order first. */
+		stdsort_stable((void **)order, n, by_key_bytes, &klen);
+		for (size_t i = 0; i < n; i++)
+			order[i]->rank = (uint64_t)out_average(order[i]->e.value);
+		less = by_rank_signed;
+		break;
+	case TY_COUNT:
+	case TY_SUM:
+	case TY_MIN:
+	case TY_MAX:
+	case TY_INT: {
+		bool sgn = vt->kind == TY_MIN || vt->kind == TY_MAX ||
+			   (vt->kind != TY_COUNT && vt->is_signed);
+		uint32_t size = vt->kind == TY_INT ? vt->size : 8;
+		for (size_t i = 0; i < n; i++)
+			order[i]->rank = vfmt_load_int(order[i]->e.value, size,
+						       sgn);
+		less = sgn ? by_rank_signed : by_rank_unsigned;
+		break;
+	}
+	default:
+		if (!is_hist(vt) && m->key)
+			stdsort_stable((void **)order, n, by_key_args,
+				       (void *)m->key);
+		break;
+	}
+	if (less)
+		stdsort_sort((void **)order, n, less, NULL);
+	if (vt->kind == TY_STATS)
+		top = div = 0;
+	size_t skip = top && n > top ? n - top : 0;
+	struct out_entry *entries = xmalloc((n ? n : 1) * sizeof(*entries));
+	for (size_t i = skip; i < n; i++) {
+		entries[i - skip] = order[i]->e;
+		if (!m->key)
+			entries[i - skip].key = NULL;
+	}
+	struct out_map om = {
+		.name = m->name, .key = m->key, .value = vt,
+		.entries = entries, .n = n - skip, .div = div,
+	};
+	out_map(o, &om);
+	free(entries);
+	free(order);
+	free(bufs);
+	free(items);
+	raw_free(&r);
+	return 0;
+}
+
+/* Collects all keys (a snapshot, so that updates cannot disturb the walk). */
+static int all_keys(int fd, uint32_t ksize, uint8_t **keys, size_t *n)
+{
+	size_t cap = 0;
+	uint8_t *prev = NULL;
+	int err;
+	*keys = NULL;
+	*n = 0;
+	for (;;) {
+		if (*n == cap) {
+			cap = cap ? cap * 2 : 64;
+			*keys = xreallocarray(*keys, cap, ksize);
+		}
+		prev = *n ? *keys + (*n - 1) * ksize : NULL;
+		err = bpf_map_get_next_key(fd, prev, *keys + *n * ksize);
+		if (err)
+			break;
+		(*n)++;
+	}
+	if (err == -ENOENT)
+		return 0;
+	free(*keys);
+	*keys = NULL;
+	return err;
+}
+
+int mapdump_zero(const struct mapdump_map *m)
+{
+	uint32_t ksize = mapdump_key_size(m->key, m->value);
+	uint32_t vsize = mapdump_value_size(m->value);
+	int ncpu = num_cpus(m);
+	if (ncpu < 0)
+		return ncpu;
+	uint8_t *keys;
+	size_t n;
+	int err = all_keys(m->fd, ksize, &keys, &n);
+	if (err)
+		return err;
+	size_t slot = m->percpu ? round8(vsize) : vsize;
+	uint8_t *zero = xcalloc((size_t)ncpu, slot ? slot : 1);
+	for (size_t i = 0; i < n && !err; i++) {
+		err = bpf_map_update_elem(m->fd, keys + i * ksize, zero,
+					  BPF_EXIST);
+		if (err == -ENOENT)
+			err = 0; /* deleted meanwhile: already "zero" */
+	}
+	free(zero);
+	free(keys);
+	return err;
+}
+
+static bool is_array(int fd)
+{
+	struct bpf_map_info info;
+	uint32_t len = sizeof(info);
+	memset(&info, 0, sizeof(info));
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+		return false;
+	return info.type == BPF_MAP_TYPE_ARRAY ||
+	       info.type == BPF_MAP_TYPE_PERCPU_ARRAY;
+}
+
+int mapdump_clear(const struct mapdump_map *m)
+{
+	if (is_array(m->fd))
+		return mapdump_zero(m); /* array entries cannot be deleted */
+	uint32_t ksize = mapdump_key_size(m->key, m->value);
+	uint8_t *keys;
+	size_t n;
+	int err = all_keys(m->fd, ksize, &keys, &n);
+	for (size_t i = 0; i < n && !err; i++) {
+		err = bpf_map_delete_elem(m->fd, keys + i * ksize);
+		if (err == -ENOENT)
+			err = 0;
+	}
+	free(keys);
+	return err;
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp((*(const struct mapdump_map *const *)a)->name,
+		      (*(const struct mapdump_map *const *)b)->name);
+}
+
+int mapdump_print_exit(struct out *o, const struct mapdump_map *maps, size_t n)
+{
+	const struct mapdump_map **order = xmalloc((n ? n : 1) *
+						   sizeof(*order));
+	int err = 0;
+	for (size_t i = 0; i < n; i++)
+		order[i] = &maps[i];
+	qsort(order, n, sizeof(*order), by_name);
+	out_exit_begin(o);
+	for (size_t i = 0; i < n; i++) {
+		int e = mapdump_print(o, order[i], 0, 0);
+		if (e && !err)
+			err = e;
+	}
+	free(order);
+	return err;
+}

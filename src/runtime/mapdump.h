@@ -1,0 +1,64 @@
+/*
+ * Reading BPF maps back and printing them, as bpftrace 0.17 does.
+ *
+ * Layout of a map (what codegen must build):
+ *   key    = [key type's bytes][pad to 8][u64 bucket]   hist and lhist
+ *          = [key type's bytes]                          others
+ *          = [u64 0]                                     key-less (@x = ...)
+ *            A key-less hist key is just the u64 bucket (hist.h says how
+ *            the bucket index is computed). A TUPLE key type is a multi-key
+ *            @m[a, b]; bpftrace 0.17 allows no other use of tuple keys.
+ *   value  = the value type's layout (lang/types.h); COUNT, SUM, MIN, MAX,
+ *            AVG, STATS, HIST and LHIST maps are per-CPU (one value per
+ *            possible CPU, each slot rounded up to 8 bytes), merged here.
+ * Key-less maps may also be (per-CPU) arrays of one entry: bpftrace 0.17
+ * keeps key-less count() in one, so "@c: 0" prints even when never hit.
+ * Everything here works on hashes and arrays alike.
+ */
+#ifndef SONDE_MAPDUMP_H
+#define SONDE_MAPDUMP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct out;
+struct type;
+
+struct mapdump_map {
+	const char *name;          /* "@", "@name" */
+	int fd;
+	const struct type *key;    /* NULL: key-less */
+	const struct type *value;  /* COUNT ... LHIST, or a plain value type */
+	bool percpu;
+};
+
+/* Byte sizes of the BPF map's key and of one CPU's value slot. */
+uint32_t mapdump_key_size(const struct type *key, const struct type *value);
+uint32_t mapdump_value_size(const struct type *value);
+/* Offset of the u64 bucket in a hist/lhist key. */
+uint32_t mapdump_bucket_offset(const struct type *key);
+
+/*
+ * print(@m, top, div): reads all entries, merges per-CPU values, sorts and
+ * prints through o. top (0: all) keeps the last top entries after sorting;
+ * div (0: none) divides the printed values. Both are ignored for stats(),
+ * as in 0.17. Returns 0 or -errno.
+ */
+int mapdump_print(struct out *o, const struct mapdump_map *m, uint32_t top,
+		  uint32_t div);
+
+/* clear(@m): deletes every entry (arrays are zeroed instead). */
+int mapdump_clear(const struct mapdump_map *m);
+/* zero(@m): sets every existing entry's value to zero on every CPU. */
+int mapdump_zero(const struct mapdump_map *m);
+
+/*
+ * At exit: the two newlines 0.17 always prints, then every map, in order of
+ * name (strcmp, as bpftrace's std::map of names). Empty maps are included:
+ * the text format shows them as blank lines, JSON skips them.
+ */
+int mapdump_print_exit(struct out *o, const struct mapdump_map *maps,
+		       size_t n);
+
+#endif

@@ -1,0 +1,152 @@
+/*
+ * The output interface: everything the runtime prints goes through one
+ * struct out, whose ops table is a format. output_text.c and output_json.c
+ * are the two formats; a new format is a new file plus one line in the
+ * table of output.c.
+ *
+ * Formats only render: reading, merging and sorting maps is mapdump's job,
+ * and values are decoded by value_fmt from (struct type, bytes).
+ */
+#ifndef SONDE_OUTPUT_H
+#define SONDE_OUTPUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct strbuf;
+struct type;
+
+/*
+ * What a value cannot print by itself: symbols, stacks, probe and cgroup
+ * names, the wall clock. The runtime fills it in; every member may be left
+ * zero, and then the fallback in brackets is used.
+ */
+struct out_resolver {
+	void *ctx;
+	/* Appends the symbol of addr: "func", or "func+0x1f" when offset.
+	 * pid < 0: a kernel address. Returns 0, or -errno (e.g. -ENOENT)
+	 * when unknown. [the address as "0x1f2e"] */
+	int (*sym)(void *ctx, uint64_t addr, int32_t pid, bool offset,
+		   struct strbuf *sb);
+	/* Reads the frames of a stack id into ips; returns how many (at most
+	 * max), or -errno. [an empty stack] */
+	int (*stack)(void *ctx, bool user, uint32_t stackid, uint64_t *ips,
+		     uint32_t max);
+	/* Appends the path(s) of a cgroup id. [the id in decimal] */
+	int (*cgroup_path)(void *ctx, uint64_t cgid, struct strbuf *sb);
+	/* probe() values index this table. [the index in decimal] */
+	const char *const *probe_names;
+	uint32_t nprobes;
+	/* CLOCK_REALTIME - CLOCK_BOOTTIME in ns, to turn strftime()'s
+	 * boot-relative timestamps into wall-clock time. */
+	int64_t boot_wall_ns;
+};
+
+/* One map entry, decoded and merged across CPUs. */
+struct out_entry {
+	const uint8_t *key;       /* key type's bytes; NULL when key-less */
+	const uint8_t *value;     /* value type's layout (merged); not hists */
+	const uint64_t *buckets;  /* HIST/LHIST: count per bucket index */
+	uint32_t nbuckets;
+};
+
+/* A map ready to print: entries already sorted and cut to top. */
+struct out_map {
+	const char *name;          /* "@", "@name" */
+	const struct type *key;    /* NULL: key-less; TUPLE: @m[a, b, ...] */
+	const struct type *value;  /* COUNT, SUM, ..., HIST, LHIST, or plain */
+	const struct out_entry *entries;
+	size_t n;
+	uint64_t div;              /* print(@m, top, div); 0: none */
+};
+
+struct out;
+
+struct out_ops {
+	const char *name; /* "text", "json" */
+	/* "Attaching N probes..." */
+	void (*attached_probes)(struct out *o, uint32_t n);
+	/* Formatted printf() text, time() text, cat() file contents,
+	 * system() output, join() result (without its newline). */
+	void (*printf_)(struct out *o, const char *s, size_t len);
+	void (*time)(struct out *o, const char *s, size_t len);
+	void (*cat)(struct out *o, const char *s, size_t len);
+	void (*syscall)(struct out *o, const char *s, size_t len);
+	void (*join)(struct out *o, const char *s, size_t len);
+	void (*lost_events)(struct out *o, uint64_t n);
+	/* print(expr) of a non-map value */
+	void (*value)(struct out *o, const struct type *t, const void *data);
+	/* print(@m) and the maps printed at exit */
+	void (*map)(struct out *o, const struct out_map *m);
+	/* Once, after END, before the maps printed at exit. */
+	void (*exit_begin)(struct out *o);
+};
+
+struct out {
+	const struct out_ops *ops;
+	FILE *f;
+	const struct out_resolver *res; /* NULL: all fallbacks */
+};
+
+/* Sets up o for format "text" or "json". Returns 0 or -EINVAL. */
+int out_init(struct out *o, const char *format, FILE *f,
+	     const struct out_resolver *res);
+
+extern const struct out_ops out_text_ops, out_json_ops;
+
+static inline void out_attached_probes(struct out *o, uint32_t n)
+{
+	o->ops->attached_probes(o, n);
+}
+static inline void out_printf(struct out *o, const char *s, size_t len)
+{
+	o->ops->printf_(o, s, len);
+}
+static inline void out_time(struct out *o, const char *s, size_t len)
+{
+	o->ops->time(o, s, len);
+}
+static inline void out_cat(struct out *o, const char *s, size_t len)
+{
+	o->ops->cat(o, s, len);
+}
+static inline void out_syscall(struct out *o, const char *s, size_t len)
+{
+	o->ops->syscall(o, s, len);
+}
+static inline void out_join(struct out *o, const char *s, size_t len)
+{
+	o->ops->join(o, s, len);
+}
+static inline void out_lost_events(struct out *o, uint64_t n)
+{
+	o->ops->lost_events(o, n);
+}
+static inline void out_value(struct out *o, const struct type *t,
+			     const void *data)
+{
+	o->ops->value(o, t, data);
+}
+static inline void out_map(struct out *o, const struct out_map *m)
+{
+	o->ops->map(o, m);
+}
+static inline void out_exit_begin(struct out *o)
+{
+	o->ops->exit_begin(o);
+}
+
+/* Helpers shared by the formats. */
+
+/* Writes sb to o->f and flushes, so output interleaves with the
+ * workload's as it happens (bpftrace ends every line with std::endl). */
+void out_write(struct out *o, const struct strbuf *sb);
+/* Average of a merged AVG/STATS value {s64 sum; u64 count}: 0 when empty. */
+int64_t out_average(const void *value);
+/* The (divided) integer of a COUNT/SUM/MIN/MAX/INT value, as text. */
+void out_scalar(struct strbuf *sb, const struct type *t, const void *value,
+		uint64_t div);
+
+#endif

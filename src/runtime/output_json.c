@@ -1,0 +1,152 @@
+/* The JSON format (-f json): one object per line, as bpftrace 0.17. */
+#include <inttypes.h>
+
+#include "lang/types.h"
+#include "runtime/hist.h"
+#include "runtime/output.h"
+#include "runtime/value_fmt.h"
+#include "util/strbuf.h"
+
+/* {"type": "<type>", "data": "<escaped s>"} */
+static void message(struct out *o, const char *type, const char *s, size_t len)
+{
+	struct strbuf sb = STRBUF_INIT;
+	sb_printf(&sb, "{\"type\": \"%s\", \"data\": ", type);
+	vfmt_json_string(&sb, s, len);
+	sb_append(&sb, "}\n");
+	out_write(o, &sb);
+	sb_free(&sb);
+}
+
+static void printf_(struct out *o, const char *s, size_t len)
+{
+	message(o, "printf", s, len);
+}
+
+static void time_(struct out *o, const char *s, size_t len)
+{
+	message(o, "time", s, len);
+}
+
+static void cat(struct out *o, const char *s, size_t len)
+{
+	message(o, "cat", s, len);
+}
+
+static void syscall_(struct out *o, const char *s, size_t len)
+{
+	message(o, "syscall", s, len);
+}
+
+static void join(struct out *o, const char *s, size_t len)
+{
+	message(o, "join", s, len);
+}
+
+static void attached_probes(struct out *o, uint32_t n)
+{
+	fprintf(o->f,
+		"{\"type\": \"attached_probes\", \"data\": {\"probes\": %u}}\n",
+		n);
+	fflush(o->f);
+}
+
+static void lost_events(struct out *o, uint64_t n)
+{
+	fprintf(o->f,
+		"{\"type\": \"lost_events\", \"data\": {\"events\": %" PRIu64
+		"}}\n",
+		n);
+	fflush(o->f);
+}
+
+static void value(struct out *o, const struct type *t, const void *data)
+{
+	struct vfmt f = { true, o->res, VFMT_VALUE_INDENT };
+	struct strbuf sb = STRBUF_INIT;
+	sb_append(&sb, "{\"type\": \"value\", \"data\": ");
+	vfmt_value(&sb, &f, t, data);
+	sb_append(&sb, "}\n");
+	out_write(o, &sb);
+	sb_free(&sb);
+}
+
+static const char *map_type(const struct type *vt)
+{
+	switch (vt->kind) {
+	case TY_HIST: case TY_LHIST: return "hist";
+	case TY_AVG: case TY_STATS: return "stats";
+	default: return "map";
+	}
+}
+
+static void entry_value(struct strbuf *sb, const struct vfmt *f,
+			const struct out_map *m, const struct out_entry *e)
+{
+	const struct type *vt = m->value;
+	switch (vt->kind) {
+	case TY_HIST:
+		hist_json_log2(sb, e->buckets, e->nbuckets);
+		break;
+	case TY_LHIST:
+		hist_json_linear(sb, e->buckets, e->nbuckets, vt->lmin,
+				 vt->lmax, vt->lstep);
+		break;
+	case TY_INT: case TY_COUNT: case TY_SUM: case TY_MIN: case TY_MAX:
+	case TY_AVG:
+		out_scalar(sb, vt, e->value, m->div);
+		break;
+	default:
+		vfmt_value(sb, f, vt, e->value);
+		break;
+	}
+}
+
+/* {"type": "map", "data": {"@m": {"k1": v1, "k2": v2}}}, or
+ * {"@m": v} when key-less; empty maps print nothing. */
+static void map(struct out *o, const struct out_map *m)
+{
+	if (!m->n)
+		return;
+	struct vfmt f = { true, o->res, VFMT_VALUE_INDENT };
+	struct strbuf sb = STRBUF_INIT;
+	sb_printf(&sb, "{\"type\": \"%s\", \"data\": {\"%s\": ",
+		  map_type(m->value), m->name);
+	if (!m->key) {
+		entry_value(&sb, &f, m, &m->entries[0]);
+	} else {
+		sb_putc(&sb, '{');
+		for (size_t i = 0; i < m->n; i++) {
+			if (i)
+				sb_append(&sb, ", ");
+			vfmt_key(&sb, &f, m->key, m->entries[i].key);
+			sb_append(&sb, ": ");
+			entry_value(&sb, &f, m, &m->entries[i]);
+		}
+		sb_putc(&sb, '}');
+	}
+	sb_append(&sb, "}}\n");
+	out_write(o, &sb);
+	sb_free(&sb);
+}
+
+/* 0.17 prints the same two newlines before the exit maps in JSON too. */
+static void exit_begin(struct out *o)
+{
+	fputs("\n\n", o->f);
+	fflush(o->f);
+}
+
+const struct out_ops out_json_ops = {
+	.name = "json",
+	.attached_probes = attached_probes,
+	.printf_ = printf_,
+	.time = time_,
+	.cat = cat,
+	.syscall = syscall_,
+	.join = join,
+	.lost_events = lost_events,
+	.value = value,
+	.map = map,
+	.exit_begin = exit_begin,
+};

@@ -1,0 +1,111 @@
+/* The text format: bpftrace 0.17's default output. */
+#include <inttypes.h>
+
+#include "lang/types.h"
+#include "runtime/hist.h"
+#include "runtime/output.h"
+#include "runtime/value_fmt.h"
+#include "util/strbuf.h"
+
+static void raw(struct out *o, const char *s, size_t len)
+{
+	fwrite(s, 1, len, o->f);
+	fflush(o->f);
+}
+
+static void attached_probes(struct out *o, uint32_t n)
+{
+	fprintf(o->f, "Attaching %u probe%s...\n", n, n == 1 ? "" : "s");
+	fflush(o->f);
+}
+
+static void join(struct out *o, const char *s, size_t len)
+{
+	fwrite(s, 1, len, o->f);
+	fputc('\n', o->f);
+	fflush(o->f);
+}
+
+static void lost_events(struct out *o, uint64_t n)
+{
+	fprintf(o->f, "Lost %" PRIu64 " events\n", n);
+	fflush(o->f);
+}
+
+static void value(struct out *o, const struct type *t, const void *data)
+{
+	struct vfmt f = { false, o->res, VFMT_VALUE_INDENT };
+	struct strbuf sb = STRBUF_INIT;
+	vfmt_value(&sb, &f, t, data);
+	sb_putc(&sb, '\n');
+	out_write(o, &sb);
+	sb_free(&sb);
+}
+
+static bool is_scalar(const struct type *t)
+{
+	switch (t->kind) {
+	case TY_INT: case TY_COUNT: case TY_SUM: case TY_MIN: case TY_MAX:
+	case TY_AVG:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * Entries are "@m[key]: value" joined by newlines and ended by one, so an
+ * empty map is a blank line. Hist entries are "@m[key]: \n" + the buckets;
+ * avg and stats maps get one more blank line at the end. This reproduces
+ * every 0.17 case, empty maps included.
+ */
+static void map(struct out *o, const struct out_map *m)
+{
+	struct vfmt f = { false, o->res, VFMT_VALUE_INDENT };
+	const struct type *vt = m->value;
+	struct strbuf sb = STRBUF_INIT;
+	for (size_t i = 0; i < m->n; i++) {
+		const struct out_entry *e = &m->entries[i];
+		if (i)
+			sb_putc(&sb, '\n');
+		sb_append(&sb, m->name);
+		vfmt_key(&sb, &f, m->key, e->key);
+		sb_append(&sb, ": ");
+		if (vt->kind == TY_HIST) {
+			sb_putc(&sb, '\n');
+			hist_text_log2(&sb, e->buckets, e->nbuckets, m->div);
+		} else if (vt->kind == TY_LHIST) {
+			sb_putc(&sb, '\n');
+			hist_text_linear(&sb, e->buckets, e->nbuckets, vt->lmin,
+					 vt->lmax, vt->lstep, m->div);
+		} else if (is_scalar(vt)) {
+			out_scalar(&sb, vt, e->value, m->div);
+		} else {
+			vfmt_value(&sb, &f, vt, e->value);
+		}
+	}
+	sb_putc(&sb, '\n');
+	if (vt->kind == TY_AVG || vt->kind == TY_STATS)
+		sb_putc(&sb, '\n');
+	out_write(o, &sb);
+	sb_free(&sb);
+}
+
+static void exit_begin(struct out *o)
+{
+	raw(o, "\n\n", 2);
+}
+
+const struct out_ops out_text_ops = {
+	.name = "text",
+	.attached_probes = attached_probes,
+	.printf_ = raw,
+	.time = raw,
+	.cat = raw,
+	.syscall = raw,
+	.join = join,
+	.lost_events = lost_events,
+	.value = value,
+	.map = map,
+	.exit_begin = exit_begin,
+};

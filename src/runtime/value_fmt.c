@@ -1,0 +1,403 @@
+#include "value_fmt.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <pwd.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+
+#include "lang/types.h"
+#include "runtime/output.h"
+#include "util/strbuf.h"
+
+#define DEFAULT_STACK_LIMIT 127
+
+uint64_t vfmt_load_int(const void *p, uint32_t size, bool is_signed)
+{
+	switch (size) {
+	case 1: {
+		uint8_t v;
+		memcpy(&v, p, 1);
+		return is_signed ? (uint64_t)(int64_t)(int8_t)v : v;
+	}
+	case 2: {
+		uint16_t v;
+		memcpy(&v, p, 2);
+		return is_signed ? (uint64_t)(int64_t)(int16_t)v : v;
+	}
+	case 4: {
+		uint32_t v;
+		memcpy(&v, p, 4);
+		return is_signed ? (uint64_t)(int64_t)(int32_t)v : v;
+	}
+	default: {
+		uint64_t v;
+		memcpy(&v, p, 8);
+		return v;
+	}
+	}
+}
+
+static uint64_t u64_at(const void *data, size_t off)
+{
+	uint64_t v;
+	memcpy(&v, (const uint8_t *)data + off, 8);
+	return v;
+}
+
+static void put_int(struct strbuf *sb, uint64_t v, bool is_signed)
+{
+	if (is_signed)
+		sb_printf(sb, "%" PRId64, (int64_t)v);
+	else
+		sb_printf(sb, "%" PRIu64, v);
+}
+
+void vfmt_json_string(struct strbuf *sb, const char *s, size_t n)
+{
+	sb_putc(sb, '"');
+	for (size_t i = 0; i < n; i++) {
+		signed char c = (signed char)s[i];
+		switch (c) {
+		case '"': sb_append(sb, "\\\""); break;
+		case '\\': sb_append(sb, "\\\\"); break;
+		case '\n': sb_append(sb, "\\n"); break;
+		case '\r': sb_append(sb, "\\r"); break;
+		case '\t': sb_append(sb, "\\t"); break;
+		default:
+			if (c <= 0x1f)
+				sb_printf(sb, "\\u%04x", (unsigned)(int)c);
+			else
+				sb_putc(sb, c);
+		}
+	}
+	sb_putc(sb, '"');
+}
+
+/* An address as "func[+off]", or in hex when unknown ("0" for 0, as
+ * bpftrace's ostream of a pointer). */
+static void put_sym(struct strbuf *sb, const struct out_resolver *res,
+		    uint64_t addr, int32_t pid, bool offset)
+{
+	struct strbuf name = STRBUF_INIT;
+	if (res && res->sym && res->sym(res->ctx, addr, pid, offset, &name) == 0)
+		sb_appendn(sb, sb_str(&name), name.len);
+	else
+		sb_printf(sb, "%#" PRIx64, addr);
+	sb_free(&name);
+}
+
+static void put_stack(struct strbuf *sb, const struct vfmt *f,
+		      const struct type *t, uint32_t stackid, int32_t pid)
+{
+	const struct out_resolver *res = f->res;
+	bool user = t->kind == TY_USTACK;
+	uint32_t max = t->stack_limit ? t->stack_limit : DEFAULT_STACK_LIMIT;
+	uint64_t ips[max];
+	int n = res && res->stack ? res->stack(res->ctx, user, stackid, ips, max)
+				  : -ENOENT;
+	if (n < 0)
+		return; /* as bpftrace: an unreadable stack prints nothing */
+	sb_putc(sb, '\n');
+	for (int i = 0; i < n && ips[i]; i++) {
+		int32_t spid = user ? pid : -1;
+		switch (t->stack_mode) {
+		case STACK_BPFTRACE:
+			sb_printf(sb, "%*s", f->stack_indent, "");
+			put_sym(sb, res, ips[i], spid, true);
+			break;
+		case STACK_PERF:
+			sb_printf(sb, "\t%" PRIx64 " ", ips[i]);
+			put_sym(sb, res, ips[i], spid, true);
+			break;
+		case STACK_RAW:
+			sb_printf(sb, "%" PRIx64, ips[i]);
+			break;
+		}
+		sb_putc(sb, '\n');
+	}
+}
+
+static void put_inet(struct strbuf *sb, const void *data)
+{
+	char buf[INET6_ADDRSTRLEN];
+	uint64_t af = u64_at(data, 0);
+	const uint8_t *addr = (const uint8_t *)data + 8;
+	int family = af == AF_INET ? AF_INET : af == AF_INET6 ? AF_INET6 : -1;
+	if (family > 0 && inet_ntop(family, addr, buf, sizeof(buf)))
+		sb_append(sb, buf);
+}
+
+static void put_username(struct strbuf *sb, uint64_t uid)
+{
+	struct passwd pw, *found = NULL;
+	char buf[4096];
+	/* Unknown users print as "", as bpftrace 0.17 does. */
+	if (getpwuid_r((uid_t)uid, &pw, buf, sizeof(buf), &found) == 0 && found)
+		sb_append(sb, found->pw_name);
+}
+
+static void put_timestamp(struct strbuf *sb, const struct out_resolver *res,
+			  const struct type *t, uint64_t ns)
+{
+	if (!t->name) {
+		sb_printf(sb, "%" PRIu64, ns);
+		return;
+	}
+	int64_t wall = (int64_t)ns + (res ? res->boot_wall_ns : 0);
+	time_t secs = (time_t)(wall / 1000000000);
+	struct tm tm;
+	char buf[512];
+	localtime_r(&secs, &tm);
+	size_t n = strftime(buf, sizeof(buf), t->name, &tm);
+	sb_appendn(sb, buf, n);
+}
+
+static void put_buf(struct strbuf *sb, const struct type *t, const void *data)
+{
+	uint32_t len;
+	memcpy(&len, data, 4);
+	if (t->size < 4)
+		return;
+	if (len > t->size - 4)
+		len = t->size - 4;
+	const uint8_t *p = (const uint8_t *)data + 4;
+	for (uint32_t i = 0; i < len; i++) {
+		if (p[i] >= 0x20 && p[i] < 0x7f)
+			sb_putc(sb, (char)p[i]);
+		else
+			sb_printf(sb, "\\x%02x", p[i]);
+	}
+}
+
+/* A bitfield's value, sign-extended when its type is signed. */
+static uint64_t load_bitfield(const struct type_field *fl, const uint8_t *data)
+{
+	const struct type *ft = fl->type;
+	uint64_t v = vfmt_load_int(data + fl->offset, ft->size, false);
+	v >>= fl->bit_off;
+	if (fl->bit_size < 64) {
+		v &= (1ULL << fl->bit_size) - 1;
+		if (ft->is_signed && (v >> (fl->bit_size - 1)) & 1)
+			v |= ~0ULL << fl->bit_size;
+	}
+	return v;
+}
+
+static void put_record(struct strbuf *sb, const struct vfmt *f,
+		       const struct type *t, const uint8_t *data)
+{
+	sb_append(sb, "{ ");
+	for (uint32_t i = 0; i < t->nfields; i++) {
+		const struct type_field *fl = &t->fields[i];
+		if (i)
+			sb_append(sb, ", ");
+		if (f->json) {
+			vfmt_json_string(sb, fl->name, strlen(fl->name));
+			sb_append(sb, ": ");
+		} else {
+			sb_printf(sb, ".%s = ", fl->name);
+		}
+		if (fl->bit_size)
+			put_int(sb, load_bitfield(fl, data), fl->type->is_signed);
+		else
+			vfmt_value(sb, f, fl->type, data + fl->offset);
+	}
+	sb_append(sb, " }");
+}
+
+/* Appends the text form of a value that JSON shows as a string. */
+static bool put_stringish(struct strbuf *sb, const struct vfmt *f,
+			  const struct type *t, const uint8_t *data)
+{
+	const struct out_resolver *res = f->res;
+	switch (t->kind) {
+	case TY_STRING:
+		sb_appendn(sb, (const char *)data,
+			   strnlen((const char *)data, t->size));
+		return true;
+	case TY_BUF:
+		put_buf(sb, t, data);
+		return true;
+	case TY_KSYM:
+		put_sym(sb, res, u64_at(data, 0), -1, false);
+		return true;
+	case TY_USYM:
+		put_sym(sb, res, u64_at(data, 0), (int32_t)u64_at(data, 8),
+			false);
+		return true;
+	case TY_KSTACK:
+		put_stack(sb, f, t, (uint32_t)u64_at(data, 0), -1);
+		return true;
+	case TY_USTACK:
+		put_stack(sb, f, t, (uint32_t)u64_at(data, 0),
+			  (int32_t)u64_at(data, 8));
+		return true;
+	case TY_INET:
+		put_inet(sb, data);
+		return true;
+	case TY_USERNAME:
+		put_username(sb, u64_at(data, 0));
+		return true;
+	case TY_PROBE: {
+		uint64_t i = u64_at(data, 0);
+		if (res && res->probe_names && i < res->nprobes)
+			sb_append(sb, res->probe_names[i]);
+		else
+			sb_printf(sb, "%" PRIu64, i);
+		return true;
+	}
+	default:
+		return false;
+	}
+}
+
+/* Appends the text form of a value that even JSON prints unquoted. */
+static bool put_raw(struct strbuf *sb, const struct vfmt *f,
+		    const struct type *t, const uint8_t *data)
+{
+	const struct out_resolver *res = f->res;
+	switch (t->kind) {
+	case TY_MACADDR:
+		sb_printf(sb, "%02X:%02X:%02X:%02X:%02X:%02X", data[0], data[1],
+			  data[2], data[3], data[4], data[5]);
+		return true;
+	case TY_CGROUP_PATH: {
+		uint64_t id = u64_at(data, 0);
+		if (!res || !res->cgroup_path ||
+		    res->cgroup_path(res->ctx, id, sb) < 0)
+			sb_printf(sb, "%" PRIu64, id);
+		return true;
+	}
+	case TY_TIMESTAMP:
+		put_timestamp(sb, res, t, u64_at(data, 0));
+		return true;
+	default:
+		return false;
+	}
+}
+
+static void put_stats(struct strbuf *sb, const struct vfmt *f,
+		      const uint8_t *data)
+{
+	int64_t total = (int64_t)u64_at(data, 0);
+	uint64_t count = u64_at(data, 8);
+	int64_t avg = count ? total / (int64_t)count : 0;
+	if (f->json)
+		sb_printf(sb,
+			  "{\"count\": %" PRIu64 ", \"average\": %" PRId64
+			  ", \"total\": %" PRId64 "}",
+			  count, avg, total);
+	else
+		sb_printf(sb,
+			  "count %" PRIu64 ", average %" PRId64
+			  ", total %" PRId64,
+			  count, avg, total);
+}
+
+void vfmt_value(struct strbuf *sb, const struct vfmt *f, const struct type *t,
+		const void *data)
+{
+	const uint8_t *p = data;
+	if (f->json) {
+		struct strbuf tmp = STRBUF_INIT;
+		struct vfmt text = *f;
+		text.json = false;
+		if (put_stringish(&tmp, &text, t, p)) {
+			vfmt_json_string(sb, sb_str(&tmp), tmp.len);
+			sb_free(&tmp);
+			return;
+		}
+		sb_free(&tmp);
+	} else if (put_stringish(sb, f, t, p)) {
+		return;
+	}
+	if (put_raw(sb, f, t, p))
+		return;
+	switch (t->kind) {
+	case TY_INT:
+		put_int(sb, vfmt_load_int(p, t->size, t->is_signed),
+			t->is_signed);
+		break;
+	case TY_PTR:
+	case TY_COUNT:
+		put_int(sb, u64_at(p, 0), false);
+		break;
+	case TY_SUM:
+		put_int(sb, u64_at(p, 0), t->is_signed);
+		break;
+	case TY_MIN:
+	case TY_MAX:
+		put_int(sb, u64_at(p, 0), true);
+		break;
+	case TY_AVG: {
+		uint64_t count = u64_at(p, 8);
+		put_int(sb, count ? (uint64_t)((int64_t)u64_at(p, 0) /
+					       (int64_t)count) : 0, true);
+		break;
+	}
+	case TY_STATS:
+		put_stats(sb, f, p);
+		break;
+	case TY_TUPLE:
+		sb_putc(sb, f->json ? '[' : '(');
+		for (uint32_t i = 0; i < t->nfields; i++) {
+			if (i)
+				sb_append(sb, f->json ? "," : ", ");
+			vfmt_value(sb, f, t->fields[i].type,
+				   p + t->fields[i].offset);
+		}
+		sb_putc(sb, f->json ? ']' : ')');
+		break;
+	case TY_RECORD:
+		put_record(sb, f, t, p);
+		break;
+	case TY_ARRAY: {
+		uint32_t esize = t->elem ? t->elem->size : 0;
+		sb_putc(sb, '[');
+		for (uint32_t i = 0; esize && i < t->count; i++) {
+			if (i)
+				sb_putc(sb, ',');
+			vfmt_value(sb, f, t->elem, p + (size_t)i * esize);
+		}
+		sb_putc(sb, ']');
+		break;
+	}
+	default:
+		/* NONE, VOID, HIST, LHIST: nothing to show as a scalar. */
+		break;
+	}
+}
+
+void vfmt_key(struct strbuf *sb, const struct vfmt *f, const struct type *key,
+	      const void *data)
+{
+	if (!key)
+		return;
+	struct vfmt text = *f;
+	text.json = false;
+	text.stack_indent = VFMT_KEY_INDENT;
+	struct strbuf k = STRBUF_INIT;
+	const uint8_t *p = data;
+	const char *sep = f->json ? "," : ", ";
+	if (key->kind == TY_TUPLE) {
+		for (uint32_t i = 0; i < key->nfields; i++) {
+			if (i)
+				sb_append(&k, sep);
+			vfmt_value(&k, &text, key->fields[i].type,
+				   p + key->fields[i].offset);
+		}
+	} else {
+		vfmt_value(&k, &text, key, p);
+	}
+	if (f->json) {
+		vfmt_json_string(sb, sb_str(&k), k.len);
+	} else {
+		sb_putc(sb, '[');
+		sb_appendn(sb, sb_str(&k), k.len);
+		sb_putc(sb, ']');
+	}
+	sb_free(&k);
+}

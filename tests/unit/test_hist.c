@@ -1,0 +1,219 @@
+/* Histogram buckets and rendering, against bpftrace 0.17's exact output. */
+#include "check.h"
+
+#include <stdint.h>
+#include <string.h>
+
+#include "runtime/hist.h"
+#include "util/strbuf.h"
+
+#define BAR0 "|                                                    |\n"
+#define BAR13 "|@@@@@@@@@@@@@                                       |\n"
+#define BAR26 "|@@@@@@@@@@@@@@@@@@@@@@@@@@                          |\n"
+#define BAR52 "|@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n"
+
+TEST(log2_index_matches_bpftrace)
+{
+	CHECK(hist_log2_index(-1) == 0);
+	CHECK(hist_log2_index(INT64_MIN) == 0);
+	CHECK(hist_log2_index(0) == 1);
+	CHECK(hist_log2_index(1) == 2);
+	CHECK(hist_log2_index(2) == 3);
+	CHECK(hist_log2_index(3) == 3);
+	CHECK(hist_log2_index(4) == 4);
+	CHECK(hist_log2_index(1023) == 11);
+	CHECK(hist_log2_index(1024) == 12);
+	CHECK(hist_log2_index(1 << 20) == 22);
+	CHECK(hist_log2_index(0xffffffffLL) == 33);
+	/* 0.17 saturates: all of these print in [2G, 4G) */
+	CHECK(hist_log2_index(1LL << 32) == 33);
+	CHECK(hist_log2_index(1LL << 40) == 33);
+	CHECK(hist_log2_index(INT64_MAX) == HIST_LOG2_MAX_INDEX);
+}
+
+TEST(linear_index_matches_bpftrace)
+{
+	CHECK(hist_linear_index(-5, 0, 10, 2) == 0);
+	CHECK(hist_linear_index(0, 0, 10, 2) == 1);
+	CHECK(hist_linear_index(9, 0, 10, 2) == 5);
+	CHECK(hist_linear_index(10, 0, 10, 2) == 6);
+	CHECK(hist_linear_index(100, 0, 10, 2) == 6);
+	/* step not dividing the range: 9 lands in "[10, ...)" as in 0.17 */
+	CHECK(hist_linear_index(5, 0, 10, 3) == 2);
+	CHECK(hist_linear_index(9, 0, 10, 3) == 4);
+	CHECK(hist_linear_index(1, 3, 10, 2) == 0);
+	CHECK(hist_linear_nbuckets(0, 10, 2) == 7);
+	CHECK(hist_linear_nbuckets(0, 10, 3) == 5);
+}
+
+/* hist(-1), hist(0), hist(1), hist(2), hist(3), hist(1023), hist(1024),
+ * hist(1 << 20) */
+TEST(log2_text)
+{
+	uint64_t c[HIST_LOG2_NBUCKETS] = { 0 };
+	c[0] = c[1] = c[2] = c[11] = c[12] = c[22] = 1;
+	c[3] = 2;
+	struct strbuf sb = STRBUF_INIT;
+	hist_text_log2(&sb, c, HIST_LOG2_NBUCKETS, 0);
+	CHECK_STR(sb_str(&sb),
+		  "(..., 0)               1 " BAR26
+		  "[0]                    1 " BAR26
+		  "[1]                    1 " BAR26
+		  "[2, 4)                 2 " BAR52
+		  "[4, 8)                 0 " BAR0
+		  "[8, 16)                0 " BAR0
+		  "[16, 32)               0 " BAR0
+		  "[32, 64)               0 " BAR0
+		  "[64, 128)              0 " BAR0
+		  "[128, 256)             0 " BAR0
+		  "[256, 512)             0 " BAR0
+		  "[512, 1K)              1 " BAR26
+		  "[1K, 2K)               1 " BAR26
+		  "[2K, 4K)               0 " BAR0
+		  "[4K, 8K)               0 " BAR0
+		  "[8K, 16K)              0 " BAR0
+		  "[16K, 32K)             0 " BAR0
+		  "[32K, 64K)             0 " BAR0
+		  "[64K, 128K)            0 " BAR0
+		  "[128K, 256K)           0 " BAR0
+		  "[256K, 512K)           0 " BAR0
+		  "[512K, 1M)             0 " BAR0
+		  "[1M, 2M)               1 " BAR26);
+	sb_free(&sb);
+}
+
+/* hist(1 << 40), hist(1 << 50), hist(1 << 62), hist(-1), hist(INT64_MAX) */
+TEST(log2_text_saturated_top_bucket)
+{
+	uint64_t c[HIST_LOG2_NBUCKETS] = { 0 };
+	c[0] = 1;
+	c[33] = 4;
+	struct strbuf sb = STRBUF_INIT;
+	hist_text_log2(&sb, c, HIST_LOG2_NBUCKETS, 0);
+	CHECK(!strncmp(sb_str(&sb),
+		       "(..., 0)               1 " BAR13
+		       "[0]                    0 " BAR0
+		       "[1]                    0 " BAR0, 3 * 80));
+	CHECK(strstr(sb_str(&sb), "[512M, 1G)             0 " BAR0
+				  "[1G, 2G)               0 " BAR0
+				  "[2G, 4G)               4 " BAR52) != NULL);
+	CHECK(sb.len == 34 * 80);
+	sb_free(&sb);
+}
+
+/* hist(1), hist(5) x 6, then print(@a, 0, 3): counts divided, bars not */
+TEST(log2_text_div)
+{
+	uint64_t c[HIST_LOG2_NBUCKETS] = { 0 };
+	c[2] = 1;
+	c[4] = 6;
+	struct strbuf sb = STRBUF_INIT;
+	hist_text_log2(&sb, c, HIST_LOG2_NBUCKETS, 3);
+	CHECK_STR(sb_str(&sb),
+		  "[1]                    0 |@@@@@@@@                                            |\n"
+		  "[2, 4)                 0 " BAR0
+		  "[4, 8)                 2 " BAR52);
+	sb_free(&sb);
+}
+
+TEST(all_zero_renders_nothing)
+{
+	uint64_t c[HIST_LOG2_NBUCKETS] = { 0 };
+	struct strbuf sb = STRBUF_INIT;
+	hist_text_log2(&sb, c, HIST_LOG2_NBUCKETS, 0);
+	CHECK_STR(sb_str(&sb), "");
+	hist_json_log2(&sb, c, HIST_LOG2_NBUCKETS);
+	CHECK_STR(sb_str(&sb), "[]");
+	sb_free(&sb);
+}
+
+/* lhist(x, 0, 10, 2) for x in -5, 0, 9, 10, 100 */
+TEST(linear_text)
+{
+	uint64_t c[7] = { 1, 1, 0, 0, 0, 1, 2 };
+	struct strbuf sb = STRBUF_INIT;
+	hist_text_linear(&sb, c, 7, 0, 10, 2, 0);
+	CHECK_STR(sb_str(&sb),
+		  "(..., 0)               1 " BAR26
+		  "[0, 2)                 1 " BAR26
+		  "[2, 4)                 0 " BAR0
+		  "[4, 6)                 0 " BAR0
+		  "[6, 8)                 0 " BAR0
+		  "[8, 10)                1 " BAR26
+		  "[10, ...)              2 " BAR52);
+	sb_reset(&sb);
+	/* lhist(5, 0, 10, 3), lhist(10, 0, 10, 3) */
+	uint64_t c3[5] = { 0, 0, 1, 0, 1 };
+	hist_text_linear(&sb, c3, 5, 0, 10, 3, 0);
+	CHECK_STR(sb_str(&sb),
+		  "[3, 6)                 1 " BAR52
+		  "[6, 9)                 0 " BAR0
+		  "[10, ...)              1 " BAR52);
+	sb_reset(&sb);
+	/* lhist(x, 3, 10, 2) for x in 5, 3, 1 */
+	uint64_t cf[5] = { 1, 1, 1, 0, 0 };
+	hist_text_linear(&sb, cf, 5, 3, 10, 2, 0);
+	CHECK_STR(sb_str(&sb),
+		  "(..., 3)               1 " BAR52
+		  "[3, 5)                 1 " BAR52
+		  "[5, 7)                 1 " BAR52);
+	sb_free(&sb);
+}
+
+/* lhist(1024, 0, 1048576, 2048), lhist(2097152, 0, 1048576, 2048) */
+TEST(linear_text_k_m_labels)
+{
+	static uint64_t c[514];
+	c[1] = 1;
+	c[513] = 1;
+	struct strbuf sb = STRBUF_INIT;
+	hist_text_linear(&sb, c, 514, 0, 1048576, 2048, 0);
+	CHECK(!strncmp(sb_str(&sb),
+		       "[0, 2K)                1 " BAR52
+		       "[2K, 4K)               0 " BAR0, 2 * 80));
+	CHECK(strstr(sb_str(&sb), "[1016K, 1018K)         0 " BAR0
+				  "[1018K, 1020K)         0 " BAR0
+				  "[1020K, 1022K)         0 " BAR0
+				  "[1022K, 1M)            0 " BAR0
+				  "[1M, ...)              1 " BAR52) != NULL);
+	sb_free(&sb);
+}
+
+TEST(log2_json)
+{
+	uint64_t c[HIST_LOG2_NBUCKETS] = { 0 };
+	c[0] = c[1] = c[2] = c[3] = c[11] = c[12] = c[22] = 1;
+	struct strbuf sb = STRBUF_INIT;
+	hist_json_log2(&sb, c, HIST_LOG2_NBUCKETS);
+	CHECK_STR(sb_str(&sb), "[{\"max\": -1, \"count\": 1}, {\"min\": 0, \"max\": 0, \"count\": 1}, {\"min\": 1, \"max\": 1, \"count\": 1}, {\"min\": 2, \"max\": 3, \"count\": 1}, {\"min\": 4, \"max\": 7, \"count\": 0}, {\"min\": 8, \"max\": 15, \"count\": 0}, {\"min\": 16, \"max\": 31, \"count\": 0}, {\"min\": 32, \"max\": 63, \"count\": 0}, {\"min\": 64, \"max\": 127, \"count\": 0}, {\"min\": 128, \"max\": 255, \"count\": 0}, {\"min\": 256, \"max\": 511, \"count\": 0}, {\"min\": 512, \"max\": 1023, \"count\": 1}, {\"min\": 1024, \"max\": 2047, \"count\": 1}, {\"min\": 2048, \"max\": 4095, \"count\": 0}, {\"min\": 4096, \"max\": 8191, \"count\": 0}, {\"min\": 8192, \"max\": 16383, \"count\": 0}, {\"min\": 16384, \"max\": 32767, \"count\": 0}, {\"min\": 32768, \"max\": 65535, \"count\": 0}, {\"min\": 65536, \"max\": 131071, \"count\": 0}, {\"min\": 131072, \"max\": 262143, \"count\": 0}, {\"min\": 262144, \"max\": 524287, \"count\": 0}, {\"min\": 524288, \"max\": 1048575, \"count\": 0}, {\"min\": 1048576, \"max\": 2097151, \"count\": 1}]");
+	sb_free(&sb);
+}
+
+TEST(linear_json)
+{
+	uint64_t c[7] = { 1, 1, 0, 0, 0, 1, 2 };
+	struct strbuf sb = STRBUF_INIT;
+	hist_json_linear(&sb, c, 7, 0, 10, 2);
+	CHECK_STR(sb_str(&sb), "[{\"max\": -1, \"count\": 1}, {\"min\": 0, \"max\": 1, \"count\": 1}, {\"min\": 2, \"max\": 3, \"count\": 0}, {\"min\": 4, \"max\": 5, \"count\": 0}, {\"min\": 6, \"max\": 7, \"count\": 0}, {\"min\": 8, \"max\": 9, \"count\": 1}, {\"min\": 10, \"count\": 2}]");
+	sb_reset(&sb);
+	/* lhist(1, 3, 10, 2), lhist(20, 3, 10, 2) */
+	uint64_t cf[5] = { 1, 0, 0, 0, 1 };
+	hist_json_linear(&sb, cf, 5, 3, 10, 2);
+	CHECK_STR(sb_str(&sb), "[{\"max\": 2, \"count\": 1}, {\"min\": 3, \"max\": 4, \"count\": 0}, {\"min\": 5, \"max\": 6, \"count\": 0}, {\"min\": 7, \"max\": 8, \"count\": 0}, {\"min\": 10, \"count\": 1}]");
+	sb_free(&sb);
+}
+
+int main(void)
+{
+	RUN(log2_index_matches_bpftrace);
+	RUN(linear_index_matches_bpftrace);
+	RUN(log2_text);
+	RUN(log2_text_saturated_top_bucket);
+	RUN(log2_text_div);
+	RUN(all_zero_renders_nothing);
+	RUN(linear_text);
+	RUN(linear_text_k_m_labels);
+	RUN(log2_json);
+	RUN(linear_json);
+	return check_done();
+}
