@@ -654,6 +654,7 @@ struct token lex_next(struct lexer *lx)
 	int n = c >= 0x80 ? utf8_len(lx, lx->pos) : 1;
 	if (!n) {
 		bad_utf8(lx, "");
+		finish_span(lx, &t.span);
 		return t;
 	}
 	for (int i = 0; i < n; i++)

@@ -963,6 +963,26 @@ static void parse_block(struct parser *p, struct ast_block *b)
 
 static struct ast_cdef *parse_record_def(struct parser *p);
 
+/* Whether a struct/union keyword starts an inline definition:
+ * struct [ IDENT ] '{'. */
+static int starts_record_def(struct parser *p)
+{
+	if (!at(p, T_STRUCT) && !at(p, T_UNION))
+		return 0;
+	struct lexer save = p->lx;
+	struct token st = p->tok;
+	struct span save_prev = p->prev;
+	take(p);
+	if (at(p, T_IDENT))
+		take(p);
+	int r = at(p, T_LBRACE);
+	p->lx = save;
+	p->tok = st;
+	p->have_tok = 1;
+	p->prev = save_prev;
+	return r;
+}
+
 /* declarator := { '*' } IDENT [ '[' INT ']' ] [ ':' INT ] */
 static void parse_declarator(struct parser *p, struct ast_cfield *f)
 {
@@ -1011,20 +1031,9 @@ static void parse_fields(struct parser *p, struct ast_cdef *d)
 		struct ast_cfield f;
 		memset(&f, 0, sizeof(f));
 		f.bit_width = -1;
-		if ((at(p, T_STRUCT) || at(p, T_UNION))) {
-			/* struct x { ... } name; or struct x *name; */
-			struct lexer save = p->lx;
-			struct token st = p->tok;
-			struct span save_prev = p->prev;
-			take(p);
-			if (at(p, T_IDENT))
-				take(p);
-			int inline_def = at(p, T_LBRACE);
-			p->lx = save;
-			p->tok = st;
-			p->have_tok = 1;
-			p->prev = save_prev;
-			if (inline_def) {
+		/* struct x { ... } name; or struct x *name; */
+		if (starts_record_def(p)) {
+			{
 				f.nested = parse_record_def(p);
 				f.span = f.nested->span;
 				f.type.base = f.nested->name ?
@@ -1105,15 +1114,39 @@ static struct ast_cdef *parse_enum_def(struct parser *p)
 	return d;
 }
 
-/* cdef := ( record_def | enum_def | 'typedef' typespec IDENT ) ';' */
-static struct ast_cdef *parse_cdef(struct parser *p)
+/* cdef := ( record_def | enum_def
+ *         | 'typedef' ( typespec | record_def ) IDENT ) ';'
+ * For typedef struct TAG { ... } NAME, *inner gets the struct. */
+static struct ast_cdef *parse_cdef(struct parser *p, struct ast_cdef **inner)
 {
 	struct ast_cdef *d;
 	if (at(p, T_TYPEDEF)) {
 		struct token kw = take(p);
 		d = new_node(p, sizeof(*d));
 		d->kind = CDEF_TYPEDEF;
-		parse_field_base(p, &d->aliased);
+		if (starts_record_def(p)) {
+			struct ast_cdef *r = parse_record_def(p);
+			if (!r->name) {
+				/* The tree has no way to name an anonymous
+				 * struct from a typedef. */
+				diag_error(p->diag, r->span, "a %s in a "
+					   "typedef needs a tag: write "
+					   "'typedef %s NAME { ... } ...'",
+					   lex_tok_name(r->kind == CDEF_UNION ?
+							T_UNION : T_STRUCT),
+					   r->kind == CDEF_UNION ? "union" :
+								   "struct");
+				r->name = "?"; /* parsing goes on */
+			}
+			d->aliased.span = r->span;
+			d->aliased.base = arena_printf(
+				p->arena, "%s %s",
+				r->kind == CDEF_UNION ? "union" : "struct",
+				r->name);
+			*inner = r;
+		} else {
+			parse_field_base(p, &d->aliased);
+		}
 		while (accept(p, T_STAR))
 			d->aliased.ptr_depth++;
 		struct token name = expect(p, T_IDENT, "the typedef's name");
@@ -1295,7 +1328,11 @@ struct ast_program *parse_program(struct arena *a, struct diag *d,
 				longjmp(p.recover, 1);
 			if (t->kind == T_STRUCT || t->kind == T_UNION ||
 			    t->kind == T_ENUM || t->kind == T_TYPEDEF) {
-				apush(&p, &cdefs, parse_cdef(&p));
+				struct ast_cdef *inner = NULL;
+				struct ast_cdef *cd = parse_cdef(&p, &inner);
+				if (inner)
+					apush(&p, &cdefs, inner);
+				apush(&p, &cdefs, cd);
 				continue;
 			}
 			syntax_error(&p, "expected a probe, found %s",
