@@ -1217,6 +1217,9 @@ static void parse_probe(struct parser *p, struct ast_probe *pr)
 	pr->attach = arena_alloc(p->arena, sizeof(*pr->attach) * v.len);
 	memcpy(pr->attach, v.data, sizeof(*pr->attach) * v.len);
 	if (accept(p, T_SLASH)) {
+		if (at(p, T_SLASH))
+			syntax_error(p, "the predicate is empty: put a "
+					"condition between the '/'s");
 		p->in_pred = 1;
 		pr->pred = parse_expr(p);
 		p->in_pred = 0;
