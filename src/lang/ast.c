@@ -323,8 +323,14 @@ static void dump_cdef(struct strbuf *out, const struct ast_cdef *c, int d)
 void ast_dump(const struct ast_program *p, struct strbuf *out)
 {
 	sb_append(out, "program\n");
-	for (uint32_t i = 0; i < p->ndirectives; i++)
-		sb_printf(out, "  directive %s\n", p->directives[i].text);
+	/* Quoted: a directive continued with backslash-newline would
+	 * otherwise break the one-node-per-line form. */
+	for (uint32_t i = 0; i < p->ndirectives; i++) {
+		sb_append(out, "  directive ");
+		quote(out, p->directives[i].text,
+		      (uint32_t)strlen(p->directives[i].text));
+		sb_putc(out, '\n');
+	}
 	for (uint32_t i = 0; i < p->ncdefs; i++)
 		dump_cdef(out, p->cdefs[i], 1);
 	for (uint32_t i = 0; i < p->nprobes; i++) {

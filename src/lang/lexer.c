@@ -29,32 +29,6 @@ static int cur(const struct lexer *lx)
 	return peek_at(lx, 0);
 }
 
-static void advance(struct lexer *lx)
-{
-	if (lx->pos >= lx->file->len)
-		return;
-	unsigned char c = (unsigned char)lx->file->text[lx->pos++];
-	if (c == '\n') {
-		lx->line++;
-		lx->col = 1;
-		lx->at_line_start = 1;
-	} else if ((c & 0xc0) != 0x80) {
-		/* columns count characters, not UTF-8 continuation bytes */
-		lx->col++;
-	}
-}
-
-static struct span span_here(const struct lexer *lx)
-{
-	struct span s = { lx->file, lx->pos, 0, lx->line, lx->col };
-	return s;
-}
-
-static void finish_span(const struct lexer *lx, struct span *s)
-{
-	s->len = lx->pos - s->off;
-}
-
 /* Length of the valid UTF-8 sequence at p, or 0 if it is not valid. */
 static int utf8_len(const struct lexer *lx, uint32_t p)
 {
@@ -86,14 +60,91 @@ static int utf8_len(const struct lexer *lx, uint32_t p)
 	return len;
 }
 
+/* Whether the byte at p continues a valid UTF-8 sequence. */
+static int continues_char(const struct lexer *lx, uint32_t p)
+{
+	const unsigned char *t = (const unsigned char *)lx->file->text;
+	for (uint32_t k = 1; k <= 3 && k <= p; k++) {
+		if ((t[p - k] & 0xc0) == 0x80)
+			continue;
+		return t[p - k] >= 0xc0 && (uint32_t)utf8_len(lx, p - k) > k;
+	}
+	return 0;
+}
+
+static void advance(struct lexer *lx)
+{
+	if (lx->pos >= lx->file->len)
+		return;
+	unsigned char c = (unsigned char)lx->file->text[lx->pos];
+	if (c == '\n') {
+		lx->line++;
+		lx->col = 1;
+		lx->at_line_start = 1;
+	} else if ((c & 0xc0) != 0x80 || !continues_char(lx, lx->pos)) {
+		/* Columns count characters: a valid UTF-8 sequence is one,
+		 * a stray byte is one (diag.c shows it as one '?'). */
+		lx->col++;
+	}
+	lx->pos++;
+}
+
+static struct span span_here(const struct lexer *lx)
+{
+	struct span s = { lx->file, lx->pos, 0, lx->line, lx->col };
+	return s;
+}
+
+static void finish_span(const struct lexer *lx, struct span *s)
+{
+	s->len = lx->pos - s->off;
+}
+
+/* Consumes a malformed UTF-8 sequence at the current position: the bad
+ * lead byte (or stray continuation byte) and the continuation bytes that
+ * follow it, and reports it once. `where` is "" or " in literal". */
+static void bad_utf8(struct lexer *lx, const char *where)
+{
+	struct span sp = span_here(lx);
+	char bytes[32];
+	int n = 0, len = 0;
+	do {
+		len += snprintf(bytes + len, sizeof(bytes) - (size_t)len,
+				"%s0x%02x", n ? " " : "", cur(lx));
+		advance(lx);
+		n++;
+	} while (n < 4 && cur(lx) >= 0x80 && cur(lx) < 0xc0);
+	finish_span(lx, &sp);
+	diag_error(lx->diag, sp, "invalid UTF-8 %s %s%s",
+		   n > 1 ? "sequence" : "byte", bytes, where);
+}
+
+/* A '#' that is not at the start of a line, before a directive name. */
+static int misplaced_directive(const struct lexer *lx, uint32_t p)
+{
+	static const char *const names[] = { "include", "define", "undef",
+					     "ifdef", "ifndef", "if", "elif",
+					     "else", "endif", "pragma" };
+	const char *t = lx->file->text + p + 1;
+	uint32_t left = lx->file->len - p - 1;
+	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++) {
+		size_t n = strlen(names[i]);
+		if (left >= n && !memcmp(t, names[i], n))
+			return 1;
+	}
+	return 0;
+}
+
 static void report_bad_byte(struct lexer *lx, struct span sp, int c)
 {
 	if (c == 0)
 		diag_error(lx->diag, sp, "unexpected NUL byte");
-	else if (c >= 0x80 && !utf8_len(lx, sp.off))
-		diag_error(lx->diag, sp, "invalid UTF-8 byte 0x%02x", c);
 	else if (c >= 0x80)
-		diag_error(lx->diag, sp, "unexpected non-ASCII character");
+		diag_error(lx->diag, sp, "unexpected character '%.*s'",
+			   (int)sp.len, lx->file->text + sp.off);
+	else if (c == '#' && misplaced_directive(lx, sp.off))
+		diag_error(lx->diag, sp, "a preprocessor line must start "
+			   "with '#' at the beginning of a line");
 	else if (c < 0x20 || c == 0x7f)
 		diag_error(lx->diag, sp, "unexpected control character 0x%02x",
 			   c);
@@ -240,6 +291,20 @@ static struct token lex_number(struct lexer *lx, struct token t)
 	if (base == 16 && !ndigits) {
 		finish_span(lx, &t.span);
 		diag_error(lx->diag, t.span, "hexadecimal literal has no digits");
+		t.kind = T_ERROR;
+		return t;
+	}
+	/* 1.5 is no tuple access, but $t.1.5 is: a number right after a
+	 * '.' is a tuple index. */
+	if (base == 10 && cur(lx) == '.' && peek_at(lx, 1) >= '0' &&
+	    peek_at(lx, 1) <= '9' &&
+	    !(t.span.off > 0 && lx->file->text[t.span.off - 1] == '.')) {
+		advance(lx);
+		while (is_ident_char(cur(lx)))
+			advance(lx);
+		finish_span(lx, &t.span);
+		diag_error(lx->diag, t.span,
+			   "floating-point numbers are not supported");
 		t.kind = T_ERROR;
 		return t;
 	}
@@ -397,13 +462,8 @@ static int lex_quoted(struct lexer *lx, int quote, struct span start,
 		if (c >= 0x80) {
 			int n = utf8_len(lx, lx->pos);
 			if (!n) {
-				struct span sp = span_here(lx);
-				sp.len = 1;
-				diag_error(lx->diag, sp,
-					   "invalid UTF-8 byte 0x%02x in literal",
-					   c);
+				bad_utf8(lx, " in literal");
 				failed = 1;
-				advance(lx);
 				continue;
 			}
 			for (int i = 0; i < n; i++) {
@@ -590,12 +650,17 @@ struct token lex_next(struct lexer *lx)
 		}
 	}
 	/* A stray byte: report it (a whole UTF-8 character at once). */
+	t.kind = T_ERROR;
 	int n = c >= 0x80 ? utf8_len(lx, lx->pos) : 1;
-	for (int i = 0; i < (n ? n : 1); i++)
+	if (!n) {
+		bad_utf8(lx, "");
+		finish_span(lx, &t.span);
+		return t;
+	}
+	for (int i = 0; i < n; i++)
 		advance(lx);
 	finish_span(lx, &t.span);
 	report_bad_byte(lx, t.span, c);
-	t.kind = T_ERROR;
 	return t;
 }
 
@@ -654,10 +719,14 @@ struct token lex_attach_point(struct lexer *lx)
 		} else if (c < 0x21 || c >= 0x7f) {
 			struct span sp = span_here(lx);
 			int n = c >= 0x80 ? utf8_len(lx, lx->pos) : 1;
-			for (int i = 0; i < (n ? n : 1); i++)
-				advance(lx);
-			finish_span(lx, &sp);
-			report_bad_byte(lx, sp, c);
+			if (!n) {
+				bad_utf8(lx, "");
+			} else {
+				for (int i = 0; i < n; i++)
+					advance(lx);
+				finish_span(lx, &sp);
+				report_bad_byte(lx, sp, c);
+			}
 			failed = ended = 1;
 		} else {
 			sb_putc(&whole, (char)c);

@@ -15,8 +15,10 @@
 #include "util/vec.h"
 
 /* Deeper nesting is refused so that hostile input cannot overflow the C
- * stack: each level costs a few recursive calls. */
-#define MAX_DEPTH 500
+ * stack, here or in the passes that recurse on the tree. Expressions and
+ * blocks count apart, so that each message names what is too deep. */
+#define MAX_DEPTH 500 /* expression levels: a '(' costs 3 */
+#define MAX_NEST 200  /* blocks and C definitions: an 'if' costs 2 */
 
 /* Growable arrays in the arena: a syntax error longjmps out of any parse
  * function, and arena memory cannot leak when it does. */
@@ -32,7 +34,10 @@ struct parser {
 	struct diag *diag;
 	struct token tok; /* current token, valid when have_tok */
 	int have_tok;
-	int depth;
+	struct span prev; /* the last token taken */
+	int depth;        /* expression recursion */
+	int nest;         /* block and definition recursion */
+	int braces;       /* '{' taken and not closed, for recovery */
 	int in_pred;      /* inside /.../: "/ {" ends the predicate */
 	jmp_buf recover;  /* where a syntax error unwinds to */
 	AVEC(const char *) typedefs; /* names usable in casts */
@@ -51,6 +56,11 @@ static struct token take(struct parser *p)
 {
 	struct token t = *peek(p);
 	p->have_tok = 0;
+	p->prev = t.span;
+	if (t.kind == T_LBRACE)
+		p->braces++;
+	else if (t.kind == T_RBRACE && p->braces > 0)
+		p->braces--;
 	return t;
 }
 
@@ -67,6 +77,26 @@ static int accept(struct parser *p, enum tok_kind k)
 	return 1;
 }
 
+/* The empty span just after s: where a missing token belongs. */
+static struct span span_after(struct span s)
+{
+	struct span r = s;
+	for (uint32_t i = s.off; i < s.off + s.len; i++) {
+		unsigned char c = (unsigned char)s.file->text[i];
+		if (c == '\n') {
+			r.line++;
+			r.col = 1;
+		} else if (i > s.off && (c & 0xc0) != 0x80) {
+			r.col++;
+		}
+	}
+	if (s.len)
+		r.col++;
+	r.off = s.off + s.len;
+	r.len = 0;
+	return r;
+}
+
 /* Reports a syntax error at the current token (unless the lexer already
  * reported it) and unwinds to the enclosing recovery point. */
 static _Noreturn void syntax_error(struct parser *p, const char *fmt, ...)
@@ -81,7 +111,12 @@ static _Noreturn void syntax_error(struct parser *p, const char *fmt, ...)
 		va_start(ap, fmt);
 		vsnprintf(msg, sizeof(msg), fmt, ap);
 		va_end(ap);
-		diag_error(p->diag, t->span, "%s", msg);
+		/* The end of the file is shown as the end of its last token,
+		 * not as an empty line after it. */
+		struct span sp = t->span;
+		if (t->kind == T_EOF && p->prev.file)
+			sp = span_after(p->prev);
+		diag_error(p->diag, sp, "%s", msg);
 	}
 	longjmp(p->recover, 1);
 }
@@ -114,24 +149,53 @@ static const char *describe(const struct token *t)
 	}
 }
 
+/* Reports a missing token; returns 0 if it was missing. A token missing
+ * at the end of a line (usually ';') is reported there, not at whatever
+ * starts the next line. */
+static int expect_soft(struct parser *p, enum tok_kind k, const char *what)
+{
+	if (at(p, k))
+		return 1;
+	struct token *t = peek(p);
+	if (t->kind == T_ERROR)
+		return 0;
+	if (p->prev.file && t->span.line > span_after(p->prev).line)
+		diag_error(p->diag, span_after(p->prev), "expected %s", what);
+	else
+		diag_error(p->diag, t->span, "expected %s, found %s", what,
+			   describe(t));
+	return 0;
+}
+
 static struct token expect(struct parser *p, enum tok_kind k,
 			   const char *what)
 {
-	if (!at(p, k))
-		syntax_error(p, "expected %s, found %s", what, describe(peek(p)));
+	if (!expect_soft(p, k, what))
+		longjmp(p->recover, 1);
 	return take(p);
 }
 
-static void enter(struct parser *p)
+static void enter(struct parser *p, const char *what)
 {
 	if (++p->depth > MAX_DEPTH)
-		syntax_error(p, "nesting is too deep (more than %d levels)",
-			     MAX_DEPTH);
+		syntax_error(p, "%s is nested too deeply", what);
 }
 
 static void leave(struct parser *p)
 {
 	p->depth--;
+}
+
+/* what: "block" or "definition", for the message. */
+static void enter_nest(struct parser *p, const char *what)
+{
+	if (++p->nest > MAX_NEST)
+		syntax_error(p, "%s is nested too deeply", what);
+}
+
+static void leave_nest(struct parser *p)
+{
+	p->nest--;
 }
 
 static void *new_node(struct parser *p, size_t size)
@@ -461,13 +525,30 @@ static struct ast_expr *parse_primary(struct parser *p)
 	}
 }
 
+/* ++ and -- store their result, so like '=' they need a map or variable.
+ * The tree stays usable, so parsing goes on. */
+static void check_incdec(struct parser *p, enum ast_op op,
+			 const struct ast_expr *operand)
+{
+	if (operand->kind == E_MAP || operand->kind == E_VAR)
+		return;
+	diag_error(p->diag, operand->span, "can only %s a map or a variable",
+		   op == OP_PREINC || op == OP_POSTINC ? "increment" :
+							 "decrement");
+}
+
 /* postfix := primary { '[' expr ']' | '.' IDENT | '.' INT | '->' IDENT
  *                    | '++' | '--' } */
 static struct ast_expr *parse_postfix(struct parser *p)
 {
 	struct ast_expr *e = parse_primary(p);
+	int saved_depth = p->depth;
 	for (;;) {
 		struct token *t = peek(p);
+		/* Each link deepens the tree that later passes recurse on. */
+		if (t->kind == T_LBRACKET || t->kind == T_DOT ||
+		    t->kind == T_ARROW || t->kind == T_INC || t->kind == T_DEC)
+			enter(p, "expression");
 		if (t->kind == T_LBRACKET) {
 			take(p);
 			int saved_pred = p->in_pred;
@@ -513,8 +594,10 @@ static struct ast_expr *parse_postfix(struct parser *p)
 			u->u.unary.op = op.kind == T_INC ? OP_POSTINC :
 							   OP_POSTDEC;
 			u->u.unary.operand = e;
+			check_incdec(p, u->u.unary.op, e);
 			e = u;
 		} else {
+			p->depth = saved_depth;
 			return e;
 		}
 	}
@@ -528,11 +611,13 @@ static int starts_cast(struct parser *p)
 	struct lexer save = p->lx;
 	struct token save_tok = p->tok;
 	int save_have = p->have_tok;
+	struct span save_prev = p->prev;
 	take(p);
 	int r = starts_type(p);
 	p->lx = save;
 	p->tok = save_tok;
 	p->have_tok = save_have;
+	p->prev = save_prev;
 	return r;
 }
 
@@ -541,7 +626,7 @@ static int starts_cast(struct parser *p)
  *        | postfix */
 static struct ast_expr *parse_unary(struct parser *p)
 {
-	enter(p);
+	enter(p, "expression");
 	struct token *t = peek(p);
 	enum ast_op op = OP_NONE;
 	switch (t->kind) {
@@ -559,6 +644,8 @@ static struct ast_expr *parse_unary(struct parser *p)
 	if (op != OP_NONE) {
 		struct token o = take(p);
 		struct ast_expr *operand = parse_unary(p);
+		if (op == OP_PREINC || op == OP_PREDEC)
+			check_incdec(p, op, operand);
 		e = new_expr(p, E_UNARY, end_span(o.span, operand->span));
 		e->u.unary.op = op;
 		e->u.unary.operand = operand;
@@ -596,9 +683,16 @@ static const struct {
 static int binop_of(struct parser *p, enum ast_op *op)
 {
 	struct token *t = peek(p);
-	/* In a predicate, a '/' followed by '{' closes it. */
-	if (t->kind == T_SLASH && p->in_pred && lex_peek_char(&p->lx) == '{')
-		return 0;
+	/* In a predicate, a '/' closes it unless an operand follows (the
+	 * '{' after it may be missing, or the file may end). */
+	if (t->kind == T_SLASH && p->in_pred) {
+		int c = lex_peek_char(&p->lx);
+		int operand = c > 0 && (strchr("_$@(\"'+-!~*&", c) ||
+					(c >= '0' && c <= '9') ||
+					((c | 0x20) >= 'a' && (c | 0x20) <= 'z'));
+		if (!operand)
+			return 0;
+	}
 	for (size_t i = 0; i < sizeof(binops) / sizeof(*binops); i++)
 		if (binops[i].tok == t->kind) {
 			*op = binops[i].op;
@@ -611,11 +705,14 @@ static int binop_of(struct parser *p, enum ast_op *op)
  * (precedence climbing over the table above) */
 static struct ast_expr *parse_binary(struct parser *p, int min_prec)
 {
-	enter(p);
+	enter(p, "expression");
 	struct ast_expr *left = parse_unary(p);
+	int saved_depth = p->depth;
 	enum ast_op op;
 	int prec;
 	while ((prec = binop_of(p, &op)) && prec >= min_prec) {
+		/* a - b - c nests to the left: as deep as parentheses */
+		enter(p, "expression");
 		take(p);
 		struct ast_expr *right = parse_binary(p, prec + 1);
 		struct ast_expr *b = new_expr(p, E_BINARY,
@@ -625,6 +722,7 @@ static struct ast_expr *parse_binary(struct parser *p, int min_prec)
 		b->u.binary.right = right;
 		left = b;
 	}
+	p->depth = saved_depth;
 	leave(p);
 	return left;
 }
@@ -632,7 +730,7 @@ static struct ast_expr *parse_binary(struct parser *p, int min_prec)
 /* expr := binary(1) [ '?' expr ':' expr ] */
 static struct ast_expr *parse_expr(struct parser *p)
 {
-	enter(p);
+	enter(p, "expression");
 	struct ast_expr *cond = parse_binary(p, 1);
 	if (accept(p, T_QUESTION)) {
 		struct ast_expr *then = parse_expr(p);
@@ -696,7 +794,7 @@ static struct ast_stmt *parse_stmt(struct parser *p, int *needs_semi);
 /* if := 'if' cond block [ 'else' ( if | block ) ] */
 static struct ast_stmt *parse_if(struct parser *p)
 {
-	enter(p);
+	enter_nest(p, "block");
 	struct token kw = take(p);
 	struct ast_stmt *s = new_stmt(p, S_IF, kw.span);
 	s->u.if_.cond = parse_paren_cond(p, "if");
@@ -714,7 +812,7 @@ static struct ast_stmt *parse_if(struct parser *p)
 		}
 		s->span = end_span(kw.span, s->u.if_.otherwise->span);
 	}
-	leave(p);
+	leave_nest(p);
 	return s;
 }
 
@@ -816,44 +914,74 @@ static void sync_stmt(struct parser *p)
 /* block := '{' { stmt (';' | before '}') | ';' } '}' */
 static void parse_block(struct parser *p, struct ast_block *b)
 {
-	enter(p);
+	enter_nest(p, "block");
 	struct token open = expect(p, T_LBRACE, "'{'");
 	AVEC(struct ast_stmt *) stmts = { 0 };
 	jmp_buf outer;
 	memcpy(outer, p->recover, sizeof(jmp_buf));
-	int saved_depth = p->depth;
+	int saved_depth = p->depth, saved_nest = p->nest;
 	int saved_pred = p->in_pred;
+	int errors_before = p->diag->nerrors;
 	p->in_pred = 0;
 	while (!at(p, T_RBRACE) && !at(p, T_EOF)) {
+		/* Locals changed between here and a longjmp would be
+		 * indeterminate after it: stmts grows only once the statement
+		 * can no longer fail. */
 		if (setjmp(p->recover)) {
 			p->depth = saved_depth;
+			p->nest = saved_nest;
 			sync_stmt(p);
 			continue;
 		}
 		if (accept(p, T_SEMI))
 			continue;
+		if (at(p, T_ELSE))
+			syntax_error(p, "'else' without a matching 'if'");
 		int needs_semi;
 		struct ast_stmt *s = parse_stmt(p, &needs_semi);
-		apush(p, &stmts, s);
 		if (needs_semi && !at(p, T_RBRACE))
 			expect(p, T_SEMI, "';' or '}' after the statement");
+		apush(p, &stmts, s);
 	}
 	memcpy(p->recover, outer, sizeof(jmp_buf));
 	p->in_pred = saved_pred;
 	if (at(p, T_EOF)) {
-		diag_error(p->diag, open.span,
-			   "unterminated block: this '{' has no matching '}'");
+		/* After an error inside, the missing '}' is most likely a
+		 * consequence (an unterminated string ate it): stay quiet. */
+		if (p->diag->nerrors == errors_before)
+			diag_error(p->diag, open.span, "unterminated block: "
+				   "this '{' has no matching '}'");
 		longjmp(p->recover, 1);
 	}
 	struct token close = take(p);
 	b->span = end_span(open.span, close.span);
 	FREEZE(p, stmts, b->stmts, b->n);
-	leave(p);
+	leave_nest(p);
 }
 
 /* ---- C definitions ---- */
 
 static struct ast_cdef *parse_record_def(struct parser *p);
+
+/* Whether a struct/union keyword starts an inline definition:
+ * struct [ IDENT ] '{'. */
+static int starts_record_def(struct parser *p)
+{
+	if (!at(p, T_STRUCT) && !at(p, T_UNION))
+		return 0;
+	struct lexer save = p->lx;
+	struct token st = p->tok;
+	struct span save_prev = p->prev;
+	take(p);
+	if (at(p, T_IDENT))
+		take(p);
+	int r = at(p, T_LBRACE);
+	p->lx = save;
+	p->tok = st;
+	p->have_tok = 1;
+	p->prev = save_prev;
+	return r;
+}
 
 /* declarator := { '*' } IDENT [ '[' INT ']' ] [ ':' INT ] */
 static void parse_declarator(struct parser *p, struct ast_cfield *f)
@@ -903,18 +1031,9 @@ static void parse_fields(struct parser *p, struct ast_cdef *d)
 		struct ast_cfield f;
 		memset(&f, 0, sizeof(f));
 		f.bit_width = -1;
-		if ((at(p, T_STRUCT) || at(p, T_UNION))) {
-			/* struct x { ... } name; or struct x *name; */
-			struct lexer save = p->lx;
-			struct token st = p->tok;
-			take(p);
-			if (at(p, T_IDENT))
-				take(p);
-			int inline_def = at(p, T_LBRACE);
-			p->lx = save;
-			p->tok = st;
-			p->have_tok = 1;
-			if (inline_def) {
+		/* struct x { ... } name; or struct x *name; */
+		if (starts_record_def(p)) {
+			{
 				f.nested = parse_record_def(p);
 				f.span = f.nested->span;
 				f.type.base = f.nested->name ?
@@ -949,7 +1068,7 @@ static void parse_fields(struct parser *p, struct ast_cdef *d)
 /* record_def := ('struct' | 'union') [ IDENT ] '{' fields '}' */
 static struct ast_cdef *parse_record_def(struct parser *p)
 {
-	enter(p);
+	enter_nest(p, "definition");
 	struct token kw = take(p);
 	struct ast_cdef *d = new_node(p, sizeof(*d));
 	d->kind = kw.kind == T_UNION ? CDEF_UNION : CDEF_STRUCT;
@@ -958,7 +1077,7 @@ static struct ast_cdef *parse_record_def(struct parser *p)
 	expect(p, T_LBRACE, "'{' to start the definition");
 	parse_fields(p, d);
 	d->span = end_span(kw.span, take(p).span);
-	leave(p);
+	leave_nest(p);
 	return d;
 }
 
@@ -995,15 +1114,39 @@ static struct ast_cdef *parse_enum_def(struct parser *p)
 	return d;
 }
 
-/* cdef := ( record_def | enum_def | 'typedef' typespec IDENT ) ';' */
-static struct ast_cdef *parse_cdef(struct parser *p)
+/* cdef := ( record_def | enum_def
+ *         | 'typedef' ( typespec | record_def ) IDENT ) ';'
+ * For typedef struct TAG { ... } NAME, *inner gets the struct. */
+static struct ast_cdef *parse_cdef(struct parser *p, struct ast_cdef **inner)
 {
 	struct ast_cdef *d;
 	if (at(p, T_TYPEDEF)) {
 		struct token kw = take(p);
 		d = new_node(p, sizeof(*d));
 		d->kind = CDEF_TYPEDEF;
-		parse_field_base(p, &d->aliased);
+		if (starts_record_def(p)) {
+			struct ast_cdef *r = parse_record_def(p);
+			if (!r->name) {
+				/* The tree has no way to name an anonymous
+				 * struct from a typedef. */
+				diag_error(p->diag, r->span, "a %s in a "
+					   "typedef needs a tag: write "
+					   "'typedef %s NAME { ... } ...'",
+					   lex_tok_name(r->kind == CDEF_UNION ?
+							T_UNION : T_STRUCT),
+					   r->kind == CDEF_UNION ? "union" :
+								   "struct");
+				r->name = "?"; /* parsing goes on */
+			}
+			d->aliased.span = r->span;
+			d->aliased.base = arena_printf(
+				p->arena, "%s %s",
+				r->kind == CDEF_UNION ? "union" : "struct",
+				r->name);
+			*inner = r;
+		} else {
+			parse_field_base(p, &d->aliased);
+		}
 		while (accept(p, T_STAR))
 			d->aliased.ptr_depth++;
 		struct token name = expect(p, T_IDENT, "the typedef's name");
@@ -1015,14 +1158,17 @@ static struct ast_cdef *parse_cdef(struct parser *p)
 	} else {
 		d = parse_record_def(p);
 	}
-	expect(p, T_SEMI, "';' after the definition");
+	/* The definition is complete: a missing ';' needs no recovery. */
+	if (expect_soft(p, T_SEMI, "';' after the definition"))
+		take(p);
 	return d;
 }
 
 /* ---- probes and the program ---- */
 
 /* attach := <raw attach point text, see lex_attach_point> */
-static void parse_attach(struct parser *p, struct ast_attach *a)
+static void parse_attach(struct parser *p, struct ast_attach *a,
+			 int after_comma)
 {
 	struct token t = lex_attach_point(&p->lx);
 	if (t.kind == T_ERROR)
@@ -1031,7 +1177,15 @@ static void parse_attach(struct parser *p, struct ast_attach *a)
 	a->text = t.text;
 	if (!t.text[0]) {
 		struct token *n = peek(p);
-		syntax_error(p, "expected a probe, found %s", describe(n));
+		syntax_error(p, "expected a probe%s, found %s",
+			     after_comma ? " after ','" : "", describe(n));
+	}
+	p->prev = t.span;
+	if (!t.parts[0][0]) {
+		struct span sp = t.span;
+		sp.len = 1;
+		diag_error(p->diag, sp, "the probe type is missing before ':'");
+		longjmp(p->recover, 1);
 	}
 	a->provider = ast_provider_canonical(t.parts[0]);
 	if (!a->provider) {
@@ -1050,19 +1204,22 @@ static void parse_probe(struct parser *p, struct ast_probe *pr)
 	AVEC(struct ast_attach) v = { 0 };
 	struct ast_attach a;
 	memset(&a, 0, sizeof(a));
-	parse_attach(p, &a);
+	parse_attach(p, &a, 0);
 	apush(p, &v, a);
 	pr->span = a.span;
 	while (lex_peek_char(&p->lx) == ',') {
 		expect(p, T_COMMA, "','");
 		memset(&a, 0, sizeof(a));
-		parse_attach(p, &a);
+		parse_attach(p, &a, 1);
 		apush(p, &v, a);
 	}
 	pr->nattach = (uint32_t)v.len;
 	pr->attach = arena_alloc(p->arena, sizeof(*pr->attach) * v.len);
 	memcpy(pr->attach, v.data, sizeof(*pr->attach) * v.len);
 	if (accept(p, T_SLASH)) {
+		if (at(p, T_SLASH))
+			syntax_error(p, "the predicate is empty: put a "
+					"condition between the '/'s");
 		p->in_pred = 1;
 		pr->pred = parse_expr(p);
 		p->in_pred = 0;
@@ -1082,7 +1239,9 @@ static void parse_probe(struct parser *p, struct ast_probe *pr)
 static void sync_toplevel(struct parser *p)
 {
 	p->in_pred = 0;
-	int depth = 0;
+	/* Inside a block or definition, skip to the '}' that closes the
+	 * outermost one; before any '{', past the next block. */
+	int opened = p->braces > 0;
 	for (;;) {
 		struct token t = take(p);
 		if (t.kind == T_EOF) {
@@ -1091,21 +1250,42 @@ static void sync_toplevel(struct parser *p)
 			return;
 		}
 		if (t.kind == T_LBRACE)
-			depth++;
-		else if (t.kind == T_RBRACE && --depth <= 0)
-			return;
+			opened = 1;
+		else if (t.kind == T_RBRACE && opened && p->braces == 0)
+			break;
 	}
+	accept(p, T_SEMI); /* the one that ends a definition */
 }
 
 /* What starts the next top-level item, without lexing it as tokens (an
  * attach point is not made of expression tokens). */
 static int next_is_cdef(struct parser *p)
 {
+	/* Quietly: a bad token here is reported when lexed for real. */
 	struct lexer save = p->lx;
+	struct diag quiet = *p->diag;
+	quiet.out = NULL;
+	quiet.max_errors = 0;
+	p->lx.diag = &quiet;
 	struct token t = lex_next(&p->lx);
 	p->lx = save;
 	return t.kind == T_STRUCT || t.kind == T_UNION || t.kind == T_ENUM ||
 	       t.kind == T_TYPEDEF;
+}
+
+/* Puts the pending token back by moving the lexer to its start. */
+static void unpeek(struct parser *p)
+{
+	struct span sp = p->tok.span;
+	p->lx.pos = sp.off;
+	p->lx.line = sp.line;
+	p->lx.col = sp.col;
+	uint32_t i = sp.off;
+	while (i > 0 && (p->lx.file->text[i - 1] == ' ' ||
+			 p->lx.file->text[i - 1] == '\t'))
+		i--;
+	p->lx.at_line_start = i == 0 || p->lx.file->text[i - 1] == '\n';
+	p->have_tok = 0;
 }
 
 /* program := { DIRECTIVE | cdef | probe } EOF */
@@ -1125,13 +1305,17 @@ struct ast_program *parse_program(struct arena *a, struct diag *d,
 	for (;;) {
 		if (setjmp(p.recover)) {
 			p.depth = 0;
+			p.nest = 0;
 			sync_toplevel(&p);
+			p.braces = 0;
 			continue;
 		}
-		/* Lexer state only: no token may be pending at top level. */
+		/* Lexer state only: attach points are lexed raw, so a
+		 * token peeked at (after a definition) is lexed again. */
 		if (p.have_tok && p.tok.kind == T_EOF)
 			break;
-		p.have_tok = 0;
+		if (p.have_tok)
+			unpeek(&p);
 		int c = lex_peek_char(&p.lx);
 		if (c == -1)
 			break;
@@ -1147,7 +1331,11 @@ struct ast_program *parse_program(struct arena *a, struct diag *d,
 				longjmp(p.recover, 1);
 			if (t->kind == T_STRUCT || t->kind == T_UNION ||
 			    t->kind == T_ENUM || t->kind == T_TYPEDEF) {
-				apush(&p, &cdefs, parse_cdef(&p));
+				struct ast_cdef *inner = NULL;
+				struct ast_cdef *cd = parse_cdef(&p, &inner);
+				if (inner)
+					apush(&p, &cdefs, inner);
+				apush(&p, &cdefs, cd);
 				continue;
 			}
 			syntax_error(&p, "expected a probe, found %s",
@@ -1160,7 +1348,7 @@ struct ast_program *parse_program(struct arena *a, struct diag *d,
 		apush(&p, &probes, pr);
 	}
 	if (!probes.len && !d->nerrors) {
-		struct span sp = { file, file->len, 0, p.lx.line, p.lx.col };
+		struct span sp = { file, 0, 0, 1, 1 };
 		diag_error(d, sp, "the script has no probes");
 	}
 	prog->nprobes = (uint32_t)probes.len;

@@ -22,14 +22,59 @@ struct span span_join(struct span a, struct span b)
 	return a;
 }
 
-/* Prints a byte so that control bytes and invalid UTF-8 cannot garble the
- * terminal; the caret line below must line up, so each is one column wide. */
-static void put_source_byte(FILE *out, unsigned char c)
+/* Length of the valid UTF-8 sequence at t[p], or 0 if it is not valid
+ * (the lexer's rule: no overlong forms, surrogates or truncation). */
+static int utf8_len(const unsigned char *t, uint32_t n, uint32_t p)
 {
+	unsigned char c = t[p];
+	int len;
+	uint32_t min;
+	if (c < 0x80)
+		return 1;
+	else if ((c & 0xe0) == 0xc0)
+		len = 2, min = 0x80;
+	else if ((c & 0xf0) == 0xe0)
+		len = 3, min = 0x800;
+	else if ((c & 0xf8) == 0xf0)
+		len = 4, min = 0x10000;
+	else
+		return 0;
+	if (p + (uint32_t)len > n)
+		return 0;
+	uint32_t cp = c & (0x7f >> len);
+	for (int i = 1; i < len; i++) {
+		if ((t[p + i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (t[p + i] & 0x3f);
+	}
+	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return len;
+}
+
+/* Bytes in the character at t[p] as shown: a valid UTF-8 sequence is one
+ * character, any other byte is one of its own. The lexer counts columns
+ * the same way, so carets line up with the reported column. */
+static uint32_t char_len(const struct src_file *f, uint32_t p)
+{
+	if (p >= f->len)
+		return 1;
+	int n = utf8_len((const unsigned char *)f->text, f->len, p);
+	return n ? (uint32_t)n : 1;
+}
+
+/* Prints one character so that control bytes and invalid UTF-8 cannot
+ * garble the terminal (or a test's expected output): they become '?'. */
+static void put_source_char(FILE *out, const struct src_file *f, uint32_t p,
+			    uint32_t n)
+{
+	unsigned char c = (unsigned char)f->text[p];
 	if (c == '\t' || (c >= 0x20 && c < 0x7f))
 		fputc(c, out);
+	else if (c >= 0x80 && n > 1)
+		fwrite(f->text + p, 1, n, out);
 	else
-		fputc(c >= 0x80 ? c : '?', out);
+		fputc('?', out);
 }
 
 /* Long lines (minified or generated scripts) are shown as a window around
@@ -55,27 +100,30 @@ static void print_source_line(FILE *out, struct span sp)
 		if (end - start > LINE_WINDOW)
 			end = start + LINE_WINDOW;
 	}
+	/* A window cut inside a character starts at the next one. */
+	while (cut_left && start < off &&
+	       ((unsigned char)f->text[start] & 0xc0) == 0x80)
+		start++;
 	if (cut_left)
 		fputs("...", out);
-	for (uint32_t i = start; i < end; i++)
-		put_source_byte(out, (unsigned char)f->text[i]);
+	for (uint32_t i = start, n; i < end; i += n) {
+		n = char_len(f, i);
+		if (i + n > end)
+			n = 1;
+		put_source_char(out, f, i, n);
+	}
 	fputc('\n', out);
 	if (cut_left)
 		fputs("   ", out);
 	/* Keep tabs so the caret lines up under tab-indented code. */
-	for (uint32_t i = start; i < off; i++) {
-		unsigned char c = (unsigned char)f->text[i];
-		if ((c & 0xc0) == 0x80)
-			continue; /* UTF-8 continuation byte: same column */
-		fputc(c == '\t' ? '\t' : ' ', out);
-	}
+	for (uint32_t i = start; i < off; i += char_len(f, i))
+		fputc(f->text[i] == '\t' ? '\t' : ' ', out);
 	fputc('^', out);
 	uint32_t last = off + (sp.len ? sp.len : 1);
 	if (last > end)
 		last = end;
-	for (uint32_t i = off + 1; i < last; i++)
-		if (((unsigned char)f->text[i] & 0xc0) != 0x80)
-			fputc('~', out);
+	for (uint32_t i = off + char_len(f, off); i < last; i += char_len(f, i))
+		fputc('~', out);
 	fputc('\n', out);
 }
 
