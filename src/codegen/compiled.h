@@ -1,0 +1,93 @@
+/*
+ * The compiled program: everything the runtime needs, produced by codegen
+ * and consumed by the loader and the run loop. Nothing here refers back to
+ * the AST, so the compile arena's AST can be forgotten after codegen; the
+ * types and formats referenced live in the run arena.
+ *
+ * Ring buffer records start with struct event_hdr; the payload layout is
+ * described by the event at hdr.id.
+ */
+#ifndef SONDE_COMPILED_H
+#define SONDE_COMPILED_H
+
+#include <linux/bpf.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "backend/ir.h"
+#include "probes/provider.h"
+
+struct fmt;
+struct type;
+
+/* A BPF map to create. User maps (@x) also carry what printing needs. */
+struct cmap {
+	const char *name;       /* "@x", "@"; internal maps: ".ringbuf" ... */
+	enum bpf_map_type type;
+	uint32_t key_size, value_size, max_entries;
+	uint32_t flags;
+	bool is_user;           /* printed at exit */
+	bool percpu;
+	const struct type *key; /* NULL: key-less (see runtime/mapdump.h) */
+	const struct type *value;
+};
+
+/* One BPF program and where it attaches. */
+struct cprog {
+	const char *name;         /* for messages: the probe as written */
+	struct ir_prog code;      /* insns + map relocations (map indexes) */
+	enum bpf_prog_type type;
+	enum bpf_attach_type expected_attach_type;
+	uint32_t attach_btf_id;
+	const struct probe_target *targets;
+	uint32_t ntargets;
+	bool is_begin, is_end;    /* run once through BPF_PROG_TEST_RUN */
+};
+
+enum event_kind {
+	EV_PRINTF,      /* fmt + args */
+	EV_SYSTEM,      /* fmt + args, then run the command (--unsafe) */
+	EV_CAT,         /* fmt + args name a file to print */
+	EV_TIME,        /* fmt: strftime format of the current time */
+	EV_EXIT,        /* stop tracing */
+	EV_PRINT_MAP,   /* map, top, div */
+	EV_PRINT_VALUE, /* args[0] is the value */
+	EV_CLEAR,       /* map */
+	EV_ZERO,        /* map */
+	EV_JOIN,        /* args[0]: array of strings; sep */
+};
+
+struct event_hdr {
+	uint32_t id;  /* index into compiled.events */
+	uint32_t pad;
+};
+
+/* What a record kind means and how its payload (after the header) is
+ * laid out: argument i is at offsets[i] with type args[i]. */
+struct cevent {
+	enum event_kind kind;
+	const struct fmt *fmt;       /* PRINTF/SYSTEM/CAT */
+	const char *text;            /* TIME: format; JOIN: separator */
+	const struct type **args;
+	const uint32_t *offsets;
+	uint32_t nargs;
+	uint32_t size;               /* payload bytes */
+	int32_t map;                 /* PRINT_MAP/CLEAR/ZERO: map index */
+	uint32_t top, div;           /* PRINT_MAP */
+};
+
+struct compiled {
+	struct cmap *maps;
+	uint32_t nmaps;
+	struct cprog *progs;
+	uint32_t nprogs;
+	struct cevent *events;
+	uint32_t nevents;
+	int32_t ringbuf;          /* map index of the ring buffer, or -1 */
+	int32_t lost_counter;     /* per-CPU array counting failed reserves,
+				     or -1 */
+	const char **probe_names; /* for the `probe` builtin's values */
+	uint32_t nprobe_names;
+};
+
+#endif

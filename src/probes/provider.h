@@ -1,0 +1,79 @@
+/*
+ * Probe providers: one table entry per probe type. A provider turns an
+ * attach point as written into concrete targets (expanding wildcards),
+ * says what its BPF context offers (args, argN, retval, func) for sema and
+ * codegen, and attaches a loaded program to a target.
+ */
+#ifndef SONDE_PROVIDER_H
+#define SONDE_PROVIDER_H
+
+#include <linux/bpf.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "lang/ast.h"
+
+struct arena;
+struct diag;
+struct type;
+
+/* What a program's context holds; sema refuses builtins a probe lacks. */
+enum ctx_feature {
+	CTX_ARGS = 1 << 0,   /* `args`: a record (tracefs format or BTF) */
+	CTX_ARGN = 1 << 1,   /* arg0..argN from pt_regs or a u64 array */
+	CTX_RETVAL = 1 << 2,
+	CTX_FUNC = 1 << 3,
+	CTX_REGS = 1 << 4,   /* reg("ip") */
+};
+
+/* How codegen reaches the context's args. */
+enum ctx_layout {
+	CTXL_NONE,
+	CTXL_TRACEPOINT, /* args fields at ctx + offset (raw tp record) */
+	CTXL_U64_ARRAY,  /* raw_tp / tp_btf / fentry: ctx is u64 args[] */
+	CTXL_PT_REGS,    /* kprobe / uprobe: struct pt_regs */
+	CTXL_PERF,       /* perf_event: bpf_perf_event_data */
+};
+
+struct provider;
+
+/* One concrete attach point, after wildcard expansion. */
+struct probe_target {
+	const struct provider *prov;
+	const char *name;  /* canonical, as the `probe` builtin prints it */
+	const char *a, *b; /* provider-specific parts (category, event...) */
+	uint64_t period;   /* interval/profile: nanoseconds or hz */
+	bool freq;         /* period is a frequency (profile:hz) */
+	int32_t id;        /* tracepoint id, ... */
+	const struct type *args; /* record type of `args`, or NULL */
+	unsigned features; /* CTX_* available */
+	enum ctx_layout layout;
+	uint32_t nargs;    /* arg0..arg(nargs-1) */
+};
+
+struct probe_env {
+	struct arena *arena;
+	struct diag *diag;
+	char **params; /* positional parameters, for $1 in attach points */
+	int nparams;
+};
+
+struct provider {
+	const char *name;
+	enum bpf_prog_type prog_type;
+	/* Appends the targets of attach point a; reports errors with a's
+	 * span and returns -1 on failure. */
+	int (*expand)(struct probe_env *env, const struct ast_attach *a,
+		      struct probe_target **out, uint32_t *n);
+	/* Whether the targets of one probe need a program each (their
+	 * contexts differ) rather than one shared program. */
+	bool per_target_program;
+};
+
+const struct provider *probe_provider(const char *canonical_name);
+
+/* Appends one target to a growable array in the arena. */
+struct probe_target *probe_target_add(struct arena *a,
+				      struct probe_target **arr, uint32_t *n);
+
+#endif
