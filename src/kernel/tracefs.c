@@ -452,6 +452,9 @@ const struct type *tracefs_args_type(struct arena *a,
 		tf->name = f->name;
 		tf->type = tracefs_field_type(a, f, user);
 		tf->offset = f->offset;
+		tf->loc = f->loc == TRACEFS_DATA_LOC ? FIELD_DATA_LOC :
+			  f->loc == TRACEFS_REL_LOC ? FIELD_REL_LOC :
+						       FIELD_PLAIN;
 		if (tf->type->align > align)
 			align = tf->type->align;
 	}

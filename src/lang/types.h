@@ -53,6 +53,10 @@ struct type_field {
 	uint32_t offset;    /* bytes */
 	uint16_t bit_off;   /* bitfields: bit offset within offset..size */
 	uint16_t bit_size;  /* 0: not a bitfield */
+	/* Tracepoint dynamic arrays: the field is a u32 loc word, offset |
+	 * len << 16; DATA_LOC offsets count from the record, REL_LOC ones
+	 * from the end of the word. The field's type is what it points to. */
+	enum { FIELD_PLAIN, FIELD_DATA_LOC, FIELD_REL_LOC } loc;
 };
 
 struct type {

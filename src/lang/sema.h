@@ -1,0 +1,56 @@
+/*
+ * Semantic analysis: gives every expression a type, resolves variables and
+ * maps (whose key and value types are unified across all probes), checks
+ * every builtin and function call against the probe's context, and reports
+ * errors with their spans. Codegen only runs on a program that passed.
+ */
+#ifndef SONDE_SEMA_H
+#define SONDE_SEMA_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "lang/ast.h"
+#include "probes/provider.h"
+
+struct arena;
+struct diag;
+
+/* A map as the program uses it. */
+struct sema_map {
+	const char *name;
+	const struct type *key;   /* NULL: used without [] */
+	const struct type *value; /* an aggregation kind, or a plain value */
+	struct span first_use;
+	uint32_t index;
+};
+
+/* The targets of one probe (from the providers). */
+struct sema_probe {
+	struct probe_target *targets;
+	uint32_t ntargets;
+};
+
+struct sema_opts {
+	char **params; /* $1.. */
+	int nparams;
+	bool unsafe;
+	int64_t cpid;  /* -c child's pid, 0 when there is none */
+};
+
+struct sema_result {
+	struct sema_map *maps;
+	uint32_t nmaps;
+	bool uses_ringbuf;
+};
+
+/* Checks prog. Errors go to d; returns 0 or -1. */
+int sema_check(struct arena *a, struct diag *d, struct ast_program *prog,
+	       const struct sema_probe *probes, const struct sema_opts *opts,
+	       struct sema_result *out);
+
+/* The default size of str() results and of string map values, as in
+ * bpftrace (BPFTRACE_STRLEN). */
+#define SEMA_STRLEN 64
+
+#endif
