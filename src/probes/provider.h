@@ -58,6 +58,18 @@ struct probe_env {
 	int nparams;
 };
 
+/* What attaching one target left open (perf event and link fds), closed
+ * in reverse order by probe_detach(). */
+struct probe_attachment {
+	int *fds;
+	uint32_t nfds, cap;
+};
+
+/* Records fd in att (closing it if that fails). Returns 0 or -ENOMEM. */
+int probe_att_push(struct probe_attachment *att, int fd);
+/* Closes everything att holds, last first, and empties it. */
+void probe_detach(struct probe_attachment *att);
+
 struct provider {
 	const char *name;
 	enum bpf_prog_type prog_type;
@@ -68,9 +80,23 @@ struct provider {
 	/* Whether the targets of one probe need a program each (their
 	 * contexts differ) rather than one shared program. */
 	bool per_target_program;
+	/* Attaches a loaded program to one target, recording every fd it
+	 * opens in att even on failure (the caller then calls probe_detach).
+	 * Returns 0 or -errno. NULL for BEGIN and END, which the runtime
+	 * runs once through BPF_PROG_TEST_RUN instead. */
+	int (*attach)(const struct probe_target *t, int prog_fd,
+		      struct probe_attachment *att);
 };
 
+/* The provider of a canonical probe type (ast_attach.provider), or NULL
+ * when sonde does not support that type yet. */
 const struct provider *probe_provider(const char *canonical_name);
+
+/* Expands an attach point through its provider. Unsupported probe types
+ * ("kprobe probes are not supported yet") and bad attach points are
+ * reported with a's span; returns -1 then, else 0. */
+int probe_expand(struct probe_env *env, const struct ast_attach *a,
+		 struct probe_target **out, uint32_t *n);
 
 /* Appends one target to a growable array in the arena. */
 struct probe_target *probe_target_add(struct arena *a,

@@ -1,0 +1,118 @@
+/* The provider table and what every provider shares. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kernel/perf.h"
+#include "probes/impl.h"
+#include "util/arena.h"
+#include "util/diag.h"
+
+static const struct provider *const providers[] = {
+	&probe_begin_prov,    &probe_end_prov,      &probe_tracepoint_prov,
+	&probe_interval_prov, &probe_profile_prov,
+};
+
+const struct provider *probe_provider(const char *canonical_name)
+{
+	for (size_t i = 0; i < sizeof(providers) / sizeof(*providers); i++)
+		if (!strcmp(providers[i]->name, canonical_name))
+			return providers[i];
+	return NULL;
+}
+
+int probe_expand(struct probe_env *env, const struct ast_attach *a,
+		 struct probe_target **out, uint32_t *n)
+{
+	const struct provider *p = probe_provider(a->provider);
+	if (!p) {
+		diag_error(env->diag, a->span,
+			   "%s probes are not supported yet", a->provider);
+		return -1;
+	}
+	return p->expand(env, a, out, n);
+}
+
+struct probe_target *probe_target_add(struct arena *a,
+				      struct probe_target **arr, uint32_t *n)
+{
+	/* Capacity is implicit: 4, then doubled whenever n reaches a power
+	 * of two. The old array is abandoned in the arena, which costs little
+	 * for the handful of targets a script has. */
+	uint32_t k = *n;
+	if (k == 0 || (k >= 4 && (k & (k - 1)) == 0)) {
+		uint32_t cap = k ? 2 * k : 4;
+		struct probe_target *na = arena_alloc(a, sizeof(*na) * cap);
+		if (k)
+			memcpy(na, *arr, sizeof(*na) * k);
+		*arr = na;
+	}
+	struct probe_target *t = &(*arr)[(*n)++];
+	memset(t, 0, sizeof(*t));
+	return t;
+}
+
+int probe_parse_count(const struct probe_env *env, const char *s,
+		      uint64_t *out)
+{
+	if (s[0] == '$') {
+		char *end;
+		long i = strtol(s + 1, &end, 10);
+		if (end == s + 1 || *end || i < 1)
+			return -EINVAL;
+		if (i > env->nparams)
+			return -ERANGE;
+		s = env->params[i - 1];
+	}
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (*end)
+		return -EINVAL;
+	if (errno || v == 0)
+		return -ERANGE;
+	*out = v;
+	return 0;
+}
+
+int probe_att_push(struct probe_attachment *att, int fd)
+{
+	if (att->nfds == att->cap) {
+		uint32_t cap = att->cap ? att->cap * 2 : 4;
+		int *fds = realloc(att->fds, sizeof(*fds) * cap);
+		if (!fds) {
+			close(fd);
+			return -ENOMEM;
+		}
+		att->fds = fds;
+		att->cap = cap;
+	}
+	att->fds[att->nfds++] = fd;
+	return 0;
+}
+
+void probe_detach(struct probe_attachment *att)
+{
+	while (att->nfds)
+		close(att->fds[--att->nfds]);
+	free(att->fds);
+	att->fds = NULL;
+	att->cap = 0;
+}
+
+int probe_attach_perf(int pfd, int prog_fd, struct probe_attachment *att)
+{
+	if (pfd < 0)
+		return pfd;
+	int err = probe_att_push(att, pfd);
+	if (err)
+		return err;
+	int link = perf_attach_bpf(pfd, prog_fd);
+	if (link < 0)
+		return link;
+	/* 0: attached without a link; closing the perf fd detaches. */
+	return link > 0 ? probe_att_push(att, link) : 0;
+}

@@ -1,0 +1,31 @@
+/* BEGIN and END: raw tracepoint programs that the runtime runs once
+ * through BPF_PROG_TEST_RUN, so they attach to nothing. */
+#include "probes/impl.h"
+#include "util/diag.h"
+
+static int expand(struct probe_env *env, const struct ast_attach *a,
+		  struct probe_target **out, uint32_t *n)
+{
+	if (a->nparts) {
+		diag_error(env->diag, a->span, "%s probes take no arguments",
+			   a->provider);
+		return -1;
+	}
+	struct probe_target *t = probe_target_add(env->arena, out, n);
+	t->prov = probe_provider(a->provider);
+	t->name = a->provider;
+	t->layout = CTXL_NONE;
+	return 0;
+}
+
+const struct provider probe_begin_prov = {
+	.name = "BEGIN",
+	.prog_type = BPF_PROG_TYPE_RAW_TRACEPOINT,
+	.expand = expand,
+};
+
+const struct provider probe_end_prov = {
+	.name = "END",
+	.prog_type = BPF_PROG_TYPE_RAW_TRACEPOINT,
+	.expand = expand,
+};

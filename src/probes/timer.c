@@ -1,0 +1,131 @@
+/* interval:UNIT:N fires on one CPU; profile:UNIT:N on every online CPU.
+ * Both are cpu-clock software perf events sampling at a period (ns) or,
+ * for profile:hz, at a frequency. */
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernel/perf.h"
+#include "probes/impl.h"
+#include "util/arena.h"
+#include "util/diag.h"
+
+#define MAX_CPUS 4096
+
+static const struct {
+	const char *unit;
+	uint64_t ns; /* 0: hz */
+} units[] = {
+	{ "s", 1000000000ull }, { "ms", 1000000ull }, { "us", 1000ull },
+	{ "hz", 0 },
+};
+
+static int expand(struct probe_env *env, const struct ast_attach *a,
+		  struct probe_target **out, uint32_t *n)
+{
+	bool profile = !strcmp(a->provider, "profile");
+	if (a->nparts != 2) {
+		diag_error(env->diag, a->span,
+			   "%s probe type requires 2 arguments", a->provider);
+		return -1;
+	}
+	const char *unit = a->parts[0];
+	size_t u = 0;
+	while (u < sizeof(units) / sizeof(*units) && strcmp(units[u].unit, unit))
+		u++;
+	if (u == sizeof(units) / sizeof(*units)) {
+		diag_error(env->diag, a->span,
+			   "%s is not an accepted unit of time", unit);
+		return -1;
+	}
+	uint64_t count;
+	int err = probe_parse_count(env, a->parts[1], &count);
+	const char *what = units[u].ns ? "period" : "frequency";
+	if (err) {
+		diag_error(env->diag, a->span,
+			   "%s %s should be a positive integer, not '%s'",
+			   a->provider, what, a->parts[1]);
+		return -1;
+	}
+	uint64_t period;
+	bool freq = false;
+	if (!units[u].ns) {
+		if (count > 1000000000ull) {
+			diag_error(env->diag, a->span,
+				   "%s frequency is too high: %s Hz",
+				   a->provider, a->parts[1]);
+			return -1;
+		}
+		/* profile samples by frequency, as bpftrace does; interval
+		 * needs an exact period for its one CPU. */
+		freq = profile;
+		period = profile ? count : 1000000000ull / count;
+	} else {
+		if (count > UINT64_MAX / units[u].ns) {
+			diag_error(env->diag, a->span, "%s period is too long",
+				   a->provider);
+			return -1;
+		}
+		period = count * units[u].ns;
+	}
+	struct probe_target *t = probe_target_add(env->arena, out, n);
+	t->prov = profile ? &probe_profile_prov : &probe_interval_prov;
+	t->name = arena_printf(env->arena, "%s:%s:%s", a->provider, unit,
+			       a->parts[1][0] == '$' ?
+				       arena_printf(env->arena, "%llu",
+						    (unsigned long long)count) :
+				       a->parts[1]);
+	t->a = units[u].unit;
+	t->period = period;
+	t->freq = freq;
+	t->layout = CTXL_PERF;
+	t->features = CTX_REGS;
+	return 0;
+}
+
+static int open_on(const struct probe_target *t, int cpu)
+{
+	return perf_open_counter(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK,
+				 t->period, t->freq, -1, cpu);
+}
+
+static int attach_interval(const struct probe_target *t, int prog_fd,
+			   struct probe_attachment *att)
+{
+	int cpu;
+	int n = perf_online_cpus(&cpu, 1);
+	if (n < 0)
+		return n;
+	if (n == 0)
+		return -ENODEV;
+	return probe_attach_perf(open_on(t, cpu), prog_fd, att);
+}
+
+static int attach_profile(const struct probe_target *t, int prog_fd,
+			  struct probe_attachment *att)
+{
+	int *cpus = malloc(sizeof(*cpus) * MAX_CPUS);
+	if (!cpus)
+		return -ENOMEM;
+	int n = perf_online_cpus(cpus, MAX_CPUS);
+	int err = n < 0 ? n : 0;
+	for (int i = 0; i < n && i < MAX_CPUS && !err; i++)
+		err = probe_attach_perf(open_on(t, cpus[i]), prog_fd, att);
+	free(cpus);
+	return err;
+}
+
+const struct provider probe_interval_prov = {
+	.name = "interval",
+	.prog_type = BPF_PROG_TYPE_PERF_EVENT,
+	.expand = expand,
+	.attach = attach_interval,
+};
+
+const struct provider probe_profile_prov = {
+	.name = "profile",
+	.prog_type = BPF_PROG_TYPE_PERF_EVENT,
+	.expand = expand,
+	.attach = attach_profile,
+};

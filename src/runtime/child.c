@@ -1,0 +1,144 @@
+/* -c CMD: fork now, exec later. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "runtime/child.h"
+
+/* Whether file can be executed, searching PATH for names without '/'. */
+static int check_exec(const char *file)
+{
+	if (!*file)
+		return -ENOENT;
+	if (strchr(file, '/'))
+		return access(file, X_OK) ? -errno : 0;
+	const char *path = getenv("PATH");
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	int err = -ENOENT;
+	while (*path) {
+		size_t n = strcspn(path, ":");
+		char buf[4096];
+		if (snprintf(buf, sizeof(buf), "%.*s/%s", (int)n,
+			     n ? path : ".", file) < (int)sizeof(buf)) {
+			if (!access(buf, X_OK))
+				return 0;
+			if (errno == EACCES)
+				err = -EACCES;
+		}
+		path += n;
+		if (*path == ':')
+			path++;
+	}
+	return err;
+}
+
+int child_spawn(struct child *ch, char *const argv[])
+{
+	memset(ch, 0, sizeof(*ch));
+	ch->go_fd = ch->pidfd = -1;
+	int err = check_exec(argv[0]);
+	if (err)
+		return err;
+	int p[2];
+	if (pipe2(p, O_CLOEXEC))
+		return -errno;
+	pid_t pid = fork();
+	if (pid < 0) {
+		err = -errno;
+		close(p[0]);
+		close(p[1]);
+		return err;
+	}
+	if (pid == 0) {
+		close(p[1]);
+		char go;
+		/* EOF without the byte: sonde gave up before starting us. */
+		if (read(p[0], &go, 1) != 1)
+			_exit(0);
+		close(p[0]);
+		execvp(argv[0], argv);
+		fprintf(stderr, "sonde: cannot run %s: %s\n", argv[0],
+			strerror(errno));
+		_exit(127);
+	}
+	close(p[0]);
+	ch->pid = pid;
+	ch->go_fd = p[1];
+	ch->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (ch->pidfd < 0) {
+		err = -errno;
+		child_release(ch);
+		return err;
+	}
+	return 0;
+}
+
+int child_spawn_cmd(struct child *ch, const char *cmd)
+{
+	char *copy = strdup(cmd);
+	char **argv = calloc(strlen(cmd) / 2 + 2, sizeof(*argv));
+	int err = -ENOMEM;
+	if (copy && argv) {
+		size_t n = 0;
+		for (char *s = strtok(copy, " \t\n"); s;
+		     s = strtok(NULL, " \t\n"))
+			argv[n++] = s;
+		err = n ? child_spawn(ch, argv) : -ENOENT;
+	}
+	free(argv);
+	free(copy);
+	return err;
+}
+
+int child_start(struct child *ch)
+{
+	if (ch->go_fd < 0)
+		return -EINVAL;
+	int err = write(ch->go_fd, "g", 1) == 1 ? 0 : -errno;
+	close(ch->go_fd);
+	ch->go_fd = -1;
+	ch->started = !err;
+	return err;
+}
+
+int child_reap(struct child *ch, bool block)
+{
+	if (!ch->pid || ch->reaped)
+		return 1;
+	pid_t r;
+	do
+		r = waitpid(ch->pid, &ch->status, block ? 0 : WNOHANG);
+	while (r < 0 && errno == EINTR);
+	if (r < 0)
+		return -errno;
+	if (r == 0)
+		return 0;
+	ch->reaped = true;
+	return 1;
+}
+
+void child_release(struct child *ch)
+{
+	if (ch->go_fd >= 0) {
+		/* Never started: closing the pipe makes it exit quietly. */
+		close(ch->go_fd);
+		ch->go_fd = -1;
+	}
+	if (ch->pid && !ch->reaped && child_reap(ch, false) == 0 &&
+	    ch->started)
+		kill(ch->pid, SIGTERM);
+	if (ch->pid && !ch->reaped)
+		child_reap(ch, true);
+	if (ch->pidfd >= 0) {
+		close(ch->pidfd);
+		ch->pidfd = -1;
+	}
+}

@@ -1,0 +1,37 @@
+/*
+ * The loader: creates the maps of a compiled program, patches their fds
+ * into the instructions and loads every program. One struct owns every fd;
+ * loader_close() releases them in reverse order and is safe on a partly
+ * loaded (or zeroed) loader.
+ */
+#ifndef SONDE_LOADER_H
+#define SONDE_LOADER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct compiled;
+
+struct loader {
+	const struct compiled *c;
+	int *map_fds;   /* per compiled.maps; -1 until created */
+	int *prog_fds;  /* per compiled.progs; -1 until loaded */
+};
+
+struct loader_opts {
+	FILE *err;    /* messages (stderr) */
+	bool verbose; /* libbpf's messages and the verifier log on rejection */
+};
+
+/* Sets libbpf's print callback: silent unless verbose (then to err). */
+void loader_libbpf_quiet(bool verbose, FILE *err);
+
+/* Returns 0, or -errno after reporting to o->err, e.g.
+ * "sonde: internal error: the kernel verifier rejected the program for
+ * PROBE" (the log follows with verbose). Call loader_close() either way. */
+int loader_load(struct loader *l, const struct compiled *c,
+		const struct loader_opts *o);
+void loader_close(struct loader *l);
+
+#endif
