@@ -7,6 +7,8 @@
 
 #include "lang/ast.h"
 #include "lang/parser.h"
+#include "lang/sema.h"
+#include "probes/provider.h"
 #include "util/arena.h"
 #include "util/diag.h"
 #include "util/strbuf.h"
@@ -21,6 +23,7 @@ struct options {
 	const char *prog_path; /* script file */
 	unsigned dump;         /* DUMP_* bits from -d */
 	int dry_run;
+	int unsafe;
 	char **params;         /* $1.. */
 	int nparams;
 };
@@ -33,10 +36,33 @@ static void usage(FILE *out)
 	      "options:\n"
 	      "  -e PROGRAM     the program to run, instead of a file\n"
 	      "  -d ast         print the program's syntax tree and exit\n"
-	      "  --dry-run      check the program, load nothing\n"
+	      "  --dry-run      check the program (syntax, probes, types), "
+	      "load nothing\n"
+	      "  --unsafe       allow unsafe functions such as system()\n"
 	      "  -h, --help     show this help\n"
 	      "  --version      show the version\n",
 	      out);
+}
+
+/* Expands every attach point of every probe into its targets. */
+static int expand_probes(struct arena *a, struct diag *d,
+			 const struct options *o,
+			 const struct ast_program *prog,
+			 struct sema_probe **out)
+{
+	struct sema_probe *sp = arena_alloc(a, sizeof(*sp) *
+						       (prog->nprobes + 1));
+	struct probe_env env = { a, d, o->params, o->nparams };
+	int rc = 0;
+	for (uint32_t i = 0; i < prog->nprobes; i++) {
+		const struct ast_probe *p = &prog->probes[i];
+		for (uint32_t k = 0; k < p->nattach; k++)
+			if (probe_expand(&env, &p->attach[k], &sp[i].targets,
+					 &sp[i].ntargets) < 0)
+				rc = -1;
+	}
+	*out = sp;
+	return rc;
 }
 
 /* Reads a whole file, NUL bytes included. */
@@ -74,11 +100,12 @@ static char *read_file(const char *path, uint32_t *len)
 
 static int parse_options(int argc, char **argv, struct options *o)
 {
-	enum { OPT_DRY_RUN = 256, OPT_VERSION };
+	enum { OPT_DRY_RUN = 256, OPT_VERSION, OPT_UNSAFE };
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
+		{ "unsafe", no_argument, NULL, OPT_UNSAFE },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -99,6 +126,9 @@ static int parse_options(int argc, char **argv, struct options *o)
 			break;
 		case OPT_DRY_RUN:
 			o->dry_run = 1;
+			break;
+		case OPT_UNSAFE:
+			o->unsafe = 1;
 			break;
 		case 'h':
 			usage(stdout);
@@ -166,7 +196,15 @@ int main(int argc, char **argv)
 		ast_dump(prog, &sb);
 		fputs(sb_str(&sb), stdout);
 		sb_free(&sb);
-	} else if (!o.dry_run) {
+	} else {
+		struct sema_probe *probes;
+		struct sema_opts sopts = { o.params, o.nparams, o.unsafe, 0 };
+		struct sema_result sres;
+		if (expand_probes(&arena, &diag, &o, prog, &probes) < 0 ||
+		    sema_check(&arena, &diag, prog, probes, &sopts, &sres) < 0)
+			rc = 1;
+	}
+	if (rc == 0 && !(o.dump & DUMP_AST) && !o.dry_run) {
 		fputs("sonde: tracing is not built yet: use -d ast or "
 		      "--dry-run\n", stderr);
 		rc = 1;

@@ -345,8 +345,8 @@ static const struct type *check_field(struct sema *s, struct ast_expr *e)
 	if (base->kind == TY_PTR && base->elem->kind == TY_RECORD)
 		rec = base->elem;
 	if (rec->kind != TY_RECORD) {
-		err(s, e->u.field.name_span, "%s has no fields ('%s' is not a "
-			"struct)", e->u.field.name, tname(s, base));
+		err(s, e->u.field.name_span, "cannot access field '%s' of %s: "
+			"it is not a struct", e->u.field.name, tname(s, base));
 		return &type_none;
 	}
 	if (e->u.field.arrow && base->kind != TY_PTR &&

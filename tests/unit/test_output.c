@@ -293,9 +293,9 @@ TEST(records_and_arrays)
 	rec->name = "struct ethhdr";
 	rec->nfields = 3;
 	rec->fields = arena_alloc(&A, 3 * sizeof(*rec->fields));
-	rec->fields[0] = (struct type_field){ "h_dest", arr, 0, 0, 0 };
-	rec->fields[1] = (struct type_field){ "h_source", arr, 6, 0, 0 };
-	rec->fields[2] = (struct type_field){ "h_proto", &type_u16, 12, 0, 0 };
+	rec->fields[0] = (struct type_field){ .name = "h_dest", .type = arr, .offset = 0, .bit_off = 0, .bit_size = 0 };
+	rec->fields[1] = (struct type_field){ .name = "h_source", .type = arr, .offset = 6, .bit_off = 0, .bit_size = 0 };
+	rec->fields[2] = (struct type_field){ .name = "h_proto", .type = &type_u16, .offset = 12, .bit_off = 0, .bit_size = 0 };
 	uint8_t d[14] = "bpftrace";
 	CHECK_STR(fmt(rec, d, false, NULL),
 		  "{ .h_dest = [98,112,102,116,114,97], .h_source = "
@@ -309,8 +309,8 @@ TEST(records_and_arrays)
 	struct type *bf = type_new(&A, TY_RECORD, 4);
 	bf->nfields = 2;
 	bf->fields = arena_alloc(&A, 2 * sizeof(*bf->fields));
-	bf->fields[0] = (struct type_field){ "a", &type_s32, 0, 0, 3 };
-	bf->fields[1] = (struct type_field){ "b", &type_u32, 0, 3, 5 };
+	bf->fields[0] = (struct type_field){ .name = "a", .type = &type_s32, .offset = 0, .bit_off = 0, .bit_size = 3 };
+	bf->fields[1] = (struct type_field){ .name = "b", .type = &type_u32, .offset = 0, .bit_off = 3, .bit_size = 5 };
 	uint32_t bits = 7 | (9 << 3);
 	CHECK_STR(fmt(bf, &bits, false, NULL), "{ .a = -1, .b = 9 }");
 }
