@@ -40,7 +40,7 @@ const char *disasm_cond_str(int cond)
 	return "?";
 }
 
-static const char *alu_str(int op)
+const char *disasm_alu_str(int op)
 {
 	switch (op) {
 	case BPF_ADD: return "+=";
@@ -108,7 +108,7 @@ static bool alu(struct strbuf *sb, const struct bpf_insn *in)
 	}
 	sb_printf(sb, "%c%d %s%s ", r, in->dst_reg,
 		  in->off == 1 && (op == BPF_DIV || op == BPF_MOD) ? "s" : "",
-		  alu_str(op));
+		  disasm_alu_str(op));
 	if (BPF_SRC(in->code) == BPF_X)
 		sb_printf(sb, "%c%d", r, in->src_reg);
 	else

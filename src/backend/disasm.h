@@ -26,5 +26,7 @@ int disasm_insn(const struct bpf_insn *insns, size_t n, size_t pc,
 const char *disasm_helper_name(int id);
 /* "==", "s>", "&" ... for a BPF_J* condition. */
 const char *disasm_cond_str(int cond);
+/* The compound-assignment spelling of an ALU op: "+=", "s>>=" ... */
+const char *disasm_alu_str(int op);
 
 #endif

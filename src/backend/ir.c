@@ -602,25 +602,6 @@ bool ir_insn_pure(const struct ir_insn *in)
 
 /* --- dumper --- */
 
-static const char *alu_sym(int op)
-{
-	switch (op) {
-	case BPF_ADD: return "+=";
-	case BPF_SUB: return "-=";
-	case BPF_MUL: return "*=";
-	case BPF_DIV: return "/=";
-	case BPF_OR: return "|=";
-	case BPF_AND: return "&=";
-	case BPF_LSH: return "<<=";
-	case BPF_RSH: return ">>=";
-	case BPF_MOD: return "%=";
-	case BPF_XOR: return "^=";
-	case BPF_MOV: return "=";
-	case BPF_ARSH: return "s>>=";
-	}
-	return "?=";
-}
-
 static void dump_mem(struct strbuf *sb, const struct ir_insn *in)
 {
 	if (in->flags & IRF_SLOT)
@@ -663,7 +644,7 @@ static void dump_insn(struct strbuf *sb, const struct ir_insn *in)
 			return;
 		}
 		sb_printf(sb, "%s%%%u %s%s ", w, in->dst,
-			  in->flags & IRF_SIGNED ? "s" : "", alu_sym(in->op));
+			  in->flags & IRF_SIGNED ? "s" : "", disasm_alu_str(in->op));
 		dump_src(sb, in);
 		return;
 	case IRK_LDIMM:

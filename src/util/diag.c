@@ -1,5 +1,7 @@
 #include "diag.h"
 
+#include "utf8.h"
+
 #include <stdarg.h>
 #include <string.h>
 
@@ -22,36 +24,6 @@ struct span span_join(struct span a, struct span b)
 	return a;
 }
 
-/* Length of the valid UTF-8 sequence at t[p], or 0 if it is not valid
- * (the lexer's rule: no overlong forms, surrogates or truncation). */
-static int utf8_len(const unsigned char *t, uint32_t n, uint32_t p)
-{
-	unsigned char c = t[p];
-	int len;
-	uint32_t min;
-	if (c < 0x80)
-		return 1;
-	else if ((c & 0xe0) == 0xc0)
-		len = 2, min = 0x80;
-	else if ((c & 0xf0) == 0xe0)
-		len = 3, min = 0x800;
-	else if ((c & 0xf8) == 0xf0)
-		len = 4, min = 0x10000;
-	else
-		return 0;
-	if (p + (uint32_t)len > n)
-		return 0;
-	uint32_t cp = c & (0x7f >> len);
-	for (int i = 1; i < len; i++) {
-		if ((t[p + i] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (t[p + i] & 0x3f);
-	}
-	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return len;
-}
-
 /* Bytes in the character at t[p] as shown: a valid UTF-8 sequence is one
  * character, any other byte is one of its own. The lexer counts columns
  * the same way, so carets line up with the reported column. */
@@ -59,7 +31,7 @@ static uint32_t char_len(const struct src_file *f, uint32_t p)
 {
 	if (p >= f->len)
 		return 1;
-	int n = utf8_len((const unsigned char *)f->text, f->len, p);
+	int n = utf8_seq_len((const unsigned char *)f->text, f->len, p);
 	return n ? (uint32_t)n : 1;
 }
 
