@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -385,6 +386,53 @@ TEST(verifier_rejection)
 	free_progs(&c);
 }
 
+TEST(lost_events_and_pid_exit)
+{
+	if (!have_bpf())
+		SKIP("needs root and BPF");
+	int fds = count_fds();
+	struct compiled c;
+	base(&c);
+	c.maps[1] = (struct cmap){ .name = ".lost",
+				   .type = BPF_MAP_TYPE_PERCPU_ARRAY,
+				   .key_size = 4, .value_size = 8,
+				   .max_entries = 1, .percpu = true };
+	c.nmaps = 2;
+	c.lost_counter = 1;
+	/* BEGIN: lost[0] on this CPU = 5, as failed reserves would. */
+	struct ir *ir = ir_new();
+	ir_slot key = ir_slot_new(ir, 4, 4);
+	ir_storei_slot(ir, 4, key, 0, 0);
+	ir_reg args[2] = { ir_reg_new(ir), ir_reg_new(ir) };
+	ir_ld_map(ir, args[0], 1);
+	ir_slot_addr(ir, args[1], key, 0);
+	ir_reg v = ir_reg_new(ir);
+	ir_call(ir, v, BPF_FUNC_map_lookup_elem, args, 2);
+	ir_label out = ir_label_new(ir);
+	ir_jmpi(ir, BPF_JEQ, v, 0, out);
+	ir_storei(ir, 8, v, 0, 5);
+	ir_label_bind(ir, out);
+	ir_exiti(ir, 0);
+	add_prog(&c, "BEGIN", BPF_PROG_TYPE_RAW_TRACEPOINT, finish(ir),
+		 target("BEGIN", "BEGIN"), true, false);
+	/* -p: stops when that process exits. */
+	pid_t pid = fork();
+	if (pid == 0) {
+		usleep(100 * 1000);
+		_exit(0);
+	}
+	struct run_opts o = { .pid = pid };
+	char *outs, *err;
+	CHECK(run_capture(&c, &o, &outs, &err) == 0);
+	CHECK(waitpid(pid, NULL, 0) == pid);
+	CHECK_STR(outs, "Attaching 1 probe...\n\n\nLost 5 events\n");
+	CHECK_STR(err, "");
+	CHECK(count_fds() == fds);
+	free(outs);
+	free(err);
+	free_progs(&c);
+}
+
 /* --- providers --- */
 
 static struct src_file SRC;
@@ -529,6 +577,7 @@ int main(void)
 	RUN(interval_exit);
 	RUN(child_exit_stops);
 	RUN(verifier_rejection);
+	RUN(lost_events_and_pid_exit);
 	RUN(provider_tracepoint_wildcard);
 	RUN(provider_timers);
 	RUN(provider_errors);
