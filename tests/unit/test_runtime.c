@@ -325,6 +325,32 @@ TEST(interval_exit)
 	free_progs(&c);
 }
 
+TEST(profile_exit)
+{
+	if (!have_bpf())
+		SKIP("needs root and BPF");
+	int fds = count_fds();
+	struct compiled c;
+	base(&c);
+	struct probe_target *t = target("profile", "profile:hz:99");
+	t->period = 99;
+	t->freq = true;
+	struct ir *ir = ir_new();
+	emit_record(ir, 0, 1, NULL, 0);
+	ir_exiti(ir, 0);
+	add_prog(&c, t->name, BPF_PROG_TYPE_PERF_EVENT, finish(ir), t, false,
+		 false);
+	struct run_opts o = { 0 };
+	char *out, *err;
+	CHECK(run_capture(&c, &o, &out, &err) == 0);
+	CHECK_STR(out, "Attaching 1 probe...\n\n\n");
+	CHECK_STR(err, "");
+	CHECK(count_fds() == fds);
+	free(out);
+	free(err);
+	free_progs(&c);
+}
+
 TEST(child_exit_stops)
 {
 	if (!have_bpf())
@@ -575,6 +601,7 @@ int main(void)
 	RUN(json_and_quiet);
 	RUN(tracepoint_count_then_sigterm);
 	RUN(interval_exit);
+	RUN(profile_exit);
 	RUN(child_exit_stops);
 	RUN(verifier_rejection);
 	RUN(lost_events_and_pid_exit);
