@@ -1,0 +1,34 @@
+/*
+ * Decoding of ring buffer records: each starts with struct event_hdr,
+ * whose id selects the compiled.events entry that says what the payload
+ * means (printf, system, cat, time, exit, print, clear, zero, join).
+ */
+#ifndef SONDE_EVENTS_H
+#define SONDE_EVENTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "util/strbuf.h"
+
+struct compiled;
+struct out;
+
+struct events {
+	const struct compiled *c;
+	const int *map_fds;  /* per compiled.maps */
+	struct out *o;
+	FILE *err;           /* messages (stderr) */
+	bool unsafe;         /* system() may run */
+	bool exit_requested; /* an exit() record was seen */
+	unsigned nbad;       /* malformed records (reported once) */
+	struct strbuf sb;    /* scratch */
+};
+
+/* Handles one record. Never fails the run: problems are reported to
+ * e->err. Returns 0 (the ring_buffer_sample_fn contract: keep going). */
+int events_handle(struct events *e, const void *data, size_t size);
+void events_fini(struct events *e);
+
+#endif

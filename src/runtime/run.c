@@ -1,0 +1,363 @@
+/* The run: load, attach, poll, and the exit sequence. */
+#define _GNU_SOURCE
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "codegen/compiled.h"
+#include "kernel/features.h"
+#include "runtime/child.h"
+#include "runtime/events.h"
+#include "runtime/fmt.h"
+#include "runtime/loader.h"
+#include "runtime/mapdump.h"
+#include "runtime/output.h"
+#include "runtime/run.h"
+
+/* Signals reach the poll loop through a self-pipe, so that a signal
+ * arriving just before epoll_wait() still wakes it. */
+static int sig_pipe_w = -1;
+
+static void on_signal(int sig)
+{
+	int saved = errno;
+	char c = (char)sig;
+	if (sig_pipe_w >= 0 && write(sig_pipe_w, &c, 1) < 0) {
+		/* The pipe is full: a stop is already pending. */
+	}
+	errno = saved;
+}
+
+/* Everything one run owns, released in reverse order by run_close(). */
+struct run {
+	const struct compiled *c;
+	const struct run_opts *o;
+	FILE *err;
+	struct loader l;
+	struct probe_attachment *atts; /* per program, per target */
+	uint32_t natts;
+	struct out out;
+	struct out_resolver res;
+	struct events ev;
+	struct ring_buffer *rb;
+	int sig_pipe[2];
+	struct sigaction old_int, old_term;
+	bool handlers_set;
+	int epfd;
+	int pidfd; /* -p */
+	bool stop;
+};
+
+static int prog_att_base(const struct compiled *c, uint32_t prog)
+{
+	int base = 0;
+	for (uint32_t i = 0; i < prog; i++)
+		base += (int)c->progs[i].ntargets;
+	return base;
+}
+
+static int ringbuf_sample(void *ctx, void *data, size_t size)
+{
+	struct run *r = ctx;
+	return events_handle(&r->ev, data, size);
+}
+
+static int setup_signals(struct run *r)
+{
+	if (pipe2(r->sig_pipe, O_CLOEXEC | O_NONBLOCK))
+		return -errno;
+	sig_pipe_w = r->sig_pipe[1];
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_RESTART;
+	sigaction(SIGINT, &sa, &r->old_int);
+	sigaction(SIGTERM, &sa, &r->old_term);
+	r->handlers_set = true;
+	return 0;
+}
+
+static int epoll_add(int epfd, int fd)
+{
+	struct epoll_event e = { .events = EPOLLIN, .data.fd = fd };
+	return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &e) ? -errno : 0;
+}
+
+static int setup_poll(struct run *r)
+{
+	r->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (r->epfd < 0)
+		return -errno;
+	int err = epoll_add(r->epfd, r->sig_pipe[0]);
+	if (!err && r->rb)
+		err = epoll_add(r->epfd, ring_buffer__epoll_fd(r->rb));
+	if (!err && r->o->child)
+		err = epoll_add(r->epfd, r->o->child->pidfd);
+	if (!err && r->o->pid > 0) {
+		r->pidfd = (int)syscall(SYS_pidfd_open, r->o->pid, 0);
+		if (r->pidfd < 0) {
+			err = -errno;
+			fprintf(r->err, "sonde: cannot watch pid %d: %s\n",
+				(int)r->o->pid, strerror(-err));
+			return err;
+		}
+		err = epoll_add(r->epfd, r->pidfd);
+	}
+	return err;
+}
+
+/* BEGIN and END: raw tracepoint programs run once on this CPU. */
+static int run_once(struct run *r, uint32_t i)
+{
+	if (!feat_has(FEAT_TEST_RUN)) {
+		fprintf(r->err, "sonde: cannot run %s: %s\n",
+			r->c->progs[i].name, feat_reason(FEAT_TEST_RUN));
+		return -ENOTSUP;
+	}
+	uint64_t args[12] = { 0 };
+	LIBBPF_OPTS(bpf_test_run_opts, t, .ctx_in = args,
+		    .ctx_size_in = sizeof(args));
+	if (bpf_prog_test_run_opts(r->l.prog_fds[i], &t)) {
+		int err = -errno;
+		fprintf(r->err, "sonde: cannot run %s: %s\n",
+			r->c->progs[i].name, strerror(-err));
+		return err;
+	}
+	return 0;
+}
+
+static int attach_all(struct run *r)
+{
+	const struct compiled *c = r->c;
+	for (uint32_t i = 0; i < c->nprogs; i++) {
+		const struct cprog *p = &c->progs[i];
+		if (p->is_begin || p->is_end)
+			continue;
+		int base = prog_att_base(c, i);
+		for (uint32_t k = 0; k < p->ntargets; k++) {
+			const struct probe_target *t = &p->targets[k];
+			int err = -EOPNOTSUPP;
+			if (t->prov && t->prov->attach)
+				err = t->prov->attach(t, r->l.prog_fds[i],
+						      &r->atts[base + k]);
+			if (err) {
+				fprintf(r->err,
+					"sonde: cannot attach probe %s: %s\n",
+					t->name, strerror(-err));
+				return err;
+			}
+		}
+	}
+	return 0;
+}
+
+static void detach_all(struct run *r)
+{
+	for (uint32_t i = r->natts; r->atts && i-- > 0;)
+		probe_detach(&r->atts[i]);
+}
+
+static int run_progs(struct run *r, bool end)
+{
+	for (uint32_t i = 0; i < r->c->nprogs; i++)
+		if (end ? r->c->progs[i].is_end : r->c->progs[i].is_begin) {
+			int err = run_once(r, i);
+			if (err)
+				return err;
+		}
+	return 0;
+}
+
+static void consume(struct run *r)
+{
+	if (r->rb)
+		ring_buffer__consume(r->rb);
+}
+
+static int poll_loop(struct run *r)
+{
+	struct child *ch = r->o->child;
+	while (!r->stop && !r->ev.exit_requested) {
+		struct epoll_event evs[4];
+		int n = epoll_wait(r->epfd, evs, 4, -1);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		for (int i = 0; i < n; i++) {
+			int fd = evs[i].data.fd;
+			if (fd == r->sig_pipe[0]) {
+				r->stop = true;
+			} else if (ch && fd == ch->pidfd) {
+				child_reap(ch, false);
+				r->stop = true;
+			} else if (fd == r->pidfd) {
+				r->stop = true;
+			} else {
+				consume(r);
+			}
+		}
+	}
+	return 0;
+}
+
+static uint64_t lost_events(struct run *r)
+{
+	if (r->c->lost_counter < 0)
+		return 0;
+	int n = libbpf_num_possible_cpus();
+	if (n <= 0)
+		return 0;
+	uint64_t *v = calloc((size_t)n, sizeof(*v)), sum = 0;
+	uint32_t zero = 0;
+	if (v && !bpf_map_lookup_elem(r->l.map_fds[r->c->lost_counter], &zero,
+				      v))
+		for (int i = 0; i < n; i++)
+			sum += v[i];
+	free(v);
+	return sum;
+}
+
+static int print_maps(struct run *r)
+{
+	const struct compiled *c = r->c;
+	struct mapdump_map *m = calloc(c->nmaps + 1, sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	size_t n = 0;
+	for (uint32_t i = 0; i < c->nmaps; i++)
+		if (c->maps[i].is_user)
+			m[n++] = (struct mapdump_map){ c->maps[i].name,
+						       r->l.map_fds[i],
+						       c->maps[i].key,
+						       c->maps[i].value,
+						       c->maps[i].percpu };
+	int err = mapdump_print_exit(&r->out, m, n);
+	free(m);
+	return err;
+}
+
+static void run_close(struct run *r)
+{
+	if (r->epfd >= 0)
+		close(r->epfd);
+	if (r->pidfd >= 0)
+		close(r->pidfd);
+	ring_buffer__free(r->rb);
+	r->rb = NULL;
+	detach_all(r);
+	free(r->atts);
+	if (r->handlers_set) {
+		sigaction(SIGTERM, &r->old_term, NULL);
+		sigaction(SIGINT, &r->old_int, NULL);
+	}
+	sig_pipe_w = -1;
+	if (r->sig_pipe[0] >= 0) {
+		close(r->sig_pipe[1]);
+		close(r->sig_pipe[0]);
+	}
+	events_fini(&r->ev);
+	loader_close(&r->l);
+	if (r->o->child)
+		child_release(r->o->child);
+}
+
+static int run_setup(struct run *r)
+{
+	const struct compiled *c = r->c;
+	const struct run_opts *o = r->o;
+	r->res.probe_names = c->probe_names;
+	r->res.nprobes = c->nprobe_names;
+	int64_t boot = fmt_boot_epoch_ns();
+	r->res.boot_wall_ns = boot > 0 ? boot : 0;
+	int err = out_init(&r->out, o->format ? o->format : "text",
+			   o->out ? o->out : stdout, &r->res);
+	if (err) {
+		fprintf(r->err, "sonde: unknown output format '%s'\n",
+			o->format);
+		return err;
+	}
+	loader_libbpf_quiet(o->verbose, r->err);
+	struct loader_opts lo = { r->err, o->verbose };
+	err = loader_load(&r->l, c, &lo);
+	if (err)
+		return err;
+	for (uint32_t i = 0; i < c->nprogs; i++)
+		r->natts += c->progs[i].ntargets;
+	r->atts = calloc(r->natts + 1, sizeof(*r->atts));
+	if (!r->atts)
+		return -ENOMEM;
+	r->ev = (struct events){ .c = c, .map_fds = r->l.map_fds,
+				 .o = &r->out, .err = r->err,
+				 .unsafe = o->unsafe };
+	if (c->ringbuf >= 0) {
+		r->rb = ring_buffer__new(r->l.map_fds[c->ringbuf],
+					 ringbuf_sample, r, NULL);
+		if (!r->rb) {
+			err = -errno;
+			fprintf(r->err, "sonde: cannot open the ring buffer: "
+					"%s\n", strerror(-err));
+			return err;
+		}
+	}
+	err = setup_signals(r);
+	if (!err)
+		err = setup_poll(r);
+	return err;
+}
+
+int run_program(const struct compiled *c, const struct run_opts *o)
+{
+	struct run r;
+	memset(&r, 0, sizeof(r));
+	r.c = c;
+	r.o = o;
+	r.err = o->err ? o->err : stderr;
+	r.sig_pipe[0] = r.sig_pipe[1] = -1;
+	r.epfd = r.pidfd = -1;
+	int err = run_setup(&r);
+	if (!err) {
+		/* bpftrace counts every target, BEGIN and END included. */
+		if (!o->quiet)
+			out_attached_probes(&r.out, r.natts);
+		err = attach_all(&r);
+	}
+	if (!err)
+		err = run_progs(&r, false);
+	if (!err) {
+		consume(&r);
+		if (o->child && !r.ev.exit_requested) {
+			err = child_start(o->child);
+			if (err)
+				fprintf(r.err, "sonde: cannot start the "
+					       "command: %s\n",
+					strerror(-err));
+		}
+	}
+	if (!err)
+		err = poll_loop(&r);
+	if (!err) {
+		/* Detach first, so the maps printed hold still; then END. */
+		detach_all(&r);
+		err = run_progs(&r, true);
+		consume(&r);
+		int perr = print_maps(&r);
+		if (!err)
+			err = perr;
+		uint64_t lost = lost_events(&r);
+		if (lost)
+			out_lost_events(&r.out, lost);
+	}
+	run_close(&r);
+	return err;
+}

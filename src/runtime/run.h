@@ -1,0 +1,42 @@
+/*
+ * One run of a compiled program: load, attach, BEGIN, the poll loop, and
+ * the exit sequence (detach, END, drain, maps, lost events, close).
+ *
+ * What main passes in (the command line it needs):
+ *   -f FORMAT      format: "text" (default) or "json"
+ *   -o FILE        out: where program output goes (stdout by default)
+ *   -v             verbose: libbpf messages, verifier logs
+ *   --unsafe       unsafe: system() may run commands
+ *   -q             quiet: no "Attaching N probes..."
+ *   -c CMD         child: spawned (child_spawn_cmd) before compiling, so
+ *                  codegen knows cpid; started after BEGIN; the run stops
+ *                  when it exits
+ *   -p PID         pid: the run stops when that process exits
+ */
+#ifndef SONDE_RUN_H
+#define SONDE_RUN_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+struct compiled;
+struct child;
+
+struct run_opts {
+	const char *format;  /* NULL: "text" */
+	FILE *out;           /* NULL: stdout */
+	FILE *err;           /* NULL: stderr */
+	bool verbose, unsafe, quiet;
+	struct child *child; /* -c, already spawned; NULL: none */
+	pid_t pid;           /* -p; 0: none */
+};
+
+/*
+ * Runs until exit(), Ctrl-C, SIGTERM, or the end of the -c child or -p
+ * process. Everything it creates is released before it returns, also on
+ * errors (reported to opts->err). Returns 0 or -errno.
+ */
+int run_program(const struct compiled *c, const struct run_opts *opts);
+
+#endif
