@@ -4,11 +4,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#include "backend/disasm.h"
+#include "codegen/codegen.h"
 #include "lang/ast.h"
 #include "lang/parser.h"
 #include "lang/sema.h"
 #include "probes/provider.h"
+#include "runtime/child.h"
+#include "runtime/run.h"
 #include "util/arena.h"
 #include "util/diag.h"
 #include "util/strbuf.h"
@@ -16,14 +21,18 @@
 
 #define SONDE_VERSION "0.1.0"
 
-enum dump_what { DUMP_NONE = 0, DUMP_AST = 1 };
+enum dump_what { DUMP_AST = 1, DUMP_IR = 2, DUMP_BPF = 4 };
 
 struct options {
 	const char *prog_text; /* -e */
 	const char *prog_path; /* script file */
 	unsigned dump;         /* DUMP_* bits from -d */
 	int dry_run;
-	int unsafe;
+	int unsafe, verbose, quiet;
+	const char *format;    /* -f */
+	const char *out_path;  /* -o */
+	const char *cmd;       /* -c */
+	long pid;              /* -p */
 	char **params;         /* $1.. */
 	int nparams;
 };
@@ -35,34 +44,21 @@ static void usage(FILE *out)
 	      "\n"
 	      "options:\n"
 	      "  -e PROGRAM     the program to run, instead of a file\n"
-	      "  -d ast         print the program's syntax tree and exit\n"
-	      "  --dry-run      check the program (syntax, probes, types), "
-	      "load nothing\n"
+	      "  -c CMD         run CMD once every probe is attached; stop "
+	      "when it exits\n"
+	      "                 (its pid is `cpid` in the program)\n"
+	      "  -p PID         stop when process PID exits\n"
+	      "  -f text|json   output format (default text)\n"
+	      "  -o FILE        write the program's output to FILE\n"
+	      "  -q             quiet: no \"Attaching N probes...\" line\n"
+	      "  -v             verbose: libbpf messages and verifier logs\n"
+	      "  -d ast|ir|bpf  print the syntax tree, the IR or the BPF "
+	      "code (repeatable)\n"
+	      "  --dry-run      compile (probes, types, code), load nothing\n"
 	      "  --unsafe       allow unsafe functions such as system()\n"
 	      "  -h, --help     show this help\n"
 	      "  --version      show the version\n",
 	      out);
-}
-
-/* Expands every attach point of every probe into its targets. */
-static int expand_probes(struct arena *a, struct diag *d,
-			 const struct options *o,
-			 const struct ast_program *prog,
-			 struct sema_probe **out)
-{
-	struct sema_probe *sp = arena_alloc(a, sizeof(*sp) *
-						       (prog->nprobes + 1));
-	struct probe_env env = { a, d, o->params, o->nparams };
-	int rc = 0;
-	for (uint32_t i = 0; i < prog->nprobes; i++) {
-		const struct ast_probe *p = &prog->probes[i];
-		for (uint32_t k = 0; k < p->nattach; k++)
-			if (probe_expand(&env, &p->attach[k], &sp[i].targets,
-					 &sp[i].ntargets) < 0)
-				rc = -1;
-	}
-	*out = sp;
-	return rc;
 }
 
 /* Reads a whole file, NUL bytes included. */
@@ -98,6 +94,22 @@ static char *read_file(const char *path, uint32_t *len)
 	return sb.buf;
 }
 
+static int parse_dump(struct options *o, const char *what)
+{
+	if (!strcmp(what, "ast"))
+		o->dump |= DUMP_AST;
+	else if (!strcmp(what, "ir"))
+		o->dump |= DUMP_IR;
+	else if (!strcmp(what, "bpf"))
+		o->dump |= DUMP_BPF;
+	else {
+		fprintf(stderr, "sonde: unknown -d listing '%s' (known: ast, "
+				"ir, bpf)\n", what);
+		return -1;
+	}
+	return 0;
+}
+
 static int parse_options(int argc, char **argv, struct options *o)
 {
 	enum { OPT_DRY_RUN = 256, OPT_VERSION, OPT_UNSAFE };
@@ -109,27 +121,38 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
+	char *end;
 	/* '+': stop at the first non-option, which is the script or $1 */
-	while ((c = getopt_long(argc, argv, "+e:d:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+e:d:hc:p:f:o:qv", longopts,
+				NULL)) != -1) {
 		switch (c) {
-		case 'e':
-			o->prog_text = optarg;
-			break;
+		case 'e': o->prog_text = optarg; break;
 		case 'd':
-			if (!strcmp(optarg, "ast")) {
-				o->dump |= DUMP_AST;
-			} else {
-				fprintf(stderr, "sonde: unknown -d listing "
-						"'%s' (known: ast)\n", optarg);
+			if (parse_dump(o, optarg) < 0)
+				return -1;
+			break;
+		case 'c': o->cmd = optarg; break;
+		case 'p':
+			o->pid = strtol(optarg, &end, 10);
+			if (*end || o->pid <= 0) {
+				fprintf(stderr, "sonde: -p needs a process id, "
+						"not '%s'\n", optarg);
 				return -1;
 			}
 			break;
-		case OPT_DRY_RUN:
-			o->dry_run = 1;
+		case 'f':
+			if (strcmp(optarg, "text") && strcmp(optarg, "json")) {
+				fprintf(stderr, "sonde: unknown output format "
+						"'%s' (text or json)\n", optarg);
+				return -1;
+			}
+			o->format = optarg;
 			break;
-		case OPT_UNSAFE:
-			o->unsafe = 1;
-			break;
+		case 'o': o->out_path = optarg; break;
+		case 'q': o->quiet = 1; break;
+		case 'v': o->verbose = 1; break;
+		case OPT_DRY_RUN: o->dry_run = 1; break;
+		case OPT_UNSAFE: o->unsafe = 1; break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -155,6 +178,107 @@ static int parse_options(int argc, char **argv, struct options *o)
 	return 0;
 }
 
+/* Expands every attach point of every probe into its targets. */
+static int expand_probes(struct arena *a, struct diag *d,
+			 const struct options *o,
+			 const struct ast_program *prog,
+			 struct sema_probe **out)
+{
+	struct sema_probe *sp = arena_alloc(a, sizeof(*sp) *
+						       (prog->nprobes + 1));
+	struct probe_env env = { a, d, o->params, o->nparams };
+	int rc = 0;
+	for (uint32_t i = 0; i < prog->nprobes; i++) {
+		const struct ast_probe *p = &prog->probes[i];
+		for (uint32_t k = 0; k < p->nattach; k++)
+			if (probe_expand(&env, &p->attach[k], &sp[i].targets,
+					 &sp[i].ntargets) < 0)
+				rc = -1;
+	}
+	*out = sp;
+	return rc;
+}
+
+static uint64_t monotonic_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void dump_bpf(const struct compiled *c)
+{
+	struct strbuf sb = STRBUF_INIT;
+	for (uint32_t i = 0; i < c->nprogs; i++) {
+		sb_printf(&sb, "%s:\n", c->progs[i].name);
+		disasm_prog(c->progs[i].code.insns, c->progs[i].code.ninsns,
+			    &sb);
+	}
+	fputs(sb_str(&sb), stdout);
+	sb_free(&sb);
+}
+
+/* Everything a run owns, released in reverse order by run_cleanup(). */
+struct run {
+	char *owned_text;
+	struct arena arena;
+	struct child child;
+	bool have_child;
+	struct compiled compiled;
+	bool have_compiled;
+	FILE *out;
+};
+
+static void run_cleanup(struct run *r)
+{
+	if (r->out && r->out != stdout)
+		fclose(r->out);
+	if (r->have_compiled)
+		codegen_free(&r->compiled);
+	if (r->have_child)
+		child_release(&r->child);
+	arena_release(&r->arena);
+	free(r->owned_text);
+}
+
+/* parse -> probes -> sema -> codegen. Returns 0, or 1 after errors. */
+static int compile(struct run *r, const struct options *o,
+		   const struct src_file *file, struct diag *diag)
+{
+	struct ast_program *prog = parse_program(&r->arena, diag, file);
+	if (diag->nerrors)
+		return 1;
+	if (o->dump & DUMP_AST) {
+		struct strbuf sb = STRBUF_INIT;
+		ast_dump(prog, &sb);
+		fputs(sb_str(&sb), stdout);
+		sb_free(&sb);
+		if (o->dump == DUMP_AST)
+			return 0;
+	}
+	struct sema_probe *probes;
+	struct sema_opts sopts = { o->params, o->nparams, o->unsafe,
+				   r->have_child ? r->child.pid : 0 };
+	struct sema_result sres;
+	if (expand_probes(&r->arena, diag, o, prog, &probes) < 0 ||
+	    sema_check(&r->arena, diag, prog, probes, &sopts, &sres) < 0)
+		return 1;
+	struct strbuf ir_text = STRBUF_INIT;
+	struct codegen_opts copts = { sopts.cpid, monotonic_ns(),
+				      (o->dump & DUMP_IR) ? &ir_text : NULL };
+	int rc = codegen(&r->arena, diag, prog, probes, &sres, &copts,
+			 &r->compiled);
+	r->have_compiled = true;
+	if (o->dump & DUMP_IR)
+		fputs(sb_str(&ir_text), stdout);
+	sb_free(&ir_text);
+	if (rc < 0)
+		return 1;
+	if (o->dump & DUMP_BPF)
+		dump_bpf(&r->compiled);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct options o;
@@ -162,54 +286,67 @@ int main(int argc, char **argv)
 	if (parse_options(argc, argv, &o) < 0)
 		return 1;
 
+	struct run r;
+	memset(&r, 0, sizeof(r));
+	arena_init(&r.arena);
 	struct src_file file;
-	char *owned = NULL;
 	if (o.prog_text) {
 		file.name = "stdin";
 		file.text = o.prog_text;
 		file.len = (uint32_t)strlen(o.prog_text);
 	} else {
-		owned = read_file(o.prog_path, &file.len);
-		if (!owned) {
+		r.owned_text = read_file(o.prog_path, &file.len);
+		if (!r.owned_text) {
 			fprintf(stderr, "sonde: cannot read %s: %s\n",
 				o.prog_path, strerror(errno));
 			return 1;
 		}
 		file.name = o.prog_path;
-		file.text = owned;
+		file.text = r.owned_text;
 	}
 
-	struct arena arena;
-	arena_init(&arena);
+	bool will_run = !o.dry_run && !o.dump;
+	/* The child exists (paused) before compiling: cpid is a constant
+	 * in the generated code. */
+	if (o.cmd && will_run) {
+		int err = child_spawn_cmd(&r.child, o.cmd);
+		if (err < 0) {
+			fprintf(stderr, "sonde: cannot run '%s': %s\n", o.cmd,
+				strerror(-err));
+			run_cleanup(&r);
+			return 1;
+		}
+		r.have_child = true;
+	} else if (o.cmd) {
+		r.child.pid = 1; /* a stand-in: nothing runs */
+	}
+
 	struct diag diag;
 	diag_init(&diag, stderr);
-	int rc = 0;
-	struct ast_program *prog = parse_program(&arena, &diag, &file);
-	if (diag.nerrors) {
-		if (diag.nerrors > diag.max_errors)
-			fprintf(stderr, "sonde: %d errors in all, only the "
-					"first %d shown\n",
-				diag.nerrors, diag.max_errors);
-		rc = 1;
-	} else if (o.dump & DUMP_AST) {
-		struct strbuf sb = STRBUF_INIT;
-		ast_dump(prog, &sb);
-		fputs(sb_str(&sb), stdout);
-		sb_free(&sb);
-	} else {
-		struct sema_probe *probes;
-		struct sema_opts sopts = { o.params, o.nparams, o.unsafe, 0 };
-		struct sema_result sres;
-		if (expand_probes(&arena, &diag, &o, prog, &probes) < 0 ||
-		    sema_check(&arena, &diag, prog, probes, &sopts, &sres) < 0)
+	int rc = compile(&r, &o, &file, &diag);
+	if (diag.nerrors > diag.max_errors)
+		fprintf(stderr, "sonde: %d errors in all, only the first %d "
+				"shown\n", diag.nerrors, diag.max_errors);
+	if (rc == 0 && will_run) {
+		if (o.out_path) {
+			r.out = fopen(o.out_path, "w");
+			if (!r.out) {
+				fprintf(stderr, "sonde: cannot write %s: %s\n",
+					o.out_path, strerror(errno));
+				run_cleanup(&r);
+				return 1;
+			}
+		}
+		struct run_opts ropts = {
+			.format = o.format, .out = r.out, .err = stderr,
+			.verbose = o.verbose, .unsafe = o.unsafe,
+			.quiet = o.quiet,
+			.child = r.have_child ? &r.child : NULL,
+			.pid = (pid_t)o.pid,
+		};
+		if (run_program(&r.compiled, &ropts) < 0)
 			rc = 1;
 	}
-	if (rc == 0 && !(o.dump & DUMP_AST) && !o.dry_run) {
-		fputs("sonde: tracing is not built yet: use -d ast or "
-		      "--dry-run\n", stderr);
-		rc = 1;
-	}
-	arena_release(&arena);
-	free(owned);
+	run_cleanup(&r);
 	return rc;
 }

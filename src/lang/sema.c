@@ -1089,18 +1089,41 @@ static const struct type *check_call(struct sema *s, struct ast_expr *e,
 
 /* ---- expressions ---- */
 
+/* Positional parameters are constants: they become literals here, so
+ * codegen never sees them. $# is the count; a missing $N is 0 (or "" in
+ * str()), as in bpftrace. */
 static const struct type *check_positional(struct sema *s,
 					   struct ast_expr *e)
 {
-	if (e->u.pos.num < 0)
+	long n = e->u.pos.num;
+	if (n < 0 || n > s->opts->nparams) {
+		e->kind = E_INT;
+		e->u.num.value = n < 0 ? (uint64_t)s->opts->nparams : 0;
+		e->u.num.is_char = false;
 		return &type_s64;
-	int64_t v;
-	if (e->u.pos.num > s->opts->nparams)
-		return &type_s64; /* a missing parameter is 0, as in bpftrace */
-	if (const_int(s, e, &v))
+	}
+	const char *p = s->opts->params[n - 1];
+	char *end;
+	long long x = strtoll(p, &end, 0);
+	if (*p && !*end) {
+		e->kind = E_INT;
+		e->u.num.value = (uint64_t)x;
+		e->u.num.is_char = false;
 		return &type_s64;
-	const char *p = s->opts->params[e->u.pos.num - 1];
-	return type_string(s->arena, (uint32_t)strlen(p) + 1);
+	}
+	e->kind = E_STRING;
+	e->u.str.bytes = p;
+	e->u.str.len = (uint32_t)strlen(p);
+	return type_string(s->arena, e->u.str.len + 1);
+}
+
+/* sizeof and offsetof are constants once types are known. */
+static const struct type *fold_const(struct ast_expr *e, uint64_t v)
+{
+	e->kind = E_INT;
+	e->u.num.value = v;
+	e->u.num.is_char = false;
+	return &type_u64;
 }
 
 static const struct type *check_expr_inner(struct sema *s,
@@ -1232,12 +1255,13 @@ static const struct type *check_expr_inner(struct sema *s,
 			resolve_typespec(s, &e->u.size_of.type);
 		if (t->kind == TY_NONE)
 			return t;
-		return &type_u64;
+		return fold_const(e, t->size);
 	}
 	case E_OFFSETOF: {
 		const struct type *t = resolve_typespec(s, &e->u.offset_of.type);
 		if (t->kind == TY_NONE)
 			return t;
+		uint64_t off = 0;
 		for (uint32_t i = 0; i < e->u.offset_of.nfields; i++) {
 			struct type_field f;
 			if (t->kind != TY_RECORD ||
@@ -1246,9 +1270,10 @@ static const struct type *check_expr_inner(struct sema *s,
 				    tname(s, t), e->u.offset_of.fields[i]);
 				return &type_none;
 			}
+			off += f.offset;
 			t = f.type;
 		}
-		return &type_u64;
+		return fold_const(e, off);
 	}
 	}
 	return &type_none;

@@ -1,0 +1,111 @@
+/*
+ * Internal to codegen: the state of one program being generated and the
+ * value model shared by the expression, statement, map and call files.
+ *
+ * A value is either an integer in a register (always widened to 64 bits
+ * by its type's sign), or bytes in a stack slot (strings, tuples, records,
+ * buffers), or the address of bytes not read yet (a struct field through a
+ * pointer, a tracepoint field in the context).
+ */
+#ifndef SONDE_CG_H
+#define SONDE_CG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "backend/ir.h"
+#include "codegen/codegen.h"
+#include "util/vec.h"
+
+enum val_kind {
+	V_REG,  /* reg holds the value */
+	V_MEM,  /* slot+off holds the bytes */
+	V_ADDR, /* reg holds the address of the bytes (user or kernel) */
+	V_CTX,  /* the bytes are in the context at ctx_off (tracepoints) */
+	V_NONE, /* no value (void calls) */
+};
+
+struct val {
+	enum val_kind kind;
+	const struct type *type;
+	ir_reg reg;
+	ir_slot slot;
+	uint32_t off;
+	uint32_t ctx_off;
+	bool user; /* V_ADDR: the address is in user space */
+};
+
+struct cg_var {
+	const char *name;
+	const struct type *type;
+	ir_reg reg;   /* integers live in a register */
+	ir_slot slot; /* everything else on the stack */
+};
+
+struct cg_loop {
+	ir_label head;
+	ir_jlist breaks;
+};
+
+struct cg {
+	struct arena *arena;
+	struct diag *diag;
+	const struct codegen_opts *opts;
+	const struct sema_result *sr;
+	struct compiled *out;
+	VEC(struct cevent) events;
+	VEC(struct cmap) maps;
+	int32_t ringbuf;     /* map index, -1 until needed */
+	int32_t lost;        /* map index of the lost-events counter */
+	int32_t *user_maps;  /* sema map index -> compiled map index */
+	/* per program */
+	struct ir *ir;
+	const struct probe_target *tgt;
+	uint32_t probe_index;
+	VEC(struct cg_var) vars;
+	VEC(struct cg_loop) loops;
+	bool failed;
+};
+
+/* expr.c */
+struct val cg_expr(struct cg *g, struct ast_expr *e);
+/* The value as an integer in a register (reads memory as needed). */
+ir_reg cg_int(struct cg *g, struct ast_expr *e);
+ir_reg cg_to_reg(struct cg *g, struct val v);
+/* The value's bytes in a stack slot (copies or reads as needed). */
+struct val cg_to_mem(struct cg *g, struct val v);
+/* Jumps to the returned list when e is false (0); falls through if true. */
+ir_jlist cg_cond_false(struct cg *g, struct ast_expr *e);
+/* Stores v (of any type) into dst_slot+off converted to type dst. */
+void cg_store(struct cg *g, ir_slot dst, uint32_t off,
+	      const struct type *dst_type, struct val v);
+void cg_zero(struct cg *g, ir_slot dst, uint32_t off, uint32_t size);
+/* Copies size bytes from src_slot+src_off to the memory at base+off. */
+void cg_copy_to(struct cg *g, ir_reg base, int32_t off, ir_slot src,
+		uint32_t src_off, uint32_t size);
+ir_reg cg_call(struct cg *g, int fn, int nargs, ...);
+void cg_error(struct cg *g, struct span sp, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* maps.c */
+int32_t cg_map_index(struct cg *g, const struct ast_expr *map);
+const struct cmap *cg_map(struct cg *g, int32_t idx);
+struct val cg_map_read(struct cg *g, struct ast_expr *map);
+void cg_map_assign(struct cg *g, struct ast_expr *map, struct ast_expr *value,
+		   enum ast_op op);
+/* @m++ / ++@m / @m-- / --@m: the old (post) or new (pre) value. */
+ir_reg cg_map_incdec(struct cg *g, struct ast_expr *map, int delta,
+		     bool post);
+void cg_map_delete(struct cg *g, struct ast_expr *map);
+void cg_maps_declare(struct cg *g);
+
+/* events.c */
+int32_t cg_ringbuf(struct cg *g);
+/* Sends a record: header id + the args laid out as a tuple. */
+void cg_event(struct cg *g, enum event_kind kind, struct ast_expr **args,
+	      uint32_t nargs, struct cevent *proto);
+
+/* calls.c */
+struct val cg_call_expr(struct cg *g, struct ast_expr *e);
+
+#endif

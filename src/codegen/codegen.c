@@ -1,0 +1,280 @@
+/* Statements, probes and the whole program. */
+#include "codegen/codegen.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "backend/ir.h"
+#include "codegen/cg.h"
+#include "util/arena.h"
+#include "util/diag.h"
+#include "util/strbuf.h"
+
+static bool in_reg(const struct type *t)
+{
+	return t->kind == TY_INT || t->kind == TY_PTR;
+}
+
+static struct cg_var *find_var(struct cg *g, const char *name)
+{
+	for (size_t i = 0; i < g->vars.len; i++)
+		if (!strcmp(g->vars.data[i].name, name))
+			return &g->vars.data[i];
+	return NULL;
+}
+
+/* Gives every variable of a block its storage up front, zeroed: a
+ * variable assigned on one path only must still read as something the
+ * verifier accepts on the others. */
+static void declare_vars(struct cg *g, const struct ast_block *b);
+
+static void declare_stmt(struct cg *g, const struct ast_stmt *s)
+{
+	switch (s->kind) {
+	case S_ASSIGN: {
+		const struct ast_expr *t = s->u.assign.target;
+		if (t->kind != E_VAR || find_var(g, t->u.name))
+			return;
+		struct cg_var v = { t->u.name, t->type, IR_NOREG, 0 };
+		if (in_reg(t->type)) {
+			v.reg = ir_const(g->ir, 0);
+		} else {
+			v.slot = ir_slot_new(g->ir, t->type->size, 8);
+			cg_zero(g, v.slot, 0, t->type->size);
+		}
+		vec_push(&g->vars, v);
+		return;
+	}
+	case S_IF:
+		declare_vars(g, &s->u.if_.then);
+		if (s->u.if_.otherwise)
+			declare_stmt(g, s->u.if_.otherwise);
+		return;
+	case S_UNROLL:
+	case S_WHILE:
+		declare_vars(g, &s->u.loop.body);
+		return;
+	case S_BLOCK:
+		declare_vars(g, &s->u.block);
+		return;
+	default:
+		return;
+	}
+}
+
+static void declare_vars(struct cg *g, const struct ast_block *b)
+{
+	for (uint32_t i = 0; i < b->n; i++)
+		declare_stmt(g, b->stmts[i]);
+}
+
+static void assign_var(struct cg *g, struct ast_stmt *s)
+{
+	struct ast_expr *t = s->u.assign.target;
+	struct cg_var *v = find_var(g, t->u.name);
+	struct ast_expr *value = s->u.assign.value;
+	struct ast_expr bin;
+	if (s->u.assign.op != OP_NONE) {
+		memset(&bin, 0, sizeof(bin));
+		bin.kind = E_BINARY;
+		bin.span = s->span;
+		bin.type = type_int(8, v->type->is_signed &&
+					       value->type->kind == TY_INT &&
+					       value->type->is_signed);
+		bin.u.binary.op = s->u.assign.op;
+		bin.u.binary.left = t;
+		bin.u.binary.right = value;
+		value = &bin;
+	}
+	struct val x = cg_expr(g, value);
+	if (v->reg != IR_NOREG) {
+		ir_reg r = cg_to_reg(g, x);
+		ir_mov(g->ir, v->reg, r);
+		return;
+	}
+	cg_store(g, v->slot, 0, v->type, x);
+}
+
+static void gen_block(struct cg *g, const struct ast_block *b);
+
+static void gen_stmt(struct cg *g, struct ast_stmt *s)
+{
+	switch (s->kind) {
+	case S_EXPR:
+		cg_expr(g, s->u.expr);
+		return;
+	case S_ASSIGN:
+		if (s->u.assign.target->kind == E_MAP)
+			cg_map_assign(g, s->u.assign.target, s->u.assign.value,
+				      s->u.assign.op);
+		else
+			assign_var(g, s);
+		return;
+	case S_IF: {
+		ir_jlist f = cg_cond_false(g, s->u.if_.cond);
+		gen_block(g, &s->u.if_.then);
+		if (!s->u.if_.otherwise) {
+			ir_jlist_patch_here(g->ir, f);
+			return;
+		}
+		ir_jlist done = ir_ja(g->ir, IR_NOLABEL);
+		ir_jlist_patch_here(g->ir, f);
+		gen_stmt(g, s->u.if_.otherwise);
+		ir_jlist_patch_here(g->ir, done);
+		return;
+	}
+	case S_UNROLL: {
+		uint64_t n = s->u.loop.cond->u.num.value;
+		for (uint64_t i = 0; i < n; i++)
+			gen_block(g, &s->u.loop.body);
+		return;
+	}
+	case S_WHILE: {
+		struct cg_loop l = { ir_label_here(g->ir), IR_NOJUMP };
+		ir_jlist f = cg_cond_false(g, s->u.loop.cond);
+		vec_push(&g->loops, l);
+		gen_block(g, &s->u.loop.body);
+		ir_ja(g->ir, l.head);
+		ir_jlist brk = g->loops.data[g->loops.len - 1].breaks;
+		g->loops.len--;
+		ir_jlist_patch_here(g->ir, f);
+		ir_jlist_patch_here(g->ir, brk);
+		return;
+	}
+	case S_BREAK: {
+		struct cg_loop *l = &g->loops.data[g->loops.len - 1];
+		ir_jlist_concat(g->ir, &l->breaks, ir_ja(g->ir, IR_NOLABEL));
+		/* what follows a break is dead: keep emitting into a fresh
+		 * (unreachable) block, which the back end drops */
+		return;
+	}
+	case S_CONTINUE:
+		ir_ja(g->ir, g->loops.data[g->loops.len - 1].head);
+		return;
+	case S_RETURN:
+		ir_exiti(g->ir, 0);
+		return;
+	case S_BLOCK:
+		gen_block(g, &s->u.block);
+		return;
+	}
+}
+
+static void gen_block(struct cg *g, const struct ast_block *b)
+{
+	for (uint32_t i = 0; i < b->n; i++)
+		gen_stmt(g, b->stmts[i]);
+}
+
+static uint32_t probe_name_index(struct cg *g, const char *name)
+{
+	struct compiled *c = g->out;
+	for (uint32_t i = 0; i < c->nprobe_names; i++)
+		if (!strcmp(c->probe_names[i], name))
+			return i;
+	const char **n = arena_alloc(g->arena,
+				     sizeof(*n) * (c->nprobe_names + 1));
+	if (c->nprobe_names)
+		memcpy(n, c->probe_names, sizeof(*n) * c->nprobe_names);
+	n[c->nprobe_names] = name;
+	c->probe_names = n;
+	return c->nprobe_names++;
+}
+
+/* One program for one target of probe p. */
+static int gen_program(struct cg *g, struct ast_probe *p,
+		       const struct probe_target *t, struct cprog *out)
+{
+	g->ir = ir_new();
+	g->tgt = t;
+	g->probe_index = probe_name_index(g, t->name);
+	g->vars.len = 0;
+	g->loops.len = 0;
+	declare_vars(g, &p->body);
+	ir_jlist skip = IR_NOJUMP;
+	if (p->pred)
+		skip = cg_cond_false(g, p->pred);
+	gen_block(g, &p->body);
+	ir_jlist_patch_here(g->ir, skip);
+	ir_exiti(g->ir, 0);
+	if (g->opts->dump_ir) {
+		sb_printf(g->opts->dump_ir, "%s:\n", t->name);
+		ir_dump(g->ir, g->opts->dump_ir);
+	}
+	int rc = 0;
+	if (!g->failed && ir_compile(g->ir, &out->code) < 0) {
+		diag_error(g->diag, p->span, "cannot compile this probe: %s",
+			   ir_error(g->ir));
+		rc = -1;
+	}
+	ir_free(g->ir);
+	g->ir = NULL;
+	out->name = t->name;
+	out->type = t->prov->prog_type;
+	out->targets = t;
+	out->ntargets = 1;
+	out->is_begin = !strcmp(t->prov->name, "BEGIN");
+	out->is_end = !strcmp(t->prov->name, "END");
+	return g->failed ? -1 : rc;
+}
+
+int codegen(struct arena *a, struct diag *d, struct ast_program *prog,
+	    const struct sema_probe *probes, const struct sema_result *sr,
+	    const struct codegen_opts *opts, struct compiled *out)
+{
+	struct cg g;
+	memset(&g, 0, sizeof(g));
+	memset(out, 0, sizeof(*out));
+	g.arena = a;
+	g.diag = d;
+	g.opts = opts;
+	g.sr = sr;
+	g.out = out;
+	g.ringbuf = g.lost = -1;
+	cg_maps_declare(&g);
+	VEC(struct cprog) progs = { 0 };
+	int rc = 0;
+	for (uint32_t i = 0; i < prog->nprobes && rc == 0; i++) {
+		for (uint32_t k = 0; k < probes[i].ntargets; k++) {
+			struct cprog cp;
+			memset(&cp, 0, sizeof(cp));
+			if (gen_program(&g, &prog->probes[i],
+					&probes[i].targets[k], &cp) < 0) {
+				ir_prog_free(&cp.code);
+				rc = -1;
+				break;
+			}
+			vec_push(&progs, cp);
+		}
+	}
+	/* Everything the runtime keeps lives in the arena. */
+	out->nmaps = (uint32_t)g.maps.len;
+	out->maps = arena_alloc(a, sizeof(*out->maps) * (g.maps.len + 1));
+	if (g.maps.len)
+		memcpy(out->maps, g.maps.data, sizeof(*out->maps) * g.maps.len);
+	out->nprogs = (uint32_t)progs.len;
+	out->progs = arena_alloc(a, sizeof(*out->progs) * (progs.len + 1));
+	if (progs.len)
+		memcpy(out->progs, progs.data, sizeof(*out->progs) * progs.len);
+	out->nevents = (uint32_t)g.events.len;
+	out->events = arena_alloc(a, sizeof(*out->events) *
+					     (g.events.len + 1));
+	if (g.events.len)
+		memcpy(out->events, g.events.data,
+		       sizeof(*out->events) * g.events.len);
+	out->ringbuf = g.ringbuf;
+	out->lost_counter = g.lost;
+	vec_free(&g.maps);
+	vec_free(&g.events);
+	vec_free(&g.vars);
+	vec_free(&g.loops);
+	vec_free(&progs);
+	return rc;
+}
+
+/* Frees what codegen allocated outside the arena (the programs' code). */
+void codegen_free(struct compiled *c)
+{
+	for (uint32_t i = 0; i < c->nprogs; i++)
+		ir_prog_free(&c->progs[i].code);
+}

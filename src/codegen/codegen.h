@@ -1,0 +1,34 @@
+/*
+ * Code generation: the typed AST -> IR for each probe -> BPF, plus the maps
+ * and the ring-buffer event kinds the runtime needs (codegen/compiled.h).
+ */
+#ifndef SONDE_CODEGEN_H
+#define SONDE_CODEGEN_H
+
+#include <stdint.h>
+
+#include "codegen/compiled.h"
+#include "lang/ast.h"
+#include "lang/sema.h"
+
+struct arena;
+struct diag;
+struct strbuf;
+
+struct codegen_opts {
+	int64_t cpid;      /* -c child's pid, 0 without -c */
+	uint64_t start_ns; /* bpf_ktime_get_ns() at start, for `elapsed` */
+	struct strbuf *dump_ir; /* when set, -d ir text is appended here */
+};
+
+/* Compiles a program that passed sema. Everything in out lives in a.
+ * Returns 0, or -1 after reporting an error (e.g. a program too large for
+ * BPF's limits) through d. */
+int codegen(struct arena *a, struct diag *d, struct ast_program *prog,
+	    const struct sema_probe *probes, const struct sema_result *sr,
+	    const struct codegen_opts *opts, struct compiled *out);
+
+/* Frees the programs' code (the rest lives in the arena). */
+void codegen_free(struct compiled *c);
+
+#endif

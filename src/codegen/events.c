@@ -1,0 +1,97 @@
+/*
+ * Ring-buffer records: printf, print, exit and friends. A record is built
+ * on the stack (header, then the arguments laid out as a tuple) and sent
+ * with one bpf_ringbuf_output(); a failed send bumps the per-CPU lost
+ * counter that the runtime reports at exit.
+ */
+#include <string.h>
+
+#include "codegen/cg.h"
+#include "util/arena.h"
+
+#define RINGBUF_BYTES (1u << 20)
+
+static int32_t add_map(struct cg *g, const char *name, enum bpf_map_type t,
+		       uint32_t ks, uint32_t vs, uint32_t n)
+{
+	struct cmap m;
+	memset(&m, 0, sizeof(m));
+	m.name = name;
+	m.type = t;
+	m.key_size = ks;
+	m.value_size = vs;
+	m.max_entries = n;
+	vec_push(&g->maps, m);
+	return (int32_t)g->maps.len - 1;
+}
+
+int32_t cg_ringbuf(struct cg *g)
+{
+	if (g->ringbuf < 0) {
+		g->ringbuf = add_map(g, ".events", BPF_MAP_TYPE_RINGBUF, 0, 0,
+				     RINGBUF_BYTES);
+		g->lost = add_map(g, ".lost", BPF_MAP_TYPE_PERCPU_ARRAY, 4, 8,
+				  1);
+	}
+	return g->ringbuf;
+}
+
+/* bpf_ringbuf_output(rb, slot, size, 0); on failure ++lost[0]. */
+static void send(struct cg *g, ir_slot rec, uint32_t size)
+{
+	int32_t rb = cg_ringbuf(g);
+	ir_reg map = ir_reg_new(g->ir), data = ir_reg_new(g->ir);
+	ir_ld_map(g->ir, map, (uint32_t)rb);
+	ir_slot_addr(g->ir, data, rec, 0);
+	ir_reg r = cg_call(g, BPF_FUNC_ringbuf_output, 4, map, data,
+			   ir_const(g->ir, size), ir_const(g->ir, 0));
+	ir_jlist ok = ir_jmpi(g->ir, BPF_JEQ, r, 0, IR_NOLABEL);
+	ir_slot key = ir_slot_new(g->ir, 4, 4);
+	ir_storei_slot(g->ir, 4, key, 0, 0);
+	ir_reg lm = ir_reg_new(g->ir), kp = ir_reg_new(g->ir);
+	ir_ld_map(g->ir, lm, (uint32_t)g->lost);
+	ir_slot_addr(g->ir, kp, key, 0);
+	ir_reg p = cg_call(g, BPF_FUNC_map_lookup_elem, 2, lm, kp);
+	ir_jlist_concat(g->ir, &ok, ir_jmpi(g->ir, BPF_JEQ, p, 0, IR_NOLABEL));
+	ir_reg t = ir_reg_new(g->ir);
+	ir_load(g->ir, 8, t, p, 0);
+	ir_alui(g->ir, BPF_ADD, t, 1);
+	ir_store(g->ir, 8, p, 0, t);
+	ir_jlist_patch_here(g->ir, ok);
+}
+
+void cg_event(struct cg *g, enum event_kind kind, struct ast_expr **args,
+	      uint32_t nargs, struct cevent *proto)
+{
+	const struct type **types = arena_alloc(g->arena,
+						sizeof(*types) * (nargs + 1));
+	for (uint32_t i = 0; i < nargs; i++)
+		types[i] = args[i]->type;
+	const struct type *layout = type_tuple(g->arena, types, nargs);
+	uint32_t *offsets = arena_alloc(g->arena,
+					sizeof(*offsets) * (nargs + 1));
+	for (uint32_t i = 0; i < nargs; i++)
+		offsets[i] = layout->fields[i].offset;
+
+	struct cevent ev = *proto;
+	ev.kind = kind;
+	ev.args = types;
+	ev.offsets = offsets;
+	ev.nargs = nargs;
+	ev.size = layout->size;
+	uint32_t id = (uint32_t)g->events.len;
+	vec_push(&g->events, ev);
+
+	uint32_t size = 8 + ((layout->size + 7) & ~7u);
+	ir_slot rec = ir_slot_new(g->ir, size, 8);
+	ir_storei_slot(g->ir, 4, rec, 0, (int32_t)id);
+	ir_storei_slot(g->ir, 4, rec, 4, 0);
+	/* Padding between fields reaches user space: zero it all first
+	 * unless the arguments fill the record exactly. */
+	if (nargs)
+		cg_zero(g, rec, 8, size - 8);
+	for (uint32_t i = 0; i < nargs; i++)
+		cg_store(g, rec, 8 + offsets[i], types[i],
+			 cg_expr(g, args[i]));
+	send(g, rec, size);
+}

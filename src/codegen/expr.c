@@ -1,0 +1,860 @@
+/* Lowering of expressions to IR. */
+#include <stdarg.h>
+#include <string.h>
+
+#include "codegen/cg.h"
+#include "kernel/btf.h"
+#include "util/arena.h"
+#include "util/diag.h"
+
+void cg_error(struct cg *g, struct span sp, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	diag_error(g->diag, sp, "%s", msg);
+	g->failed = true;
+}
+
+ir_reg cg_call(struct cg *g, int fn, int nargs, ...)
+{
+	ir_reg args[IR_MAX_ARGS];
+	va_list ap;
+	va_start(ap, nargs);
+	for (int i = 0; i < nargs; i++)
+		args[i] = va_arg(ap, ir_reg);
+	va_end(ap);
+	ir_reg d = ir_reg_new(g->ir);
+	ir_call(g->ir, d, fn, args, nargs);
+	return d;
+}
+
+static struct val reg_val(const struct type *t, ir_reg r)
+{
+	struct val v = { .kind = V_REG, .type = t, .reg = r };
+	return v;
+}
+
+static struct val mem_val(const struct type *t, ir_slot s, uint32_t off)
+{
+	struct val v = { .kind = V_MEM, .type = t, .slot = s, .off = off };
+	return v;
+}
+
+static ir_reg slot_addr(struct cg *g, ir_slot s, uint32_t off)
+{
+	ir_reg r = ir_reg_new(g->ir);
+	ir_slot_addr(g->ir, r, s, off);
+	return r;
+}
+
+/* Widens the low `size` bytes of r to 64 bits by the sign. */
+static void extend(struct cg *g, ir_reg r, uint32_t size, bool is_signed)
+{
+	if (size >= 8)
+		return;
+	if (is_signed) {
+		ir_alui(g->ir, BPF_LSH, r, (int32_t)(64 - size * 8));
+		ir_alui(g->ir, BPF_ARSH, r, (int32_t)(64 - size * 8));
+	} else if (size == 4) {
+		ir_alu32(g->ir, BPF_MOV, r, r);
+	} else {
+		ir_alui(g->ir, BPF_AND, r, size == 1 ? 0xff : 0xffff);
+	}
+}
+
+static bool scalar_size_ok(uint32_t size)
+{
+	return size == 1 || size == 2 || size == 4 || size == 8;
+}
+
+void cg_zero(struct cg *g, ir_slot dst, uint32_t off, uint32_t size)
+{
+	uint32_t end = off + size;
+	while (off < end) {
+		uint32_t n = 8;
+		while (n > end - off || off % n)
+			n /= 2;
+		ir_storei_slot(g->ir, (int)n, dst, off, 0);
+		off += n;
+	}
+}
+
+/* Copies between stack slots in the widest aligned pieces. */
+static void copy_slot(struct cg *g, ir_slot dst, uint32_t doff, ir_slot src,
+		      uint32_t soff, uint32_t size)
+{
+	ir_reg t = ir_reg_new(g->ir);
+	uint32_t i = 0;
+	while (i < size) {
+		uint32_t n = 8;
+		while (n > size - i || (doff + i) % n || (soff + i) % n)
+			n /= 2;
+		ir_load_slot(g->ir, (int)n, t, src, soff + i);
+		ir_store_slot(g->ir, (int)n, dst, doff + i, t);
+		i += n;
+	}
+}
+
+void cg_copy_to(struct cg *g, ir_reg base, int32_t off, ir_slot src,
+		uint32_t src_off, uint32_t size)
+{
+	ir_reg t = ir_reg_new(g->ir);
+	uint32_t i = 0;
+	while (i < size) {
+		uint32_t n = 8;
+		while (n > size - i || (uint32_t)(off + (int32_t)i) % n ||
+		       (src_off + i) % n)
+			n /= 2;
+		ir_load_slot(g->ir, (int)n, t, src, src_off + i);
+		ir_store(g->ir, (int)n, base, (int16_t)(off + (int32_t)i), t);
+		i += n;
+	}
+}
+
+/* Copies context bytes (a tracepoint record) into a slot: the verifier
+ * allows only direct, aligned loads from the context. */
+static void copy_ctx(struct cg *g, ir_slot dst, uint32_t doff,
+		     uint32_t ctx_off, uint32_t size)
+{
+	ir_reg t = ir_reg_new(g->ir);
+	uint32_t i = 0;
+	while (i < size) {
+		uint32_t n = 8;
+		while (n > size - i || (ctx_off + i) % n || (doff + i) % n)
+			n /= 2;
+		ir_load(g->ir, (int)n, t, ir_ctx(g->ir),
+			(int16_t)(ctx_off + i));
+		ir_store_slot(g->ir, (int)n, dst, doff + i, t);
+		i += n;
+	}
+}
+
+/* Reads size bytes at the address in reg into a new slot. */
+static ir_slot read_addr(struct cg *g, ir_reg addr, uint32_t size, bool user)
+{
+	ir_slot s = ir_slot_new(g->ir, size, 8);
+	ir_reg dst = slot_addr(g, s, 0);
+	cg_call(g, user ? BPF_FUNC_probe_read_user : BPF_FUNC_probe_read_kernel,
+		3, dst, ir_const(g->ir, size), addr);
+	return s;
+}
+
+ir_reg cg_to_reg(struct cg *g, struct val v)
+{
+	const struct type *t = v.type;
+	uint32_t size = t->size ? t->size : 8;
+	bool sign = t->kind == TY_INT && t->is_signed;
+	ir_reg r;
+	switch (v.kind) {
+	case V_REG:
+		return v.reg;
+	case V_MEM:
+		r = ir_reg_new(g->ir);
+		ir_load_slot(g->ir, (int)(size > 8 ? 8 : size), r, v.slot, v.off);
+		extend(g, r, size, sign);
+		return r;
+	case V_CTX:
+		r = ir_reg_new(g->ir);
+		ir_load(g->ir, (int)(size > 8 ? 8 : size), r, ir_ctx(g->ir),
+			(int16_t)v.ctx_off);
+		extend(g, r, size, sign);
+		return r;
+	case V_ADDR: {
+		if (!scalar_size_ok(size))
+			size = 8;
+		ir_slot s = read_addr(g, v.reg, size, v.user);
+		r = ir_reg_new(g->ir);
+		ir_load_slot(g->ir, (int)size, r, s, 0);
+		extend(g, r, size, sign);
+		return r;
+	}
+	case V_NONE:
+		break;
+	}
+	return ir_const(g->ir, 0);
+}
+
+struct val cg_to_mem(struct cg *g, struct val v)
+{
+	uint32_t size = v.type->size ? v.type->size : 8;
+	ir_slot s;
+	switch (v.kind) {
+	case V_MEM:
+		return v;
+	case V_REG:
+		s = ir_slot_new(g->ir, size < 8 ? 8 : size, 8);
+		ir_store_slot(g->ir, 8, s, 0, v.reg);
+		return mem_val(v.type, s, 0);
+	case V_CTX:
+		s = ir_slot_new(g->ir, size, 8);
+		copy_ctx(g, s, 0, v.ctx_off, size);
+		return mem_val(v.type, s, 0);
+	case V_ADDR:
+		if (v.type->kind == TY_STRING) {
+			/* A char array through a pointer: read it as a string
+			 * so bytes after the NUL are zero, as keys need. */
+			s = ir_slot_new(g->ir, size, 8);
+			cg_zero(g, s, 0, size);
+			cg_call(g, v.user ? BPF_FUNC_probe_read_user_str :
+					    BPF_FUNC_probe_read_kernel_str,
+				3, slot_addr(g, s, 0), ir_const(g->ir, size),
+				v.reg);
+			return mem_val(v.type, s, 0);
+		}
+		s = read_addr(g, v.reg, size, v.user);
+		return mem_val(v.type, s, 0);
+	case V_NONE:
+		break;
+	}
+	s = ir_slot_new(g->ir, 8, 8);
+	cg_zero(g, s, 0, 8);
+	return mem_val(v.type, s, 0);
+}
+
+ir_reg cg_int(struct cg *g, struct ast_expr *e)
+{
+	return cg_to_reg(g, cg_expr(g, e));
+}
+
+static bool is_scalar(const struct type *t)
+{
+	switch (t->kind) {
+	case TY_INT:
+	case TY_PTR:
+	case TY_KSYM:
+	case TY_USERNAME:
+	case TY_PROBE:
+	case TY_TIMESTAMP:
+	case TY_KSTACK:
+		return true;
+	default:
+		return false;
+	}
+}
+
+void cg_store(struct cg *g, ir_slot dst, uint32_t off,
+	      const struct type *dt, struct val v)
+{
+	if (is_scalar(dt) && scalar_size_ok(dt->size)) {
+		ir_reg r = cg_to_reg(g, v);
+		ir_store_slot(g->ir, (int)dt->size, dst, off, r);
+		return;
+	}
+	if (dt->kind == TY_TUPLE && v.type->kind == TY_TUPLE) {
+		cg_zero(g, dst, off, dt->size);
+		struct val src = cg_to_mem(g, v);
+		for (uint32_t i = 0; i < dt->nfields && i < v.type->nfields;
+		     i++) {
+			const struct type_field *sf = &v.type->fields[i];
+			struct val el = mem_val(sf->type, src.slot,
+						src.off + sf->offset);
+			cg_store(g, dst, off + dt->fields[i].offset,
+				 dt->fields[i].type, el);
+		}
+		return;
+	}
+	uint32_t n = v.type->size < dt->size ? v.type->size : dt->size;
+	if (v.kind == V_CTX) {
+		copy_ctx(g, dst, off, v.ctx_off, n);
+	} else {
+		struct val src = cg_to_mem(g, v);
+		copy_slot(g, dst, off, src.slot, src.off, n);
+	}
+	if (n < dt->size)
+		cg_zero(g, dst, off + n, dt->size - n);
+}
+
+/* ---- builtins ---- */
+
+static ir_reg pid_tgid(struct cg *g)
+{
+	return cg_call(g, BPF_FUNC_get_current_pid_tgid, 0);
+}
+
+static struct val builtin(struct cg *g, struct ast_expr *e)
+{
+	const char *n = e->u.name;
+	const struct type *t = e->type;
+	ir_reg r;
+	if (!strcmp(n, "pid") || !strcmp(n, "tid")) {
+		r = pid_tgid(g);
+		if (n[0] == 'p')
+			ir_alui(g->ir, BPF_RSH, r, 32);
+		else
+			ir_alu32(g->ir, BPF_MOV, r, r);
+		return reg_val(t, r);
+	}
+	if (!strcmp(n, "uid") || !strcmp(n, "gid") ||
+	    !strcmp(n, "username")) {
+		r = cg_call(g, BPF_FUNC_get_current_uid_gid, 0);
+		if (n[0] == 'g')
+			ir_alui(g->ir, BPF_RSH, r, 32);
+		else
+			ir_alu32(g->ir, BPF_MOV, r, r);
+		return reg_val(t, r);
+	}
+	if (!strcmp(n, "nsecs"))
+		return reg_val(t, cg_call(g, BPF_FUNC_ktime_get_ns, 0));
+	if (!strcmp(n, "elapsed")) {
+		r = cg_call(g, BPF_FUNC_ktime_get_ns, 0);
+		ir_reg s = ir_const(g->ir, (int64_t)g->opts->start_ns);
+		ir_alu(g->ir, BPF_SUB, r, s);
+		return reg_val(t, r);
+	}
+	if (!strcmp(n, "cpu"))
+		return reg_val(t, cg_call(g, BPF_FUNC_get_smp_processor_id, 0));
+	if (!strcmp(n, "numaid"))
+		return reg_val(t, cg_call(g, BPF_FUNC_get_numa_node_id, 0));
+	if (!strcmp(n, "rand"))
+		return reg_val(t, cg_call(g, BPF_FUNC_get_prandom_u32, 0));
+	if (!strcmp(n, "cgroup"))
+		return reg_val(t, cg_call(g, BPF_FUNC_get_current_cgroup_id, 0));
+	if (!strcmp(n, "jiffies"))
+		return reg_val(t, cg_call(g, BPF_FUNC_jiffies64, 0));
+	if (!strcmp(n, "curtask"))
+		return reg_val(t, cg_call(g, BPF_FUNC_get_current_task, 0));
+	if (!strcmp(n, "cpid"))
+		return reg_val(t, ir_const(g->ir, g->opts->cpid));
+	if (!strcmp(n, "probe"))
+		return reg_val(t, ir_const(g->ir, (int64_t)g->probe_index));
+	if (!strcmp(n, "comm")) {
+		ir_slot s = ir_slot_new(g->ir, 16, 8);
+		cg_call(g, BPF_FUNC_get_current_comm, 2, slot_addr(g, s, 0),
+			ir_const(g->ir, 16));
+		return mem_val(t, s, 0);
+	}
+	if (!strcmp(n, "args")) {
+		struct val v = { .kind = V_CTX, .type = t, .ctx_off = 0 };
+		return v;
+	}
+	cg_error(g, e->span, "%s is not supported by the code generator yet",
+		 n);
+	return reg_val(&type_u64, ir_const(g->ir, 0));
+}
+
+/* ---- fields, indexing ---- */
+
+static const struct type_field *field_of(struct cg *g, const struct type *rec,
+					 const char *name)
+{
+	for (uint32_t i = 0; i < rec->nfields; i++)
+		if (rec->fields[i].name && !strcmp(rec->fields[i].name, name))
+			return &rec->fields[i];
+	struct type_field *f = arena_alloc(g->arena, sizeof(*f));
+	if (kbtf_field(g->arena, rec, name, f) == 0)
+		return f;
+	return NULL;
+}
+
+/* A bitfield's storage unit is read whole, then shifted and masked. */
+static struct val bitfield(struct cg *g, struct val unit,
+			   const struct type_field *f)
+{
+	ir_reg r = cg_to_reg(g, unit);
+	if (f->bit_off)
+		ir_alui(g->ir, BPF_RSH, r, f->bit_off);
+	if (f->bit_size < 32)
+		ir_alui(g->ir, BPF_AND, r, (int32_t)((1u << f->bit_size) - 1));
+	else if (f->bit_size < 64)
+		ir_alu(g->ir, BPF_AND, r,
+		       ir_const(g->ir, (int64_t)((1ull << f->bit_size) - 1)));
+	return reg_val(f->type, r);
+}
+
+static struct val field(struct cg *g, struct ast_expr *e)
+{
+	struct val b = cg_expr(g, e->u.field.base);
+	const struct type *rec = b.type;
+	if (rec->kind == TY_PTR) {
+		ir_reg p = cg_to_reg(g, b);
+		rec = rec->elem;
+		b = (struct val){ .kind = V_ADDR, .type = rec, .reg = p,
+				  .user = b.type->is_user };
+	}
+	const struct type_field *f = field_of(g, rec, e->u.field.name);
+	if (!f) {
+		cg_error(g, e->span, "no field %s", e->u.field.name);
+		return reg_val(&type_u64, ir_const(g->ir, 0));
+	}
+	struct val v = b;
+	v.type = f->type;
+	switch (b.kind) {
+	case V_CTX:
+		if (f->loc != FIELD_PLAIN) {
+			/* a dynamic array: ctx + (loc & 0xffff) */
+			ir_reg loc = ir_reg_new(g->ir);
+			ir_load(g->ir, 4, loc, ir_ctx(g->ir),
+				(int16_t)(b.ctx_off + f->offset));
+			ir_alui(g->ir, BPF_AND, loc, 0xffff);
+			if (f->loc == FIELD_REL_LOC)
+				ir_alui(g->ir, BPF_ADD, loc,
+					(int32_t)(b.ctx_off + f->offset + 4));
+			ir_reg p = ir_copy(g->ir, ir_ctx(g->ir));
+			ir_alu(g->ir, BPF_ADD, p, loc);
+			return reg_val(f->type, p);
+		}
+		v.ctx_off = b.ctx_off + f->offset;
+		break;
+	case V_MEM:
+		v.off = b.off + f->offset;
+		break;
+	case V_ADDR:
+		v.reg = ir_copy(g->ir, b.reg);
+		if (f->offset)
+			ir_alui(g->ir, BPF_ADD, v.reg, (int32_t)f->offset);
+		break;
+	default: {
+		struct val m = cg_to_mem(g, b);
+		v = m;
+		v.type = f->type;
+		v.off = m.off + f->offset;
+	}
+	}
+	if (f->bit_size) {
+		struct val unit = v;
+		unit.type = type_int((int)f->type->size, false);
+		return bitfield(g, unit, f);
+	}
+	if (v.type->kind == TY_PTR && b.type->is_user)
+		v.user = true;
+	return v;
+}
+
+static struct val index_expr(struct cg *g, struct ast_expr *e)
+{
+	struct val b = cg_expr(g, e->u.index.base);
+	const struct type *et = e->type;
+	int64_t k = -1;
+	if (e->u.index.index->kind == E_INT)
+		k = (int64_t)e->u.index.index->u.num.value;
+	if (b.type->kind == TY_PTR) {
+		ir_reg p = cg_to_reg(g, b);
+		ir_reg i = cg_int(g, e->u.index.index);
+		ir_reg a = ir_copy(g->ir, p);
+		if (et->size != 1)
+			ir_alui(g->ir, BPF_MUL, i, (int32_t)et->size);
+		ir_alu(g->ir, BPF_ADD, a, i);
+		struct val v = { .kind = V_ADDR, .type = et, .reg = a,
+				 .user = b.type->is_user };
+		return v;
+	}
+	/* arrays in memory or the context need a constant index */
+	if (k < 0 || (uint64_t)k >= b.type->count) {
+		if (b.kind == V_ADDR) {
+			ir_reg i = cg_int(g, e->u.index.index);
+			ir_reg a = ir_copy(g->ir, b.reg);
+			ir_alui(g->ir, BPF_MUL, i, (int32_t)et->size);
+			ir_alu(g->ir, BPF_ADD, a, i);
+			struct val v = { .kind = V_ADDR, .type = et, .reg = a,
+					 .user = b.user };
+			return v;
+		}
+		cg_error(g, e->u.index.index->span, "the index of this array "
+			 "must be a constant between 0 and %u",
+			 b.type->count ? b.type->count - 1 : 0);
+		return reg_val(et, ir_const(g->ir, 0));
+	}
+	uint32_t off = (uint32_t)k * et->size;
+	struct val v = b;
+	v.type = et;
+	switch (b.kind) {
+	case V_CTX: v.ctx_off += off; break;
+	case V_MEM: v.off += off; break;
+	case V_ADDR:
+		v.reg = ir_copy(g->ir, b.reg);
+		ir_alui(g->ir, BPF_ADD, v.reg, (int32_t)off);
+		break;
+	default: {
+		struct val m = cg_to_mem(g, b);
+		v = m;
+		v.type = et;
+		v.off += off;
+	}
+	}
+	return v;
+}
+
+/* ---- operators ---- */
+
+static bool both_signed(const struct ast_expr *a, const struct ast_expr *b)
+{
+	return a->type->kind == TY_INT && a->type->is_signed &&
+	       b->type->kind == TY_INT && b->type->is_signed;
+}
+
+static int cmp_cond(enum ast_op op, bool sign)
+{
+	switch (op) {
+	case OP_EQ: return BPF_JEQ;
+	case OP_NE: return BPF_JNE;
+	case OP_LT: return sign ? BPF_JSLT : BPF_JLT;
+	case OP_LE: return sign ? BPF_JSLE : BPF_JLE;
+	case OP_GT: return sign ? BPF_JSGT : BPF_JGT;
+	default: return sign ? BPF_JSGE : BPF_JGE;
+	}
+}
+
+/* Jumps to the returned list when strings a and b differ. Bytes are
+ * compared up to the shorter size; a NUL in both ends the comparison. */
+static ir_jlist string_ne(struct cg *g, struct ast_expr *ea,
+			  struct ast_expr *eb)
+{
+	if (ea->kind == E_STRING) {
+		struct ast_expr *t = ea;
+		ea = eb;
+		eb = t;
+	}
+	struct val a = cg_to_mem(g, cg_expr(g, ea));
+	ir_jlist ne = IR_NOJUMP;
+	ir_label equal = ir_label_new(g->ir);
+	ir_reg x = ir_reg_new(g->ir);
+	if (eb->kind == E_STRING) {
+		/* against a literal: compare with immediates */
+		uint32_t n = eb->u.str.len + 1;
+		if (n > a.type->size)
+			n = a.type->size;
+		for (uint32_t i = 0; i < n; i++) {
+			unsigned char c = i < eb->u.str.len ?
+				(unsigned char)eb->u.str.bytes[i] : 0;
+			ir_load_slot(g->ir, 1, x, a.slot, a.off + i);
+			ir_jlist_concat(g->ir, &ne,
+					ir_jmpi(g->ir, BPF_JNE, x, c,
+						IR_NOLABEL));
+		}
+		ir_label_bind(g->ir, equal);
+		return ne;
+	}
+	struct val b = cg_to_mem(g, cg_expr(g, eb));
+	uint32_t n = a.type->size < b.type->size ? a.type->size : b.type->size;
+	ir_reg y = ir_reg_new(g->ir);
+	for (uint32_t i = 0; i < n; i++) {
+		ir_load_slot(g->ir, 1, x, a.slot, a.off + i);
+		ir_load_slot(g->ir, 1, y, b.slot, b.off + i);
+		ir_jlist_concat(g->ir, &ne,
+				ir_jmp(g->ir, BPF_JNE, x, y, IR_NOLABEL));
+		ir_jmpi(g->ir, BPF_JEQ, x, 0, equal);
+	}
+	ir_label_bind(g->ir, equal);
+	return ne;
+}
+
+/* Jumps to the returned list when tuples (in memory) differ. */
+static ir_jlist mem_ne(struct cg *g, struct val a, struct val b)
+{
+	ir_jlist ne = IR_NOJUMP;
+	ir_reg x = ir_reg_new(g->ir), y = ir_reg_new(g->ir);
+	const struct type *t = a.type;
+	for (uint32_t i = 0; i < t->nfields; i++) {
+		const struct type *ft = t->fields[i].type;
+		struct val fa = mem_val(ft, a.slot, a.off + t->fields[i].offset);
+		struct val fb = mem_val(b.type->fields[i].type, b.slot,
+					b.off + b.type->fields[i].offset);
+		if (ft->kind == TY_INT || ft->kind == TY_PTR) {
+			ir_reg ra = cg_to_reg(g, fa), rb = cg_to_reg(g, fb);
+			ir_jlist_concat(g->ir, &ne, ir_jmp(g->ir, BPF_JNE, ra,
+							   rb, IR_NOLABEL));
+			continue;
+		}
+		uint32_t n = ft->size < fb.type->size ? ft->size :
+							 fb.type->size;
+		for (uint32_t k = 0; k < n; k++) {
+			ir_load_slot(g->ir, 1, x, fa.slot, fa.off + k);
+			ir_load_slot(g->ir, 1, y, fb.slot, fb.off + k);
+			ir_jlist_concat(g->ir, &ne, ir_jmp(g->ir, BPF_JNE, x, y,
+							   IR_NOLABEL));
+		}
+	}
+	return ne;
+}
+
+/* Jumps to the returned list when the comparison e is false. */
+static ir_jlist compare_false(struct cg *g, struct ast_expr *e)
+{
+	struct ast_expr *l = e->u.binary.left, *r = e->u.binary.right;
+	enum ast_op op = e->u.binary.op;
+	if (l->type->kind == TY_STRING) {
+		ir_jlist ne = string_ne(g, l, r);
+		if (op == OP_EQ)
+			return ne;
+		ir_jlist eq = ir_ja(g->ir, IR_NOLABEL);
+		ir_jlist_patch_here(g->ir, ne);
+		return eq;
+	}
+	if (l->type->kind == TY_TUPLE) {
+		struct val a = cg_to_mem(g, cg_expr(g, l));
+		struct val b = cg_to_mem(g, cg_expr(g, r));
+		ir_jlist ne = mem_ne(g, a, b);
+		if (op == OP_EQ)
+			return ne;
+		ir_jlist eq = ir_ja(g->ir, IR_NOLABEL);
+		ir_jlist_patch_here(g->ir, ne);
+		return eq;
+	}
+	ir_reg a = cg_int(g, l);
+	int cond = ir_cond_negate(cmp_cond(op, both_signed(l, r)));
+	if (r->kind == E_INT && r->u.num.value <= INT32_MAX)
+		return ir_jmpi(g->ir, cond, a, (int32_t)r->u.num.value,
+			       IR_NOLABEL);
+	ir_reg b = cg_int(g, r);
+	return ir_jmp(g->ir, cond, a, b, IR_NOLABEL);
+}
+
+ir_jlist cg_cond_false(struct cg *g, struct ast_expr *e)
+{
+	if (e->kind == E_BINARY) {
+		enum ast_op op = e->u.binary.op;
+		if (op >= OP_EQ && op <= OP_GE)
+			return compare_false(g, e);
+		if (op == OP_LAND) {
+			ir_jlist f = cg_cond_false(g, e->u.binary.left);
+			ir_jlist_concat(g->ir, &f,
+					cg_cond_false(g, e->u.binary.right));
+			return f;
+		}
+		if (op == OP_LOR) {
+			ir_jlist lf = cg_cond_false(g, e->u.binary.left);
+			ir_jlist t = ir_ja(g->ir, IR_NOLABEL);
+			ir_jlist_patch_here(g->ir, lf);
+			ir_jlist f = cg_cond_false(g, e->u.binary.right);
+			ir_jlist_patch_here(g->ir, t);
+			return f;
+		}
+	}
+	if (e->kind == E_UNARY && e->u.unary.op == OP_LNOT) {
+		ir_jlist f = cg_cond_false(g, e->u.unary.operand);
+		ir_jlist t = ir_ja(g->ir, IR_NOLABEL);
+		ir_jlist_patch_here(g->ir, f);
+		return t;
+	}
+	ir_reg r = cg_int(g, e);
+	return ir_jmpi(g->ir, BPF_JEQ, r, 0, IR_NOLABEL);
+}
+
+/* 0 or 1 from a condition. */
+static struct val bool_val(struct cg *g, struct ast_expr *e)
+{
+	ir_reg r = ir_reg_new(g->ir);
+	ir_jlist f = cg_cond_false(g, e);
+	ir_movi(g->ir, r, 1);
+	ir_jlist done = ir_ja(g->ir, IR_NOLABEL);
+	ir_jlist_patch_here(g->ir, f);
+	ir_movi(g->ir, r, 0);
+	ir_jlist_patch_here(g->ir, done);
+	return reg_val(e->type, r);
+}
+
+static struct val binary(struct cg *g, struct ast_expr *e)
+{
+	enum ast_op op = e->u.binary.op;
+	if ((op >= OP_EQ && op <= OP_GE) || op == OP_LAND || op == OP_LOR)
+		return bool_val(g, e);
+	struct ast_expr *l = e->u.binary.left, *r = e->u.binary.right;
+	bool sign = e->type->is_signed;
+	ir_reg a = ir_copy(g->ir, cg_int(g, l));
+	int bop = 0;
+	switch (op) {
+	case OP_ADD: bop = BPF_ADD; break;
+	case OP_SUB: bop = BPF_SUB; break;
+	case OP_MUL: bop = BPF_MUL; break;
+	case OP_DIV: bop = BPF_DIV; break;
+	case OP_MOD: bop = BPF_MOD; break;
+	case OP_BAND: bop = BPF_AND; break;
+	case OP_BOR: bop = BPF_OR; break;
+	case OP_BXOR: bop = BPF_XOR; break;
+	case OP_SHL: bop = BPF_LSH; break;
+	case OP_SHR:
+		bop = l->type->kind == TY_INT && l->type->is_signed ?
+			      BPF_ARSH : BPF_RSH;
+		break;
+	default: break;
+	}
+	if (r->kind == E_INT && r->u.num.value <= INT32_MAX &&
+	    !((op == OP_DIV || op == OP_MOD) && sign)) {
+		ir_alui(g->ir, bop, a, (int32_t)r->u.num.value);
+		return reg_val(e->type, a);
+	}
+	ir_reg b = cg_int(g, r);
+	if (op == OP_DIV && sign)
+		ir_sdiv(g->ir, a, b);
+	else if (op == OP_MOD && sign)
+		ir_smod(g->ir, a, b);
+	else
+		ir_alu(g->ir, bop, a, b);
+	return reg_val(e->type, a);
+}
+
+static struct val var_read(struct cg *g, struct ast_expr *e)
+{
+	for (size_t i = 0; i < g->vars.len; i++) {
+		struct cg_var *v = &g->vars.data[i];
+		if (strcmp(v->name, e->u.name))
+			continue;
+		if (v->reg != IR_NOREG)
+			return reg_val(v->type, v->reg);
+		return mem_val(v->type, v->slot, 0);
+	}
+	cg_error(g, e->span, "variable %s has no storage", e->u.name);
+	return reg_val(&type_u64, ir_const(g->ir, 0));
+}
+
+static struct val unary(struct cg *g, struct ast_expr *e)
+{
+	enum ast_op op = e->u.unary.op;
+	struct ast_expr *x = e->u.unary.operand;
+	switch (op) {
+	case OP_LNOT:
+		return bool_val(g, e);
+	case OP_NEG: {
+		ir_reg r = ir_copy(g->ir, cg_int(g, x));
+		ir_neg(g->ir, r);
+		return reg_val(e->type, r);
+	}
+	case OP_BNOT: {
+		ir_reg r = ir_copy(g->ir, cg_int(g, x));
+		ir_alui(g->ir, BPF_XOR, r, -1);
+		return reg_val(e->type, r);
+	}
+	case OP_PLUS:
+		return reg_val(e->type, cg_int(g, x));
+	case OP_DEREF: {
+		ir_reg p = cg_int(g, x);
+		struct val v = { .kind = V_ADDR, .type = e->type, .reg = p,
+				 .user = x->type->is_user };
+		return v;
+	}
+	case OP_PREINC: case OP_PREDEC: case OP_POSTINC: case OP_POSTDEC: {
+		int d = op == OP_PREINC || op == OP_POSTINC ? 1 : -1;
+		bool post = op == OP_POSTINC || op == OP_POSTDEC;
+		if (x->kind == E_MAP)
+			return reg_val(e->type, cg_map_incdec(g, x, d, post));
+		struct val v = var_read(g, x);
+		ir_reg old = ir_copy(g->ir, v.reg);
+		ir_alui(g->ir, BPF_ADD, v.reg, d);
+		return reg_val(e->type, post ? old : ir_copy(g->ir, v.reg));
+	}
+	default:
+		cg_error(g, e->span, "the '%s' operator is not supported",
+			 ast_op_str(op));
+		return reg_val(e->type, ir_const(g->ir, 0));
+	}
+}
+
+static struct val cast(struct cg *g, struct ast_expr *e)
+{
+	const struct type *to = e->type;
+	struct val v = cg_expr(g, e->u.cast.operand);
+	if (to->kind == TY_ARRAY) {
+		struct val m = cg_to_mem(g, v);
+		m.type = to;
+		return m;
+	}
+	ir_reg r = ir_copy(g->ir, cg_to_reg(g, v));
+	if (to->kind == TY_INT)
+		extend(g, r, to->size, to->is_signed);
+	return reg_val(to, r);
+}
+
+static struct val string_lit(struct cg *g, struct ast_expr *e)
+{
+	uint32_t size = e->type->size;
+	ir_slot s = ir_slot_new(g->ir, size, 8);
+	uint32_t i = 0;
+	const unsigned char *b = (const unsigned char *)e->u.str.bytes;
+	while (i < size) {
+		uint64_t w = 0;
+		uint32_t n = size - i >= 8 ? 8 : size - i >= 4 ? 4 :
+			     size - i >= 2 ? 2 : 1;
+		for (uint32_t k = 0; k < n; k++)
+			if (i + k < e->u.str.len)
+				w |= (uint64_t)b[i + k] << (8 * k);
+		if (n == 8) {
+			ir_reg t = ir_const(g->ir, (int64_t)w);
+			ir_store_slot(g->ir, 8, s, i, t);
+		} else {
+			ir_storei_slot(g->ir, (int)n, s, i, (int32_t)w);
+		}
+		i += n;
+	}
+	return mem_val(e->type, s, 0);
+}
+
+static struct val tuple(struct cg *g, struct ast_expr *e)
+{
+	const struct type *t = e->type;
+	ir_slot s = ir_slot_new(g->ir, t->size ? t->size : 8, 8);
+	cg_zero(g, s, 0, t->size);
+	for (uint32_t i = 0; i < e->u.list.n; i++)
+		cg_store(g, s, t->fields[i].offset, t->fields[i].type,
+			 cg_expr(g, e->u.list.items[i]));
+	return mem_val(t, s, 0);
+}
+
+static struct val ternary(struct cg *g, struct ast_expr *e)
+{
+	ir_jlist f = cg_cond_false(g, e->u.ternary.cond);
+	if (is_scalar(e->type)) {
+		ir_reg r = ir_reg_new(g->ir);
+		ir_mov(g->ir, r, cg_int(g, e->u.ternary.then));
+		ir_jlist done = ir_ja(g->ir, IR_NOLABEL);
+		ir_jlist_patch_here(g->ir, f);
+		ir_mov(g->ir, r, cg_int(g, e->u.ternary.otherwise));
+		ir_jlist_patch_here(g->ir, done);
+		return reg_val(e->type, r);
+	}
+	ir_slot s = ir_slot_new(g->ir, e->type->size, 8);
+	cg_store(g, s, 0, e->type, cg_expr(g, e->u.ternary.then));
+	ir_jlist done = ir_ja(g->ir, IR_NOLABEL);
+	ir_jlist_patch_here(g->ir, f);
+	cg_store(g, s, 0, e->type, cg_expr(g, e->u.ternary.otherwise));
+	ir_jlist_patch_here(g->ir, done);
+	return mem_val(e->type, s, 0);
+}
+
+struct val cg_expr(struct cg *g, struct ast_expr *e)
+{
+	switch (e->kind) {
+	case E_INT:
+		return reg_val(e->type, ir_const(g->ir, (int64_t)e->u.num.value));
+	case E_STRING:
+		return string_lit(g, e);
+	case E_BUILTIN:
+		return builtin(g, e);
+	case E_VAR:
+		return var_read(g, e);
+	case E_MAP:
+		return cg_map_read(g, e);
+	case E_CALL:
+		return cg_call_expr(g, e);
+	case E_UNARY:
+		return unary(g, e);
+	case E_BINARY:
+		return binary(g, e);
+	case E_TERNARY:
+		return ternary(g, e);
+	case E_CAST:
+		return cast(g, e);
+	case E_FIELD:
+		return field(g, e);
+	case E_INDEX:
+		return index_expr(g, e);
+	case E_TUPLE:
+		return tuple(g, e);
+	case E_TUPLE_INDEX: {
+		struct val b = cg_to_mem(g, cg_expr(g, e->u.tindex.base));
+		const struct type_field *f =
+			&b.type->fields[e->u.tindex.index];
+		return mem_val(f->type, b.slot, b.off + f->offset);
+	}
+	case E_POSITIONAL: /* sema folds these into literals */
+	case E_SIZEOF:
+	case E_OFFSETOF:
+	case E_IDENT:
+		break;
+	}
+	cg_error(g, e->span, "this expression is not supported by the code "
+		 "generator yet");
+	return reg_val(&type_u64, ir_const(g->ir, 0));
+}

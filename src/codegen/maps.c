@@ -1,0 +1,333 @@
+/*
+ * Maps: their declaration (layout per runtime/mapdump.h), key building,
+ * reads, writes and the per-CPU aggregations (count, sum, min, max, avg,
+ * stats, hist, lhist), which update in place without atomics because each
+ * CPU owns its slot.
+ */
+#include <string.h>
+
+#include "codegen/cg.h"
+#include "runtime/mapdump.h"
+#include "util/arena.h"
+
+#define MAP_MAX_ENTRIES 4096
+
+void cg_maps_declare(struct cg *g)
+{
+	const struct sema_result *sr = g->sr;
+	g->user_maps = arena_alloc(g->arena, sizeof(int32_t) * (sr->nmaps + 1));
+	for (uint32_t i = 0; i < sr->nmaps; i++) {
+		const struct sema_map *sm = &sr->maps[i];
+		struct cmap m;
+		memset(&m, 0, sizeof(m));
+		m.name = sm->name;
+		m.is_user = true;
+		m.key = sm->key;
+		m.value = sm->value;
+		m.percpu = type_is_aggregation(sm->value);
+		m.type = m.percpu ? BPF_MAP_TYPE_PERCPU_HASH : BPF_MAP_TYPE_HASH;
+		m.key_size = mapdump_key_size(sm->key, sm->value);
+		m.value_size = mapdump_value_size(sm->value);
+		m.max_entries = MAP_MAX_ENTRIES;
+		g->user_maps[i] = (int32_t)g->maps.len;
+		vec_push(&g->maps, m);
+	}
+}
+
+int32_t cg_map_index(struct cg *g, const struct ast_expr *map)
+{
+	return g->user_maps[map->aux];
+}
+
+const struct cmap *cg_map(struct cg *g, int32_t idx)
+{
+	return &g->maps.data[idx];
+}
+
+static ir_reg slot_addr(struct cg *g, ir_slot s)
+{
+	ir_reg r = ir_reg_new(g->ir);
+	ir_slot_addr(g->ir, r, s, 0);
+	return r;
+}
+
+static ir_reg map_ref(struct cg *g, int32_t idx)
+{
+	ir_reg r = ir_reg_new(g->ir);
+	ir_ld_map(g->ir, r, (uint32_t)idx);
+	return r;
+}
+
+/* The key of map access e in a new slot; bucket (hist/lhist) goes last. */
+static ir_slot build_key(struct cg *g, const struct cmap *m,
+			 struct ast_expr *e, ir_reg bucket)
+{
+	ir_slot k = ir_slot_new(g->ir, m->key_size, 8);
+	if (!m->key) {
+		if (bucket == IR_NOREG)
+			cg_zero(g, k, 0, 8);
+	} else if (e->u.map.keys.n == 1) {
+		cg_store(g, k, 0, m->key, cg_expr(g, e->u.map.keys.items[0]));
+	} else {
+		cg_zero(g, k, 0, m->key->size);
+		for (uint32_t i = 0; i < e->u.map.keys.n; i++)
+			cg_store(g, k, m->key->fields[i].offset,
+				 m->key->fields[i].type,
+				 cg_expr(g, e->u.map.keys.items[i]));
+	}
+	if (bucket != IR_NOREG) {
+		uint32_t off = mapdump_bucket_offset(m->key);
+		if (m->key && off > m->key->size)
+			cg_zero(g, k, m->key->size, off - m->key->size);
+		ir_store_slot(g->ir, 8, k, off, bucket);
+	}
+	return k;
+}
+
+static ir_reg lookup(struct cg *g, int32_t mi, ir_slot key)
+{
+	return cg_call(g, BPF_FUNC_map_lookup_elem, 2, map_ref(g, mi),
+		       slot_addr(g, key));
+}
+
+static ir_reg update(struct cg *g, int32_t mi, ir_slot key, ir_slot val,
+		     int flags)
+{
+	return cg_call(g, BPF_FUNC_map_update_elem, 4, map_ref(g, mi),
+		       slot_addr(g, key), slot_addr(g, val),
+		       ir_const(g->ir, flags));
+}
+
+struct val cg_map_read(struct cg *g, struct ast_expr *e)
+{
+	int32_t mi = cg_map_index(g, e);
+	const struct cmap *m = cg_map(g, mi);
+	const struct type *vt = m->value;
+	ir_slot key = build_key(g, m, e, IR_NOREG);
+	ir_reg p = lookup(g, mi, key);
+	if (vt->kind == TY_INT || vt->kind == TY_PTR) {
+		ir_reg r = ir_reg_new(g->ir);
+		ir_movi(g->ir, r, 0);
+		ir_jlist missing = ir_jmpi(g->ir, BPF_JEQ, p, 0, IR_NOLABEL);
+		ir_load(g->ir, (int)vt->size, r, p, 0);
+		ir_jlist_patch_here(g->ir, missing);
+		struct val v = { .kind = V_REG, .type = vt, .reg = r };
+		return v;
+	}
+	ir_slot s = ir_slot_new(g->ir, vt->size, 8);
+	cg_zero(g, s, 0, vt->size);
+	ir_jlist missing = ir_jmpi(g->ir, BPF_JEQ, p, 0, IR_NOLABEL);
+	ir_reg t = ir_reg_new(g->ir);
+	for (uint32_t i = 0; i < vt->size;) {
+		uint32_t n = vt->size - i >= 8 ? 8 : vt->size - i >= 4 ? 4 :
+			     vt->size - i >= 2 ? 2 : 1;
+		ir_load(g->ir, (int)n, t, p, (int16_t)i);
+		ir_store_slot(g->ir, (int)n, s, i, t);
+		i += n;
+	}
+	ir_jlist_patch_here(g->ir, missing);
+	struct val v = { .kind = V_MEM, .type = vt, .slot = s };
+	return v;
+}
+
+/* log2 bucket as runtime/hist.h defines it (0.17's 5-step search). */
+static ir_reg log2_bucket(struct cg *g, ir_reg x)
+{
+	ir_reg b = ir_reg_new(g->ir);
+	ir_movi(g->ir, b, 0);
+	ir_jlist done = ir_jmpi(g->ir, BPF_JSLT, x, 0, IR_NOLABEL);
+	ir_movi(g->ir, b, 1);
+	ir_jlist_concat(g->ir, &done, ir_jmpi(g->ir, BPF_JEQ, x, 0,
+					      IR_NOLABEL));
+	ir_reg n = ir_copy(g->ir, x);
+	ir_movi(g->ir, b, 2);
+	for (int i = 4; i >= 0; i--) {
+		int shift = 1 << i;
+		ir_jlist small = ir_jmp(g->ir, BPF_JLT, n,
+					ir_const(g->ir, (int64_t)1 << shift),
+					IR_NOLABEL);
+		ir_alui(g->ir, BPF_RSH, n, shift);
+		ir_alui(g->ir, BPF_ADD, b, shift);
+		ir_jlist_patch_here(g->ir, small);
+	}
+	ir_jlist_patch_here(g->ir, done);
+	return b;
+}
+
+static ir_reg linear_bucket(struct cg *g, ir_reg x, const struct type *t)
+{
+	ir_reg b = ir_reg_new(g->ir);
+	ir_movi(g->ir, b, 0);
+	ir_jlist done = ir_jmp(g->ir, BPF_JSLT, x, ir_const(g->ir, t->lmin),
+			       IR_NOLABEL);
+	ir_movi(g->ir, b, 1 + (t->lmax - t->lmin) / t->lstep);
+	ir_jlist_concat(g->ir, &done,
+			ir_jmp(g->ir, BPF_JSGT, x, ir_const(g->ir, t->lmax),
+			       IR_NOLABEL));
+	ir_mov(g->ir, b, x);
+	ir_alu(g->ir, BPF_SUB, b, ir_const(g->ir, t->lmin));
+	ir_alu(g->ir, BPF_DIV, b, ir_const(g->ir, t->lstep));
+	ir_alui(g->ir, BPF_ADD, b, 1);
+	ir_jlist_patch_here(g->ir, done);
+	return b;
+}
+
+/* Folds x into the aggregation value at p (a map value pointer). */
+static void agg_modify(struct cg *g, const struct type *vt, ir_reg p,
+		       ir_reg x)
+{
+	ir_reg t = ir_reg_new(g->ir);
+	switch (vt->kind) {
+	case TY_COUNT:
+	case TY_HIST:
+	case TY_LHIST:
+		ir_load(g->ir, 8, t, p, 0);
+		ir_alui(g->ir, BPF_ADD, t, 1);
+		ir_store(g->ir, 8, p, 0, t);
+		return;
+	case TY_SUM:
+		ir_load(g->ir, 8, t, p, 0);
+		ir_alu(g->ir, BPF_ADD, t, x);
+		ir_store(g->ir, 8, p, 0, t);
+		return;
+	case TY_AVG:
+	case TY_STATS:
+		ir_load(g->ir, 8, t, p, 0);
+		ir_alu(g->ir, BPF_ADD, t, x);
+		ir_store(g->ir, 8, p, 0, t);
+		ir_load(g->ir, 8, t, p, 8);
+		ir_alui(g->ir, BPF_ADD, t, 1);
+		ir_store(g->ir, 8, p, 8, t);
+		return;
+	case TY_MIN:
+	case TY_MAX: {
+		ir_load(g->ir, 8, t, p, 8);
+		ir_jlist unset = ir_jmpi(g->ir, BPF_JEQ, t, 0, IR_NOLABEL);
+		ir_load(g->ir, 8, t, p, 0);
+		ir_jlist keep = ir_jmp(g->ir, vt->kind == TY_MIN ? BPF_JSGE :
+								  BPF_JSLE,
+				       x, t, IR_NOLABEL);
+		ir_jlist_patch_here(g->ir, unset);
+		ir_store(g->ir, 8, p, 0, x);
+		ir_storei(g->ir, 8, p, 8, 1);
+		ir_jlist_patch_here(g->ir, keep);
+		return;
+	}
+	default:
+		return;
+	}
+}
+
+/* The value an aggregation starts from when its key is new. */
+static void agg_init(struct cg *g, const struct type *vt, ir_slot s,
+		     ir_reg x)
+{
+	switch (vt->kind) {
+	case TY_COUNT:
+	case TY_HIST:
+	case TY_LHIST:
+		ir_storei_slot(g->ir, 8, s, 0, 1);
+		return;
+	case TY_SUM:
+		ir_store_slot(g->ir, 8, s, 0, x);
+		return;
+	default: /* min, max: {x, set}; avg, stats: {x, 1} */
+		ir_store_slot(g->ir, 8, s, 0, x);
+		ir_storei_slot(g->ir, 8, s, 8, 1);
+		return;
+	}
+}
+
+static void aggregate(struct cg *g, struct ast_expr *map,
+		      struct ast_expr *call)
+{
+	int32_t mi = cg_map_index(g, map);
+	const struct cmap *m = cg_map(g, mi);
+	const struct type *vt = m->value;
+	ir_reg x = IR_NOREG, bucket = IR_NOREG;
+	if (call->u.call.args.n)
+		x = cg_int(g, call->u.call.args.items[0]);
+	if (vt->kind == TY_HIST)
+		bucket = log2_bucket(g, x);
+	else if (vt->kind == TY_LHIST)
+		bucket = linear_bucket(g, x, vt);
+	ir_slot key = build_key(g, m, map, bucket);
+	ir_reg p = lookup(g, mi, key);
+	ir_jlist fresh = ir_jmpi(g->ir, BPF_JEQ, p, 0, IR_NOLABEL);
+	agg_modify(g, vt, p, x);
+	ir_jlist done = ir_ja(g->ir, IR_NOLABEL);
+	ir_jlist_patch_here(g->ir, fresh);
+	ir_slot init = ir_slot_new(g->ir, m->value_size, 8);
+	agg_init(g, vt, init, x);
+	ir_reg r = update(g, mi, key, init, BPF_NOEXIST);
+	ir_jlist_concat(g->ir, &done, ir_jmpi(g->ir, BPF_JEQ, r, 0,
+					      IR_NOLABEL));
+	/* Another CPU created the key between our lookup and update. */
+	ir_reg p2 = lookup(g, mi, key);
+	ir_jlist_concat(g->ir, &done, ir_jmpi(g->ir, BPF_JEQ, p2, 0,
+					      IR_NOLABEL));
+	agg_modify(g, vt, p2, x);
+	ir_jlist_patch_here(g->ir, done);
+}
+
+static void store_value(struct cg *g, struct ast_expr *map, struct val v)
+{
+	int32_t mi = cg_map_index(g, map);
+	const struct cmap *m = cg_map(g, mi);
+	ir_slot key = build_key(g, m, map, IR_NOREG);
+	ir_slot val = ir_slot_new(g->ir, m->value_size, 8);
+	cg_store(g, val, 0, m->value, v);
+	update(g, mi, key, val, BPF_ANY);
+}
+
+void cg_map_assign(struct cg *g, struct ast_expr *map, struct ast_expr *value,
+		   enum ast_op op)
+{
+	const struct cmap *m = cg_map(g, cg_map_index(g, map));
+	if (type_is_aggregation(m->value) && op == OP_NONE) {
+		aggregate(g, map, value);
+		return;
+	}
+	if (op == OP_NONE) {
+		store_value(g, map, cg_expr(g, value));
+		return;
+	}
+	/* @m op= v: read, combine, write back */
+	struct ast_expr bin;
+	memset(&bin, 0, sizeof(bin));
+	bin.kind = E_BINARY;
+	bin.span = value->span;
+	bin.type = type_int(8, m->value->is_signed &&
+				       value->type->kind == TY_INT &&
+				       value->type->is_signed);
+	bin.u.binary.op = op;
+	bin.u.binary.left = map;
+	bin.u.binary.right = value;
+	map->type = m->value;
+	store_value(g, map, cg_expr(g, &bin));
+}
+
+ir_reg cg_map_incdec(struct cg *g, struct ast_expr *map, int delta, bool post)
+{
+	map->type = cg_map(g, cg_map_index(g, map))->value;
+	ir_reg old = cg_to_reg(g, cg_map_read(g, map));
+	ir_reg nv = ir_copy(g->ir, old);
+	ir_alui(g->ir, BPF_ADD, nv, delta);
+	struct val v = { .kind = V_REG, .type = map->type, .reg = nv };
+	store_value(g, map, v);
+	return post ? old : nv;
+}
+
+void cg_map_delete(struct cg *g, struct ast_expr *map)
+{
+	int32_t mi = cg_map_index(g, map);
+	const struct cmap *m = cg_map(g, mi);
+	if (m->value->kind == TY_HIST || m->value->kind == TY_LHIST) {
+		cg_error(g, map->span, "delete() of one key of a histogram is "
+			 "not supported: use clear()");
+		return;
+	}
+	ir_slot key = build_key(g, m, map, IR_NOREG);
+	cg_call(g, BPF_FUNC_map_delete_elem, 2, map_ref(g, mi),
+		slot_addr(g, key));
+}
