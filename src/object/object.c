@@ -298,6 +298,20 @@ static int set_one(struct run *r, const char *arg)
 
 /* ---- load ---- */
 
+/* __type(value, struct event) on a ring buffer is how an object tells us
+ * its records' type (obj_impl.h), but libbpf 1.1 passes the size on and
+ * the kernel refuses a ring buffer with one: keep the type, drop sizes. */
+static void prepare_maps(struct run *r)
+{
+	struct bpf_map *m;
+	bpf_object__for_each_map(m, r->obj) {
+		if (bpf_map__type(m) != BPF_MAP_TYPE_RINGBUF)
+			continue;
+		bpf_map__set_key_size(m, 0);
+		bpf_map__set_value_size(m, 0);
+	}
+}
+
 /* The verifier's conclusion: the last lines before its statistics. */
 static void print_verifier_tail(struct run *r)
 {
@@ -322,6 +336,7 @@ static void print_verifier_tail(struct run *r)
 static int load(struct run *r)
 {
 	struct bpf_program *p;
+	prepare_maps(r);
 	r->log = xcalloc(1, LOG_SIZE);
 	bpf_object__for_each_program(p, r->obj)
 		if (bpf_program__autoload(p))
