@@ -10,7 +10,8 @@
  * A record no type fits is printed as hex bytes.
  *
  * Maps (hash, array, LRU, and their per-CPU kinds; not the internal
- * .rodata/.data/.bss maps, nor ring/perf buffers) are printed at exit as
+ * .rodata/.data/.bss maps, libbpf's __bpf_* maps, nor ring/perf
+ * buffers) are printed at exit as
  * "@NAME[key]: value", decoded by their BTF key and value types. Per-CPU
  * values are summed member by member (integers; other members come from
  * CPU 0). Single-entry arrays print key-less, "@NAME: value". Two shapes

@@ -418,7 +418,8 @@ static int print_rows(struct out *o, const char *name,
 
 static bool printable(const struct bpf_map *m)
 {
-	if (bpf_map__is_internal(m))
+	/* libbpf's own maps (USDT specs, ...) are not the object's data. */
+	if (bpf_map__is_internal(m) || !strncmp(bpf_map__name(m), "__bpf_", 6))
 		return false;
 	switch (bpf_map__type(m)) {
 	case BPF_MAP_TYPE_HASH:
