@@ -6,7 +6,7 @@ cd "$TOP" || exit 1
 D=$BUILD/tests/object
 SRC=tests/object
 mkdir -p "$D"
-TESTS="build tracepoint set json hist_keyed hist_slots ringbuf perfbuf raw_tp tp_btf uprobe perf_event kprobe_fentry prog_select broken usdt stop_on_pid hist_json"
+TESTS="build tracepoint set json hist_keyed hist_slots ringbuf perfbuf raw_tp tp_btf uprobe perf_event kprobe_fentry prog_select broken usdt stop_on_pid hist_json sigint"
 
 skip_all() { for t in $TESTS; do echo "skip object.$t: $1"; done; exit 0; }
 [ "$(id -u)" = 0 ] || skip_all "needs root"
@@ -168,6 +168,12 @@ wait $wpid
 n=$(sed -n 's/^@samples: \([0-9]*\)$/\1/p' "$D/pid.out")
 if [ $rc = 0 ] && [ "${n:-0}" -ge 20 ]; then ok stop_on_pid
 else nok stop_on_pid "want @samples: >= 20 after the pid exits (rc=$rc)" "$D/pid.out"; fi
+
+# ---- SIGINT stops the run and still prints the maps ----
+"$D/objrun" --set target_comm=objwl "$D/count_write.bpf.o" >"$D/sigint.out" 2>"$D/sigint.err" & rpid=$!
+sleep 1; "$WL" writes; sleep 0.3; kill -INT $rpid; wait $rpid; rc=$?
+if [ $rc = 0 ] && grep -q '^@counts\[[0-9]*\]: 18$' "$D/sigint.out"; then ok sigint
+else nok sigint "want rc 0 and @counts[PID]: 18 (rc=$rc)" "$D/sigint.out"; fi
 
 # ---- a histogram in JSON ----
 run hist_json -f json -c "$WL writes" "$D/hist_write.bpf.o"
