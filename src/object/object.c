@@ -75,7 +75,7 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt,
 }
 
 __attribute__((format(printf, 2, 3)))
-static int fail(struct run *r, const char *fmt, ...)
+static void fail(struct run *r, const char *fmt, ...)
 {
 	va_list ap;
 	fputs("sonde: ", r->err);
@@ -83,7 +83,6 @@ static int fail(struct run *r, const char *fmt, ...)
 	vfprintf(r->err, fmt, ap);
 	va_end(ap);
 	fputc('\n', r->err);
-	return 0;
 }
 
 /* ---- program selection and feature checks ---- */
