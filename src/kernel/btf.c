@@ -21,6 +21,9 @@
 #define ID_MASK ((1u << SLOT_SHIFT) - 1)
 #define MAX_SLOTS 2047 /* bits 20-30: handles stay positive int32 */
 #define MAX_DEPTH 32   /* typedef/pointer chains; records stop recursion */
+/* The slot of a BTF that is not the kernel's (a BPF object's): its types
+ * are converted deeply and carry no handles (see kbtf_type_of). */
+#define SLOT_FOREIGN UINT32_MAX
 
 struct kmod {
 	char name[64];
@@ -247,6 +250,10 @@ static bool is_char(const struct btf *b, uint32_t id)
 	       !strcmp(btf__name_by_offset(b, t->name_off), "char");
 }
 
+static void fill_field(struct arena *a, uint32_t slot, const struct btf *b,
+		       const struct btf_member *m, uint32_t bits, uint32_t bitsz,
+		       struct type_field *out);
+
 static const struct type *record_shell(struct arena *a, uint32_t slot,
 				       const struct btf *b, uint32_t id)
 {
@@ -268,7 +275,20 @@ static const struct type *record_shell(struct arena *a, uint32_t slot,
 	r->is_union = is_union;
 	r->name = arena_printf(a, "%s %s", is_union ? "union" : "struct",
 			       name && *name ? name : "(anonymous)");
-	r->btf_id = btf_is_fwd(t) ? 0 : make_handle(slot, id);
+	if (slot != SLOT_FOREIGN) {
+		r->btf_id = btf_is_fwd(t) ? 0 : make_handle(slot, id);
+		return r;
+	}
+	/* Nothing can look members up later in a foreign BTF: fill them in
+	 * now. By-value nesting is finite; pointers stop it (convert). */
+	if (btf_is_fwd(t))
+		return r;
+	r->nfields = btf_vlen(t);
+	r->fields = arena_alloc(a, sizeof(*r->fields) * (r->nfields + 1));
+	const struct btf_member *m = btf_members(t);
+	for (uint16_t i = 0; i < btf_vlen(t); i++, m++)
+		fill_field(a, slot, b, m, btf_member_bit_offset(t, i),
+			   btf_member_bitfield_size(t, i), &r->fields[i]);
 	return r;
 }
 
@@ -293,6 +313,8 @@ static const struct type *convert(struct arena *a, uint32_t slot,
 	case BTF_KIND_ENUM64:
 		return type_int((int)t->size, btf_kflag(t));
 	case BTF_KIND_PTR:
+		if (slot == SLOT_FOREIGN) /* a value to print, not to deref */
+			return type_ptr(a, &type_void, false);
 		return type_ptr(a, convert(a, slot, b, t->type, depth + 1),
 				is_user_ptr(b, t->type));
 	case BTF_KIND_ARRAY: {
@@ -331,6 +353,12 @@ const struct type *kbtf_type(struct arena *a, int32_t handle)
 	if (!b)
 		return &type_none;
 	return convert(a, (uint32_t)handle >> SLOT_SHIFT, b, id, 0);
+}
+
+const struct type *kbtf_type_of(struct arena *a, const struct btf *b,
+				uint32_t id)
+{
+	return convert(a, SLOT_FOREIGN, b, id, 0);
 }
 
 const struct type *kbtf_type_by_name(struct arena *a, const char *name)

@@ -36,6 +36,11 @@ int32_t kbtf_find(const char *name);
  * char arrays are strings; pointers carry their (shallow) pointee;
  * records are shells. Never NULL: unknown kinds become type_none. */
 const struct type *kbtf_type(struct arena *a, int32_t handle);
+/* Converts type id of any BTF (a BPF object's, say) as kbtf_type does,
+ * but deeply: records come with all their members, recursively, and carry
+ * no handle (btf_id 0); pointers are opaque (void *). */
+const struct type *kbtf_type_of(struct arena *a, const struct btf *b,
+				uint32_t id);
 /* kbtf_find + kbtf_type; NULL when not found. */
 const struct type *kbtf_type_by_name(struct arena *a, const char *name);
 

@@ -2,6 +2,7 @@
  * same /sys/kernel/btf/vmlinux. SKIPs without kernel BTF. */
 #include "check.h"
 
+#include <bpf/btf.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -212,6 +213,35 @@ TEST(btf_wildcards)
 	CHECK(found);
 }
 
+/* Any BTF (a BPF object's): records come back with all their members,
+ * nested ones too, and no kernel handle. Needs no kernel. */
+TEST(foreign_btf_is_converted_deeply)
+{
+	struct btf *b = btf__new_empty();
+	int u32 = btf__add_int(b, "unsigned int", 4, 0);
+	int chr = btf__add_int(b, "char", 1, BTF_INT_SIGNED);
+	int comm = btf__add_array(b, u32, chr, 16);
+	int inner = btf__add_struct(b, "inner", 8);
+	btf__add_field(b, "a", u32, 0, 0);
+	btf__add_field(b, "b", u32, 32, 0);
+	int outer = btf__add_struct(b, "event", 32);
+	btf__add_field(b, "pid", u32, 0, 0);
+	btf__add_field(b, "comm", comm, 32, 0);
+	btf__add_field(b, "in", inner, 192, 0);
+	int ptr = btf__add_ptr(b, outer);
+	const struct type *t = kbtf_type_of(&A, b, (uint32_t)outer);
+	CHECK(t->kind == TY_RECORD && t->size == 32 && t->btf_id == 0);
+	CHECK(t->nfields == 3);
+	CHECK_STR(t->name, "struct event");
+	CHECK(t->fields[1].type->kind == TY_STRING && t->fields[1].offset == 4);
+	const struct type *in = t->fields[2].type;
+	CHECK(in->kind == TY_RECORD && in->nfields == 2 && t->fields[2].offset == 24);
+	CHECK(in->fields[1].offset == 4 && in->fields[1].type == &type_u32);
+	const struct type *p = kbtf_type_of(&A, b, (uint32_t)ptr);
+	CHECK(p->kind == TY_PTR && p->elem == &type_void);
+	btf__free(b);
+}
+
 int main(void)
 {
 	arena_init(&A);
@@ -223,6 +253,7 @@ int main(void)
 	RUN(function_prototype);
 	RUN(tp_btf_args);
 	RUN(btf_wildcards);
+	RUN(foreign_btf_is_converted_deeply);
 	arena_release(&A);
 	kbtf_unload();
 	return check_done();
