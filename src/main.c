@@ -11,6 +11,7 @@
 #include "lang/ast.h"
 #include "lang/parser.h"
 #include "lang/sema.h"
+#include "object/object.h"
 #include "probes/provider.h"
 #include "runtime/child.h"
 #include "runtime/run.h"
@@ -35,6 +36,11 @@ struct options {
 	long pid;              /* -p */
 	char **params;         /* $1.. */
 	int nparams;
+	/* object mode */
+	const char *object;    /* --object FILE.bpf.o */
+	const char *obj_progs[64], *obj_sets[64];
+	size_t nobj_progs, nobj_sets;
+	const char *perf_event;
 };
 
 static void usage(FILE *out)
@@ -56,6 +62,17 @@ static void usage(FILE *out)
 	      "code (repeatable)\n"
 	      "  --dry-run      compile (probes, types, code), load nothing\n"
 	      "  --unsafe       allow unsafe functions such as system()\n"
+	      "\n"
+	      "object mode (a clang-built BPF object instead of a program):\n"
+	      "  --object FILE.bpf.o      load FILE, attach its programs by "
+	      "section name,\n"
+	      "                           print its maps at exit\n"
+	      "  --prog NAME              attach only program NAME "
+	      "(repeatable)\n"
+	      "  --set VAR=VALUE          set a const volatile variable "
+	      "(repeatable)\n"
+	      "  --perf-event NAME:FREQ   event and frequency for "
+	      "SEC(\"perf_event\")\n"
 	      "  -h, --help     show this help\n"
 	      "  --version      show the version\n",
 	      out);
@@ -112,12 +129,17 @@ static int parse_dump(struct options *o, const char *what)
 
 static int parse_options(int argc, char **argv, struct options *o)
 {
-	enum { OPT_DRY_RUN = 256, OPT_VERSION, OPT_UNSAFE };
+	enum { OPT_DRY_RUN = 256, OPT_VERSION, OPT_UNSAFE, OPT_OBJECT,
+	       OPT_PROG, OPT_SET, OPT_PERF_EVENT };
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
 		{ "unsafe", no_argument, NULL, OPT_UNSAFE },
+		{ "object", required_argument, NULL, OPT_OBJECT },
+		{ "prog", required_argument, NULL, OPT_PROG },
+		{ "set", required_argument, NULL, OPT_SET },
+		{ "perf-event", required_argument, NULL, OPT_PERF_EVENT },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -153,6 +175,20 @@ static int parse_options(int argc, char **argv, struct options *o)
 		case 'v': o->verbose = 1; break;
 		case OPT_DRY_RUN: o->dry_run = 1; break;
 		case OPT_UNSAFE: o->unsafe = 1; break;
+		case OPT_OBJECT: o->object = optarg; break;
+		case OPT_PERF_EVENT: o->perf_event = optarg; break;
+		case OPT_PROG:
+		case OPT_SET: {
+			bool prog = c == OPT_PROG;
+			size_t *n = prog ? &o->nobj_progs : &o->nobj_sets;
+			if (*n == 64) {
+				fprintf(stderr, "sonde: too many --%s options\n",
+					prog ? "prog" : "set");
+				return -1;
+			}
+			(prog ? o->obj_progs : o->obj_sets)[(*n)++] = optarg;
+			break;
+		}
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -164,7 +200,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 			return -1;
 		}
 	}
-	if (!o->prog_text) {
+	if (!o->prog_text && !o->object) {
 		if (optind >= argc) {
 			fputs("sonde: no program given (use -e 'PROGRAM' or a "
 			      "file)\n", stderr);
@@ -279,12 +315,63 @@ static int compile(struct run *r, const struct options *o,
 	return 0;
 }
 
+static int start_child(void *ctx)
+{
+	int err = child_start(ctx);
+	if (err < 0)
+		fprintf(stderr, "sonde: cannot start the command: %s\n",
+			strerror(-err));
+	return err;
+}
+
+/* --object: run a clang-built BPF object instead of a program. */
+static int run_object(const struct options *o)
+{
+	struct child child;
+	memset(&child, 0, sizeof(child));
+	struct obj_opts oo = {
+		.path = o->object,
+		.progs = o->obj_progs, .nprogs = o->nobj_progs,
+		.sets = o->obj_sets, .nsets = o->nobj_sets,
+		.perf_event = o->perf_event, .format = o->format,
+		.verbose = o->verbose, .stop_pid = (pid_t)o->pid,
+	};
+	if (o->out_path && !(oo.out = fopen(o->out_path, "w"))) {
+		fprintf(stderr, "sonde: cannot write %s: %s\n", o->out_path,
+			strerror(errno));
+		return 1;
+	}
+	if (o->cmd) {
+		int err = child_spawn_cmd(&child, o->cmd);
+		if (err < 0) {
+			fprintf(stderr, "sonde: cannot run '%s': %s\n", o->cmd,
+				strerror(-err));
+			if (oo.out)
+				fclose(oo.out);
+			return 1;
+		}
+		oo.stop_pid = child.pid;
+		oo.stop_pid_is_child = true;
+		oo.ready = start_child;
+		oo.ready_ctx = &child;
+	}
+	int rc = obj_run(&oo) < 0 ? 1 : 0;
+	if (o->cmd)
+		child_release(&child);
+	if (oo.out)
+		fclose(oo.out);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	struct options o;
 	memset(&o, 0, sizeof(o));
 	if (parse_options(argc, argv, &o) < 0)
 		return 1;
+
+	if (o.object)
+		return run_object(&o);
 
 	struct run r;
 	memset(&r, 0, sizeof(r));

@@ -1,6 +1,6 @@
 #!/bin/bash
 # Object layer: clang-built BPF objects run through object mode (obj_run)
-# by the test driver objrun, on the real kernel. Needs root, clang and
+# by sonde --object, on the real kernel. Needs root, clang and
 # bpftool; without them every test is skipped with the reason.
 cd "$TOP" || exit 1
 D=$BUILD/tests/object
@@ -24,8 +24,6 @@ log=$D/build.log
 build() {
 	[ -s "$D/vmlinux.h" ] || bpftool btf dump file /sys/kernel/btf/vmlinux format c >"$D/vmlinux.h" || return 1
 	cc -O1 -g -o "$D/objwl" "$SRC/workload.c" || return 1
-	cc -std=gnu11 -Wall -Wextra -Werror -Isrc -o "$D/objrun" "$SRC/objrun.c" \
-		"$BUILD/libsonde.a" $(pkg-config --libs libbpf libelf zlib 2>/dev/null || echo -lbpf -lelf -lz) || return 1
 	local arch
 	arch=$(uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
 	for f in "$SRC"/*.bpf.c; do
@@ -41,7 +39,8 @@ if build >>"$log" 2>&1; then ok build; else nok build "see $log" "$log"; exit 0;
 WL=$D/objwl
 run() { # run NAME ARGS... -> $D/NAME.out, $D/NAME.err, rc in $rc
 	local n=$1; shift
-	timeout 30 "$D/objrun" "$@" >"$D/$n.out" 2>"$D/$n.err"; rc=$?
+	# the last argument is the object: sonde [options] --object FILE
+	timeout 30 "$SONDE" "${@:1:$#-1}" --object "${@: -1}" >"$D/$n.out" 2>"$D/$n.err"; rc=$?
 }
 # Checks that every line of expected text (stdin) appears in the output.
 has() { grep -qxF -- "$2" "$D/$1.out"; }
@@ -100,6 +99,10 @@ for t in hist_keyed:hist_write:hist hist_slots:hist_slots:sizes; do
 	if [ $rc = 0 ] && diff -u "$D/hist.expected" "$D/$name.cmp" >"$D/$name.diff"; then ok "$name"
 	else nok "$name" "differs from bpftrace's output (rc=$rc)" "$D/$name.diff"; cat "$D/$name.err"; fi
 done
+# ... and sonde's language version of the same program prints the same.
+timeout 30 "$SONDE" -c "$WL writes" -e 'tracepoint:syscalls:sys_enter_write /pid == cpid/ { @ = hist(args->count); }' >"$D/hist_lang.out" 2>"$D/hist_lang.err"; rc=$?
+if [ $rc = 0 ] && diff -u "$D/hist.expected" "$D/hist_lang.out" >"$D/hist_lang.diff"; then ok hist_language_matches_object
+else nok hist_language_matches_object "sonde -e differs (rc=$rc)" "$D/hist_lang.diff"; cat "$D/hist_lang.err"; fi
 
 # ---- ring buffer and perf buffer records, printed by BTF ----
 rec='^{ .pid = [0-9]*, .count = 100, .comm = objwl, .inner = { .fd = 7, .neg = -3 } }$'
@@ -170,7 +173,7 @@ if [ $rc = 0 ] && [ "${n:-0}" -ge 20 ]; then ok stop_on_pid
 else nok stop_on_pid "want @samples: >= 20 after the pid exits (rc=$rc)" "$D/pid.out"; fi
 
 # ---- SIGINT stops the run and still prints the maps ----
-"$D/objrun" --set target_comm=objwl "$D/count_write.bpf.o" >"$D/sigint.out" 2>"$D/sigint.err" & rpid=$!
+"$SONDE" --set target_comm=objwl --object "$D/count_write.bpf.o" >"$D/sigint.out" 2>"$D/sigint.err" & rpid=$!
 sleep 1; "$WL" writes; sleep 0.3; kill -INT $rpid; wait $rpid; rc=$?
 if [ $rc = 0 ] && grep -q '^@counts\[[0-9]*\]: 18$' "$D/sigint.out"; then ok sigint
 else nok sigint "want rc 0 and @counts[PID]: 18 (rc=$rc)" "$D/sigint.out"; fi
