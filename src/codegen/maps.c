@@ -29,6 +29,7 @@ void cg_maps_declare(struct cg *g)
 		m.key_size = mapdump_key_size(sm->key, sm->value);
 		m.value_size = mapdump_value_size(sm->value);
 		m.max_entries = MAP_MAX_ENTRIES;
+		m.prefill_zero = !sm->key && sm->value->kind == TY_COUNT;
 		g->user_maps[i] = (int32_t)g->maps.len;
 		vec_push(&g->maps, m);
 	}

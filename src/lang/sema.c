@@ -471,6 +471,11 @@ static const struct type *check_binary(struct sema *s, struct ast_expr *e)
 	const struct type *l = check_expr(s, e->u.binary.left);
 	const struct type *r = check_expr(s, e->u.binary.right);
 	enum ast_op op = e->u.binary.op;
+	/* In the first pass a map read before its first store (@n = @n + 1)
+	 * is still untyped; arithmetic with an integer makes it one. */
+	if (s->pass == 0 && (l->kind == TY_NONE) != (r->kind == TY_NONE) &&
+	    (is_int(l) || is_int(r)))
+		return &type_s64;
 	if (l->kind == TY_NONE || r->kind == TY_NONE)
 		return &type_none;
 	if (op == OP_EQ || op == OP_NE) {
