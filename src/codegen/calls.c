@@ -77,6 +77,117 @@ static struct val str_call(struct cg *g, struct ast_expr *e)
 	return v;
 }
 
+/* A value of type t whose first n bytes (at off in it) come from the
+ * bytes of a (a pointer to read, or an array/string value); the rest of
+ * t is zero. */
+static struct val bytes_of(struct cg *g, struct ast_expr *a,
+			   const struct type *t, uint32_t n, uint32_t off)
+{
+	ir_slot s = ir_slot_new(g->ir, t->size, 8);
+	cg_zero(g, s, 0, t->size);
+	const struct type *at = a->type;
+	if (at->kind == TY_ARRAY || at->kind == TY_STRING) {
+		struct val src = cg_to_mem(g, cg_expr(g, a));
+		struct val piece = src;
+		struct type *pt = type_new(g->arena, TY_ARRAY, n);
+		pt->elem = &type_u8;
+		pt->count = n;
+		pt->align = 1;
+		piece.type = pt;
+		cg_store(g, s, off, pt, piece);
+	} else {
+		ir_reg p = cg_int(g, a);
+		ir_reg dst = ir_reg_new(g->ir);
+		ir_slot_addr(g->ir, dst, s, off);
+		cg_call(g, at->kind == TY_PTR && at->is_user ?
+				   BPF_FUNC_probe_read_user :
+				   BPF_FUNC_probe_read_kernel,
+			3, dst, ir_const(g->ir, n), p);
+	}
+	struct val v = { .kind = V_MEM, .type = t, .slot = s };
+	return v;
+}
+
+/* buf(p, len): struct { u32 len; u8 data[]; } */
+static struct val buf_call(struct cg *g, struct ast_expr *e)
+{
+	const struct type *t = e->type;
+	uint32_t max = t->size - 4;
+	struct ast_expr *a = arg(e, 0);
+	if (a->type->kind == TY_ARRAY || a->type->kind == TY_STRING ||
+	    e->u.call.args.n < 2 || arg(e, 1)->kind == E_INT) {
+		struct val v = bytes_of(g, a, t, max, 4);
+		ir_storei_slot(g->ir, 4, v.slot, 0, (int32_t)max);
+		return v;
+	}
+	/* a run-time length, clamped so the verifier sees a bound */
+	ir_slot s = ir_slot_new(g->ir, t->size, 8);
+	cg_zero(g, s, 0, t->size);
+	ir_reg len = ir_copy(g->ir, cg_int(g, arg(e, 1)));
+	ir_jlist ok = ir_jmpi(g->ir, BPF_JLE, len, (int32_t)max, IR_NOLABEL);
+	ir_movi(g->ir, len, max);
+	ir_jlist_patch_here(g->ir, ok);
+	ir_store_slot(g->ir, 4, s, 0, len);
+	ir_reg dst = ir_reg_new(g->ir);
+	ir_slot_addr(g->ir, dst, s, 4);
+	cg_call(g, a->type->kind == TY_PTR && a->type->is_user ?
+			   BPF_FUNC_probe_read_user : BPF_FUNC_probe_read_kernel,
+		3, dst, len, cg_int(g, a));
+	struct val v = { .kind = V_MEM, .type = t, .slot = s };
+	return v;
+}
+
+/* ntop([af,] addr): struct { u64 af; u8 addr[16]; } */
+static struct val ntop_call(struct cg *g, struct ast_expr *e)
+{
+	struct ast_expr *a = arg(e, e->u.call.args.n - 1);
+	const struct type *t = e->type;
+	bool v6 = a->type->size == 16;
+	struct val v;
+	if (a->type->kind == TY_INT) {
+		ir_slot s = ir_slot_new(g->ir, t->size, 8);
+		cg_zero(g, s, 0, t->size);
+		ir_store_slot(g->ir, 4, s, 8, cg_int(g, a));
+		v = (struct val){ .kind = V_MEM, .type = t, .slot = s };
+	} else {
+		v = bytes_of(g, a, t, v6 ? 16 : 4, 8);
+	}
+	if (e->u.call.args.n == 2)
+		ir_store_slot(g->ir, 8, v.slot, 0, cg_int(g, arg(e, 0)));
+	else
+		ir_storei_slot(g->ir, 8, v.slot, 0, v6 ? 10 : 2);
+	return v;
+}
+
+/* strncmp(a, b, n): 0 when the first n bytes (up to a NUL) match. */
+static struct val strncmp_call(struct cg *g, struct ast_expr *e)
+{
+	struct val a = cg_to_mem(g, cg_expr(g, arg(e, 0)));
+	struct val b = cg_to_mem(g, cg_expr(g, arg(e, 1)));
+	uint64_t n = arg(e, 2)->u.num.value;
+	if (n > a.type->size)
+		n = a.type->size;
+	if (n > b.type->size)
+		n = b.type->size;
+	ir_reg r = ir_reg_new(g->ir);
+	ir_movi(g->ir, r, 1);
+	ir_reg x = ir_reg_new(g->ir), y = ir_reg_new(g->ir);
+	ir_jlist ne = IR_NOJUMP;
+	ir_label equal = ir_label_new(g->ir);
+	for (uint64_t i = 0; i < n; i++) {
+		ir_load_slot(g->ir, 1, x, a.slot, a.off + (uint32_t)i);
+		ir_load_slot(g->ir, 1, y, b.slot, b.off + (uint32_t)i);
+		ir_jlist_concat(g->ir, &ne,
+				ir_jmp(g->ir, BPF_JNE, x, y, IR_NOLABEL));
+		ir_jmpi(g->ir, BPF_JEQ, x, 0, equal);
+	}
+	ir_label_bind(g->ir, equal);
+	ir_movi(g->ir, r, 0);
+	ir_jlist_patch_here(g->ir, ne);
+	struct val v = { .kind = V_REG, .type = e->type, .reg = r };
+	return v;
+}
+
 struct val cg_call_expr(struct cg *g, struct ast_expr *e)
 {
 	const char *n = e->u.call.name;
@@ -138,6 +249,28 @@ struct val cg_call_expr(struct cg *g, struct ast_expr *e)
 		struct val r = { .kind = V_REG, .type = e->type,
 				 .reg = cg_to_reg(g, v) };
 		return r;
+	}
+	if (!strcmp(n, "strftime") || !strcmp(n, "ksym")) {
+		struct ast_expr *a = arg(e, n[0] == 's' ? 1 : 0);
+		struct val v = { .kind = V_REG, .type = e->type,
+				 .reg = cg_int(g, a) };
+		return v;
+	}
+	if (!strcmp(n, "buf"))
+		return buf_call(g, e);
+	if (!strcmp(n, "ntop"))
+		return ntop_call(g, e);
+	if (!strcmp(n, "macaddr"))
+		return bytes_of(g, arg(e, 0), e->type, 6, 0);
+	if (!strcmp(n, "strncmp"))
+		return strncmp_call(g, e);
+	if (!strcmp(n, "signal")) {
+		cg_call(g, BPF_FUNC_send_signal, 1, cg_int(g, arg(e, 0)));
+		return none();
+	}
+	if (!strcmp(n, "join")) {
+		cg_join(g, e);
+		return none();
 	}
 	if (!strcmp(n, "kstack") || !strcmp(n, "ustack")) {
 		cg_error(g, e->span, "%s is not supported yet", n);

@@ -57,6 +57,7 @@ struct cg {
 	VEC(struct cmap) maps;
 	int32_t ringbuf;     /* map index, -1 until needed */
 	int32_t lost;        /* map index of the lost-events counter */
+	int32_t join_scratch; /* per-CPU buffer for join() records, or -1 */
 	int32_t *user_maps;  /* sema map index -> compiled map index */
 	/* per program */
 	struct ir *ir;
@@ -104,6 +105,8 @@ int32_t cg_ringbuf(struct cg *g);
 /* Sends a record: header id + the args laid out as a tuple. */
 void cg_event(struct cg *g, enum event_kind kind, struct ast_expr **args,
 	      uint32_t nargs, struct cevent *proto);
+
+void cg_join(struct cg *g, struct ast_expr *call);
 
 /* calls.c */
 struct val cg_call_expr(struct cg *g, struct ast_expr *e);

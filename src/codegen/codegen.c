@@ -230,7 +230,7 @@ int codegen(struct arena *a, struct diag *d, struct ast_program *prog,
 	g.opts = opts;
 	g.sr = sr;
 	g.out = out;
-	g.ringbuf = g.lost = -1;
+	g.ringbuf = g.lost = g.join_scratch = -1;
 	cg_maps_declare(&g);
 	VEC(struct cprog) progs = { 0 };
 	int rc = 0;

@@ -36,13 +36,12 @@ int32_t cg_ringbuf(struct cg *g)
 	return g->ringbuf;
 }
 
-/* bpf_ringbuf_output(rb, slot, size, 0); on failure ++lost[0]. */
-static void send(struct cg *g, ir_slot rec, uint32_t size)
+/* bpf_ringbuf_output(rb, data, size, 0); on failure ++lost[0]. */
+static void send_from(struct cg *g, ir_reg data, uint32_t size)
 {
 	int32_t rb = cg_ringbuf(g);
-	ir_reg map = ir_reg_new(g->ir), data = ir_reg_new(g->ir);
+	ir_reg map = ir_reg_new(g->ir);
 	ir_ld_map(g->ir, map, (uint32_t)rb);
-	ir_slot_addr(g->ir, data, rec, 0);
 	ir_reg r = cg_call(g, BPF_FUNC_ringbuf_output, 4, map, data,
 			   ir_const(g->ir, size), ir_const(g->ir, 0));
 	ir_jlist ok = ir_jmpi(g->ir, BPF_JEQ, r, 0, IR_NOLABEL);
@@ -58,6 +57,19 @@ static void send(struct cg *g, ir_slot rec, uint32_t size)
 	ir_alui(g->ir, BPF_ADD, t, 1);
 	ir_store(g->ir, 8, p, 0, t);
 	ir_jlist_patch_here(g->ir, ok);
+}
+
+static void send(struct cg *g, ir_slot rec, uint32_t size)
+{
+	ir_reg data = ir_reg_new(g->ir);
+	ir_slot_addr(g->ir, data, rec, 0);
+	send_from(g, data, size);
+}
+
+static uint32_t add_event(struct cg *g, const struct cevent *ev)
+{
+	vec_push(&g->events, *ev);
+	return (uint32_t)g->events.len - 1;
 }
 
 void cg_event(struct cg *g, enum event_kind kind, struct ast_expr **args,
@@ -79,8 +91,7 @@ void cg_event(struct cg *g, enum event_kind kind, struct ast_expr **args,
 	ev.offsets = offsets;
 	ev.nargs = nargs;
 	ev.size = layout->size;
-	uint32_t id = (uint32_t)g->events.len;
-	vec_push(&g->events, ev);
+	uint32_t id = add_event(g, &ev);
 
 	uint32_t size = 8 + ((layout->size + 7) & ~7u);
 	ir_slot rec = ir_slot_new(g->ir, size, 8);
@@ -94,4 +105,77 @@ void cg_event(struct cg *g, enum event_kind kind, struct ast_expr **args,
 		cg_store(g, rec, 8 + offsets[i], types[i],
 			 cg_expr(g, args[i]));
 	send(g, rec, size);
+}
+
+/* join(argv [, sep]): up to JOIN_ARGS strings of JOIN_LEN bytes, too big
+ * for the stack, so the record is built in a per-CPU scratch map. */
+#define JOIN_ARGS 16
+#define JOIN_LEN 64
+
+void cg_join(struct cg *g, struct ast_expr *e)
+{
+	struct ast_expr *argv = e->u.call.args.items[0];
+	bool user = argv->type->kind == TY_PTR && argv->type->is_user;
+	struct type *arr = type_new(g->arena, TY_ARRAY, JOIN_ARGS * JOIN_LEN);
+	arr->elem = type_string(g->arena, JOIN_LEN);
+	arr->count = JOIN_ARGS;
+	arr->align = 1;
+	const struct type **types = arena_alloc(g->arena, sizeof(*types));
+	uint32_t *offsets = arena_alloc(g->arena, sizeof(*offsets));
+	types[0] = arr;
+	struct cevent ev;
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = EV_JOIN;
+	ev.args = types;
+	ev.offsets = offsets;
+	ev.nargs = 1;
+	ev.size = arr->size;
+	ev.map = -1;
+	if (e->u.call.args.n == 2) {
+		struct ast_expr *sep = e->u.call.args.items[1];
+		ev.text = arena_strndup(g->arena, sep->u.str.bytes,
+					sep->u.str.len);
+	}
+	uint32_t id = add_event(g, &ev);
+	uint32_t size = 8 + arr->size;
+	if (g->join_scratch < 0)
+		g->join_scratch = add_map(g, ".join", BPF_MAP_TYPE_PERCPU_ARRAY,
+					  4, size, 1);
+
+	ir_reg base = cg_int(g, argv);
+	ir_slot key = ir_slot_new(g->ir, 4, 4);
+	ir_storei_slot(g->ir, 4, key, 0, 0);
+	ir_reg m = ir_reg_new(g->ir), kp = ir_reg_new(g->ir);
+	ir_ld_map(g->ir, m, (uint32_t)g->join_scratch);
+	ir_slot_addr(g->ir, kp, key, 0);
+	ir_reg p = cg_call(g, BPF_FUNC_map_lookup_elem, 2, m, kp);
+	ir_jlist done = ir_jmpi(g->ir, BPF_JEQ, p, 0, IR_NOLABEL);
+	ir_storei(g->ir, 4, p, 0, (int32_t)id);
+	ir_storei(g->ir, 4, p, 4, 0);
+	ir_slot ptr = ir_slot_new(g->ir, 8, 8);
+	ir_jlist last = IR_NOJUMP;
+	for (uint32_t i = 0; i < JOIN_ARGS; i++) {
+		ir_reg src = ir_copy(g->ir, base);
+		ir_alui(g->ir, BPF_ADD, src, (int32_t)(8 * i));
+		ir_reg pa = ir_reg_new(g->ir);
+		ir_slot_addr(g->ir, pa, ptr, 0);
+		ir_storei_slot(g->ir, 8, ptr, 0, 0);
+		cg_call(g, user ? BPF_FUNC_probe_read_user :
+				  BPF_FUNC_probe_read_kernel,
+			3, pa, ir_const(g->ir, 8), src);
+		ir_reg q = ir_reg_new(g->ir);
+		ir_load_slot(g->ir, 8, q, ptr, 0);
+		int16_t off = (int16_t)(8 + i * JOIN_LEN);
+		ir_storei(g->ir, 1, p, off, 0);
+		ir_jlist_concat(g->ir, &last,
+				ir_jmpi(g->ir, BPF_JEQ, q, 0, IR_NOLABEL));
+		ir_reg dst = ir_copy(g->ir, p);
+		ir_alui(g->ir, BPF_ADD, dst, off);
+		cg_call(g, user ? BPF_FUNC_probe_read_user_str :
+				  BPF_FUNC_probe_read_kernel_str,
+			3, dst, ir_const(g->ir, JOIN_LEN), q);
+	}
+	ir_jlist_patch_here(g->ir, last);
+	send_from(g, p, size);
+	ir_jlist_patch_here(g->ir, done);
 }

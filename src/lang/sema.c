@@ -4,14 +4,17 @@
  * widen to the longest value stored, as in bpftrace); the second walk
  * reports errors against those final types and annotates the AST.
  */
+#define _GNU_SOURCE /* name_to_handle_at */
 #include "sema.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "kernel/btf.h"
+#include "kernel/kallsyms.h"
 #include "runtime/fmt.h"
 #include "util/arena.h"
 #include "util/diag.h"
@@ -626,7 +629,7 @@ static void check_assign(struct sema *s, struct ast_stmt *st)
 	struct ast_expr *val = st->u.assign.value;
 	const struct type *t;
 	if (val->kind == E_CALL)
-		t = check_call(s, val, tgt);
+		t = val->type = check_call(s, val, tgt);
 	else
 		t = check_expr(s, val);
 	if (st->u.assign.op != OP_NONE) {
@@ -689,6 +692,8 @@ static const struct type *check_incdec(struct sema *s, struct ast_expr *e)
 }
 
 /* ---- calls ---- */
+
+static const struct type *fold_const(struct ast_expr *e, uint64_t v);
 
 static bool nargs_ok(struct sema *s, struct ast_expr *e, uint32_t min,
 		     uint32_t max)
@@ -888,6 +893,54 @@ static const struct type *stack_call(struct sema *s, struct ast_expr *e,
 	return t;
 }
 
+/* Signal names for signal("SIGUSR1"), with or without the SIG prefix. */
+static int signal_number(const char *name)
+{
+	static const struct {
+		const char *name;
+		int num;
+	} sigs[] = {
+		{ "HUP", 1 },   { "INT", 2 },   { "QUIT", 3 },  { "ILL", 4 },
+		{ "TRAP", 5 },  { "ABRT", 6 },  { "BUS", 7 },   { "FPE", 8 },
+		{ "KILL", 9 },  { "USR1", 10 }, { "SEGV", 11 }, { "USR2", 12 },
+		{ "PIPE", 13 }, { "ALRM", 14 }, { "TERM", 15 }, { "CHLD", 17 },
+		{ "CONT", 18 }, { "STOP", 19 }, { "TSTP", 20 }, { "TTIN", 21 },
+		{ "TTOU", 22 }, { "URG", 23 },  { "XCPU", 24 }, { "XFSZ", 25 },
+		{ "VTALRM", 26 }, { "PROF", 27 }, { "WINCH", 28 }, { "IO", 29 },
+		{ "PWR", 30 },  { "SYS", 31 },
+	};
+	if (!strncmp(name, "SIG", 3))
+		name += 3;
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(*sigs); i++)
+		if (!strcmp(name, sigs[i].name))
+			return sigs[i].num;
+	return -1;
+}
+
+static int kernel_symbol(const char *name, uint64_t *addr)
+{
+	if (ksyms_load() < 0)
+		return -1;
+	*addr = ksyms_addr(name);
+	return *addr ? 0 : -1;
+}
+
+/* A cgroup's id is its kernfs node id, which name_to_handle_at() gives
+ * for a path on the cgroup2 mount (as bpftrace does). */
+static int cgroup_id(const char *path, uint64_t *id)
+{
+	struct {
+		struct file_handle fh;
+		uint64_t id;
+	} h;
+	int mount_id;
+	h.fh.handle_bytes = sizeof(h.id);
+	if (name_to_handle_at(AT_FDCWD, path, &h.fh, &mount_id, 0) < 0)
+		return -1;
+	memcpy(id, h.fh.f_handle, sizeof(*id));
+	return 0;
+}
+
 static const struct type *check_call(struct sema *s, struct ast_expr *e,
 				     struct ast_expr *target)
 {
@@ -1085,6 +1138,162 @@ static const struct type *check_call(struct sema *s, struct ast_expr *e,
 		}
 		arg(e, 2)->type = &type_s64;
 		return &type_u64;
+	}
+	if (!strcmp(n, "strftime")) {
+		if (!nargs_ok(s, e, 2, 2))
+			return &type_none;
+		if (arg(e, 0)->kind != E_STRING) {
+			err(s, arg(e, 0)->span, "strftime()'s format must be a "
+				"string literal");
+			return &type_none;
+		}
+		arg(e, 0)->type = &type_void;
+		if (!want_int_arg(s, e, 1))
+			return &type_none;
+		struct type *t = type_new(s->arena, TY_TIMESTAMP, 8);
+		t->name = arena_strndup(s->arena, arg(e, 0)->u.str.bytes,
+					arg(e, 0)->u.str.len);
+		return t;
+	}
+	if (!strcmp(n, "buf")) {
+		if (!nargs_ok(s, e, 1, 2))
+			return &type_none;
+		const struct type *t = check_expr(s, arg(e, 0));
+		if (t->kind == TY_NONE)
+			return t;
+		uint32_t len = SEMA_STRLEN;
+		if (t->kind == TY_ARRAY || t->kind == TY_STRING) {
+			len = t->size;
+		} else if (!is_intlike(t)) {
+			err(s, arg(e, 0)->span, "buf() expects a pointer or an "
+				"array, not %s", tname(s, t));
+			return &type_none;
+		} else if (e->u.call.args.n < 2) {
+			err(s, e->span, "buf() of a pointer needs a length");
+			return &type_none;
+		}
+		if (e->u.call.args.n == 2) {
+			if (const_int(s, arg(e, 1), &v)) {
+				if (v < 1 || v > 1024) {
+					err(s, arg(e, 1)->span, "buf() length "
+						"must be between 1 and 1024");
+					return &type_none;
+				}
+				len = (uint32_t)v;
+				arg(e, 1)->type = &type_s64;
+			} else if (!want_int_arg(s, e, 1)) {
+				return &type_none;
+			}
+		}
+		struct type *b = type_new(s->arena, TY_BUF, 4 + len);
+		b->align = 4;
+		return b;
+	}
+	if (!strcmp(n, "join")) {
+		if (!nargs_ok(s, e, 1, 2) || !want_int_arg(s, e, 0))
+			return &type_none;
+		if (e->u.call.args.n == 2) {
+			if (arg(e, 1)->kind != E_STRING) {
+				err(s, arg(e, 1)->span, "join()'s separator "
+					"must be a string literal");
+				return &type_none;
+			}
+			arg(e, 1)->type = &type_void;
+		}
+		s->uses_ringbuf = true;
+		return &type_void;
+	}
+	if (!strcmp(n, "signal")) {
+		if (!s->opts->unsafe) {
+			err(s, e->span, "signal() is unsafe: run sonde with "
+				"--unsafe to allow it");
+			return &type_none;
+		}
+		if (!nargs_ok(s, e, 1, 1))
+			return &type_none;
+		struct ast_expr *a0 = arg(e, 0);
+		if (a0->kind == E_STRING) {
+			int sig = signal_number(a0->u.str.bytes);
+			if (sig < 0) {
+				err(s, a0->span, "unknown signal %s",
+				    a0->u.str.bytes);
+				return &type_none;
+			}
+			fold_const(a0, (uint64_t)sig);
+			a0->type = &type_s64;
+		} else if (!want_int_arg(s, e, 0)) {
+			return &type_none;
+		}
+		return &type_void;
+	}
+	if (!strcmp(n, "ntop")) {
+		if (!nargs_ok(s, e, 1, 2))
+			return &type_none;
+		struct ast_expr *a = arg(e, e->u.call.args.n - 1);
+		if (e->u.call.args.n == 2 && !want_int_arg(s, e, 0))
+			return &type_none;
+		const struct type *t = check_expr(s, a);
+		if (t->kind == TY_NONE)
+			return t;
+		bool ok = is_int(t) ||
+			  ((t->kind == TY_ARRAY || t->kind == TY_STRING) &&
+			   (t->size == 4 || t->size == 16));
+		if (!ok) {
+			err(s, a->span, "ntop() expects an integer or an array "
+				"of 4 or 16 bytes, not %s", tname(s, t));
+			return &type_none;
+		}
+		return type_new(s->arena, TY_INET, 24);
+	}
+	if (!strcmp(n, "macaddr")) {
+		if (!nargs_ok(s, e, 1, 1))
+			return &type_none;
+		const struct type *t = check_expr(s, arg(e, 0));
+		if (t->kind == TY_NONE)
+			return t;
+		if (!is_intlike(t) && !((t->kind == TY_ARRAY ||
+					 t->kind == TY_STRING) &&
+					t->size >= 6)) {
+			err(s, arg(e, 0)->span, "macaddr() expects a pointer or "
+				"an array of 6 bytes, not %s", tname(s, t));
+			return &type_none;
+		}
+		struct type *m = type_new(s->arena, TY_MACADDR, 6);
+		m->align = 1;
+		return m;
+	}
+	if (!strcmp(n, "ksym")) {
+		if (!nargs_ok(s, e, 1, 1) || !want_int_arg(s, e, 0))
+			return &type_none;
+		return type_new(s->arena, TY_KSYM, 8);
+	}
+	if (!strcmp(n, "kaddr") || !strcmp(n, "cgroupid")) {
+		if (!nargs_ok(s, e, 1, 1))
+			return &type_none;
+		if (arg(e, 0)->kind != E_STRING) {
+			err(s, arg(e, 0)->span, "%s() expects a string literal",
+			    n);
+			return &type_none;
+		}
+		uint64_t val;
+		const char *what = arg(e, 0)->u.str.bytes;
+		if (n[0] == 'k' ? kernel_symbol(what, &val) < 0 :
+				  cgroup_id(what, &val) < 0) {
+			err(s, arg(e, 0)->span, n[0] == 'k' ?
+				"no kernel symbol named %s" :
+				"cannot find the cgroup %s", what);
+			return &type_none;
+		}
+		fold_const(e, val);
+		return &type_u64;
+	}
+	if (!strcmp(n, "reg")) {
+		if (!tgt_has(s, CTX_REGS)) {
+			err(s, e->span, "reg() is not available in %s probes "
+				"(only in kprobe and uprobe probes)",
+			    probe_kind(s));
+			return &type_none;
+		}
 	}
 	err(s, e->u.call.name_span, "unknown function %s()", n);
 	for (uint32_t i = 0; i < e->u.call.args.n; i++)

@@ -14,6 +14,7 @@
 
 #include "codegen/compiled.h"
 #include "kernel/features.h"
+#include "runtime/symbols.h"
 #include "runtime/child.h"
 #include "runtime/events.h"
 #include "runtime/fmt.h"
@@ -276,6 +277,7 @@ static int run_setup(struct run *r)
 {
 	const struct compiled *c = r->c;
 	const struct run_opts *o = r->o;
+	r->res.sym = symbols_resolve;
 	r->res.probe_names = c->probe_names;
 	r->res.nprobes = c->nprobe_names;
 	int64_t boot = fmt_boot_epoch_ns();
