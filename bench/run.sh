@@ -79,7 +79,7 @@ CPUTIME=$B/cputime LOADER=$B/loader XLATED=$B/xlated LOAD=$B/load
 tracer_cmd() {
 	local t=$1 kind=$2 arg=$3
 	case $t in
-	c) CMD=("$LOADER" -q "$B/$arg.bpf.o") ;;
+	c) CMD=("$LOADER" "$B/$arg.bpf.o") ;;
 	bpftrace|sonde)
 		local bin=$BPFTRACE
 		[ "$t" = sonde ] && bin=$SONDE
@@ -389,7 +389,7 @@ report_insns() {
 	echo "|---|---|---|---|---|"
 	local tb=0 ts=0 both=1
 	for s in $(cut -f1 "$f" | uniq); do
-		local feat=$(sed -n 's|^// feature: ||p' "bench/scripts/$s.bt" | head -n 1 | tr -d '|')
+		local feat=$(sed -n 's|^// feature: ||p' "bench/scripts/$s.bt" | head -n 1 | sed 's/|/\\|/g')
 		local bi=$(med "$f" $s bpftrace 5) bp=$(med "$f" $s bpftrace 6)
 		local si=$(med "$f" $s sonde 5) sp=$(med "$f" $s sonde 6)
 		local bc=${bi:+$bi ($bp)} sc=${si:+$si ($sp)}
@@ -455,12 +455,15 @@ report_footprint() {
 	done <"$f"
 	echo
 	echo "sonde / bpftrace (stripped + libs): $(ratio "${tot[2]:-}" "${tot[1]:-}")"
+	[ "$SONDE_TRACES" = 1 ] || echo "(sonde cannot trace yet: its binary and libraries are not yet those of a working tracer.)"
 	echo
 }
 
+SONDE_TRACES=0
 write_report() {
 	local sonde_state
 	if "$SONDE" -e 'BEGIN { exit(); }' >"$TMP/probe.out" 2>"$TMP/probe.err" </dev/null; then
+		SONDE_TRACES=1
 		sonde_state="sonde traces (\`$SONDE -e 'BEGIN { exit(); }'\` exits 0)"
 	else
 		sonde_state="**run without sonde: sonde cannot trace yet** (\`sonde -e 'BEGIN { exit(); }'\`: $(reason_of "$TMP/probe.err" "$TMP/probe.out"))"
