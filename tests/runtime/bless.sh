@@ -68,7 +68,7 @@ PY
 		echo "DIFF $name: $st ${why%%$'\n'*}"
 		echo "$why" | tail -n +2
 		head -5 "$d/sonde/err"
-		if [ $dry = 0 ]; then
+		if [ $dry = 0 ] && [ "$(basename "$(dirname "$(realpath "$t")")")" != pending ]; then
 			mkdir -p "$RTDIR/pending"
 			mv "$t" "$RTDIR/pending/"
 		fi
