@@ -1,0 +1,195 @@
+# shellcheck shell=bash
+# Shared by tests/runtime/layer.sh and tests/runtime/bless.sh (sourced).
+#
+# A test is tests/runtime/NAME.test, a list of fields. A field is either
+#   KEY: value                (one line)
+# or a block
+#   KEY<<EOF
+#   lines...
+#   EOF
+# Lines starting with '#' outside blocks are comments (each test says there
+# whether its expected output was compared with bpftrace 0.17, and why not).
+#
+#   PROG           the script (one line: passed with -e; block: as a file)
+#   ARGS           options put before the program (shell-quoted words),
+#                  e.g. -f json, -q, -o @TMP@/out, --unsafe
+#   PARAMS         positional parameters put after the program ($1, $2, ...)
+#   CMD            the workload, passed with -c (one string)
+#   STATUS         expected exit status (default 0)
+#   TIMEOUT        seconds (default 10)
+#   REQUIRES       words, all needed, else the test is skipped:
+#                    tp:CAT:NAME  the tracepoint exists
+#                    btf          /sys/kernel/btf/vmlinux exists
+#                    cpus:N       at least N online CPUs
+#                    cmd:NAME     NAME is on $PATH
+#   EXPECT         block: stdout must be exactly these lines (byte for byte,
+#                  each line ends with \n)
+#   EXPECT_REGEX   block: stdout must have as many lines, line i matching
+#                  the extended regex of line i as a whole
+#   EXPECT_STDERR  block: each line is an extended regex that some line of
+#                  stderr must match (stderr may hold more)
+#   EXPECT_OUTFILE block: @TMP@/out must be exactly these lines (for -o)
+#   NOREF          why bpftrace cannot be the reference (bless.sh skips it)
+#
+# In PROG, ARGS, PARAMS and CMD: @WL@ is the workload binary (wl.c),
+# @TMP@ a scratch directory of the test, emptied before the run.
+
+# parse_test FILE: sets T_<KEY> for each field (blocks end with a newline)
+# and T_KEYS (the keys present).
+parse_test() {
+	local line key block=
+	T_KEYS=" "
+	for key in PROG ARGS PARAMS CMD STATUS TIMEOUT REQUIRES EXPECT EXPECT_REGEX \
+		EXPECT_STDERR EXPECT_OUTFILE NOREF; do
+		printf -v "T_$key" '%s' ""
+	done
+	T_PROG_BLOCK=0
+	while IFS= read -r line || [ -n "$line" ]; do
+		if [ -n "$block" ]; then
+			if [ "$line" = EOF ]; then
+				block=
+			else
+				eval "T_$block+=\"\$line\"\$'\\n'"
+			fi
+			continue
+		fi
+		case "$line" in
+		'#'* | '') continue ;;
+		*'<<EOF')
+			block=${line%<<EOF}
+			T_KEYS+="$block "
+			printf -v "T_$block" '%s' ""
+			[ "$block" = PROG ] && T_PROG_BLOCK=1
+			;;
+		*:*)
+			key=${line%%:*}
+			T_KEYS+="$key "
+			line=${line#*:}
+			line=${line# }
+			printf -v "T_$key" '%s' "$line"
+			;;
+		*) echo "bad line: $line" >&2; return 1 ;;
+		esac
+	done <"$1"
+	[ -z "$block" ] || { echo "unterminated block $block" >&2; return 1; }
+	case "$T_KEYS" in *" PROG "*) ;; *) echo "no PROG" >&2; return 1 ;; esac
+	return 0
+}
+
+has_key() { case "$T_KEYS" in *" $1 "*) return 0 ;; esac; return 1; }
+
+# subst TEXT: TEXT with @WL@ and @TMP@ replaced.
+subst() {
+	local s=$1
+	s=${s//@WL@/$WL}
+	s=${s//@TMP@/$TMPD}
+	printf '%s' "$s"
+}
+
+# missing_requirement: prints why a REQUIRES word is not met (or nothing).
+missing_requirement() {
+	local w
+	for w in $T_REQUIRES; do
+		case "$w" in
+		tp:*)
+			local p=${w#tp:}
+			[ -d "$TRACEFS/events/${p/://}" ] || { echo "tracepoint ${p} not available"; return; }
+			;;
+		btf) [ -f /sys/kernel/btf/vmlinux ] || { echo "no kernel BTF"; return; } ;;
+		cpus:*) [ "$(nproc)" -ge "${w#cpus:}" ] || { echo "needs ${w#cpus:} CPUs"; return; } ;;
+		cmd:*) command -v "${w#cmd:}" >/dev/null || { echo "no ${w#cmd:} command"; return; } ;;
+		*) echo "unknown requirement $w"; return ;;
+		esac
+	done
+}
+
+TRACEFS=/sys/kernel/tracing
+[ -d $TRACEFS/events ] || TRACEFS=/sys/kernel/debug/tracing
+
+# build_workload DIR: compiles wl.c into DIR/wl (sets WL).
+build_workload() {
+	mkdir -p "$1"
+	WL=$1/wl
+	if [ ! -x "$WL" ] || [ "$RTDIR/wl.c" -nt "$WL" ]; then
+		${CC:-cc} -O2 -static -o "$WL" "$RTDIR/wl.c" 2>/dev/null ||
+			${CC:-cc} -O2 -o "$WL" "$RTDIR/wl.c" || return 1
+	fi
+}
+
+# run_one TEST BIN SCRATCH: runs TEST's program with tracer BIN; leaves
+# SCRATCH/out, SCRATCH/err and RC. TMPD is SCRATCH/tmp.
+run_one() {
+	local test=$1 bin=$2 scratch=$3 args=() params=() progargs
+	TMPD=$scratch/tmp
+	rm -rf "$TMPD"
+	mkdir -p "$TMPD"
+	eval "args=($(subst "$T_ARGS"))"
+	eval "params=($(subst "$T_PARAMS"))"
+	if has_key CMD; then
+		args+=(-c "$(subst "$T_CMD")")
+	fi
+	if [ "$T_PROG_BLOCK" = 1 ]; then
+		subst "$T_PROG" >"$scratch/prog.bt"
+		progargs=("$scratch/prog.bt")
+	else
+		progargs=(-e "$(subst "$T_PROG")")
+	fi
+	{ timeout -k 5 "${T_TIMEOUT:-10}" "$bin" "${args[@]}" "${progargs[@]}" "${params[@]}" \
+		</dev/null >"$scratch/out" 2>"$scratch/err"; } 2>/dev/null
+	RC=$?
+}
+
+# check_output SCRATCH: prints why the run in SCRATCH does not meet the
+# test's expectations (first line: the reason; then indented details), or
+# nothing.
+check_output() {
+	local s=$1
+	if has_key EXPECT; then
+		printf '%s' "$T_EXPECT" >"$s/expect"
+		if ! cmp -s "$s/expect" "$s/out"; then
+			echo "stdout differs"
+			show_diff "$s/expect" "$s/out"
+			return
+		fi
+	fi
+	if has_key EXPECT_REGEX; then
+		local -a re got
+		mapfile -t re <<<"${T_EXPECT_REGEX%$'\n'}"
+		mapfile -t got <"$s/out"
+		local i
+		if [ "${#re[@]}" != "${#got[@]}" ]; then
+			echo "stdout has ${#got[@]} lines, expected ${#re[@]}"
+			indent "$s/out" 30
+			return
+		fi
+		for ((i = 0; i < ${#re[@]}; i++)); do
+			if ! [[ ${got[i]} =~ ^(${re[i]})$ ]]; then
+				echo "stdout line $((i + 1)) does not match /${re[i]}/"
+				indent "$s/out" 30
+				return
+			fi
+		done
+	fi
+	if has_key EXPECT_STDERR; then
+		local r
+		while IFS= read -r r; do
+			if ! grep -aqE -- "$r" "$s/err"; then
+				echo "stderr has no line matching /$r/"
+				indent "$s/err" 10
+				return
+			fi
+		done <<<"${T_EXPECT_STDERR%$'\n'}"
+	fi
+	if has_key EXPECT_OUTFILE; then
+		printf '%s' "$T_EXPECT_OUTFILE" >"$s/expect_outfile"
+		if [ ! -f "$TMPD/out" ]; then
+			echo "no output file @TMP@/out"
+			return
+		fi
+		if ! cmp -s "$s/expect_outfile" "$TMPD/out"; then
+			echo "output file differs"
+			show_diff "$s/expect_outfile" "$TMPD/out"
+			return
+		fi
+	fi
+}

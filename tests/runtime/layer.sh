@@ -1,0 +1,63 @@
+#!/bin/bash
+# Runtime layer (root + BPF): each tests/runtime/NAME.test holds a script, a
+# workload and the expected output (format: see common.sh). The program runs
+# on the real kernel under $SONDE; its output must match exactly (or by
+# regex where it cannot be exact). Tests whose needs the kernel lacks are
+# skipped with the reason. tests/runtime/pending/ holds tests of known
+# differences from bpftrace 0.17; they are not run here (see
+# tests/runtime/pending/README). Run one test by name with
+#   RUNTIME_TESTS="name1 name2" tests/run.sh --layers runtime -v
+# shellcheck source=tests/lib.sh
+. "$TOP/tests/lib.sh"
+RTDIR=$TOP/tests/runtime
+# shellcheck source=tests/runtime/common.sh
+. "$RTDIR/common.sh"
+
+if [ "$(id -u)" != 0 ]; then
+	echo "skip runtime: not root (the runtime tests load BPF programs)"
+	exit 0
+fi
+scratch=$BUILD/tests/runtime
+build_workload "$scratch" || { echo "not ok runtime-workload: cannot compile $RTDIR/wl.c"; exit 0; }
+cd "$RTDIR" || exit 1
+
+if [ -n "${RUNTIME_TESTS:-}" ]; then
+	tests=()
+	for n in $RUNTIME_TESTS; do tests+=("$n.test"); done
+else
+	tests=(*.test)
+fi
+ntests=0
+for t in "${tests[@]}"; do
+	[ -f "$t" ] || continue
+	ntests=$((ntests + 1))
+	name=${t%.test}
+	if ! why=$(parse_test "$t" 2>&1); then
+		echo "not ok $name: bad test file: $why"
+		continue
+	fi
+	parse_test "$t"
+	why=$(missing_requirement)
+	if [ -n "$why" ]; then
+		echo "skip $name: $why"
+		continue
+	fi
+	d=$scratch/$name
+	mkdir -p "$d"
+	run_one "$t" "$SONDE" "$d"
+	SONDE_TIMEOUT=${T_TIMEOUT:-10}
+	if ! why=$(status_problem "${T_STATUS:-0}" "$d/err") || [ -n "$why" ]; then
+		echo "not ok $name: $why"
+		indent "$d/err" 10
+		indent "$d/out" 10
+		continue
+	fi
+	why=$(check_output "$d")
+	if [ -n "$why" ]; then
+		echo "not ok $name: $why"
+	else
+		echo "ok $name"
+	fi
+done
+[ $ntests -gt 0 ] || echo "skip runtime: no tests/runtime/*.test yet"
+exit 0

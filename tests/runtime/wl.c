@@ -1,0 +1,138 @@
+// wl: a small deterministic workload for the runtime tests. Linked
+// statically so that no dynamic loader syscalls blur the counts. It runs a
+// sequence of steps given on the command line, each one verb and its
+// arguments, e.g.  wl getpid 3 writes 2 4097 sleep 10
+//
+//   getpid N           N getpid() syscalls
+//   getppid N          N getppid() syscalls
+//   writes N SIZE      N writes of SIZE bytes to /dev/null
+//   reads N SIZE       N reads of SIZE bytes from /dev/zero
+//   open PATH N        N openat(PATH, O_RDONLY) (failures are fine)
+//   lseek OFF N        N lseek(/dev/null fd, OFF, SEEK_SET) (OFF may be < 0)
+//   sleep MS           nanosleep for MS milliseconds
+//   spin MS            busy loop for MS milliseconds
+//   fork N             N children that exit at once (each waited for)
+//   kill SIG           sends SIG to itself (SIG must be ignored, see ignore)
+//   ignore SIG         ignores SIG
+//   exec PATH ARGS...  execv(PATH, ARGS) (the rest of the command line)
+//   exit CODE          _exit(CODE)
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static char buf[1 << 20];
+
+static long num(const char *s)
+{
+	return strtol(s, NULL, 0);
+}
+
+static void need(int i, int n, int argc, const char *verb)
+{
+	if (i + n >= argc) {
+		fprintf(stderr, "wl: %s needs %d argument(s)\n", verb, n);
+		_exit(2);
+	}
+}
+
+static double now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+int main(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *v = argv[i];
+		if (!strcmp(v, "getpid")) {
+			need(i, 1, argc, v);
+			for (long n = num(argv[++i]); n > 0; n--)
+				syscall(SYS_getpid);
+		} else if (!strcmp(v, "getppid")) {
+			need(i, 1, argc, v);
+			for (long n = num(argv[++i]); n > 0; n--)
+				syscall(SYS_getppid);
+		} else if (!strcmp(v, "writes") || !strcmp(v, "reads")) {
+			need(i, 2, argc, v);
+			long n = num(argv[i + 1]), size = num(argv[i + 2]);
+			i += 2;
+			int w = v[0] == 'w';
+			int fd = open(w ? "/dev/null" : "/dev/zero", w ? O_WRONLY : O_RDONLY);
+			if (size > (long)sizeof buf)
+				size = sizeof buf;
+			for (; n > 0; n--) {
+				if (w)
+					(void)!write(fd, buf, size);
+				else
+					(void)!read(fd, buf, size);
+			}
+			close(fd);
+		} else if (!strcmp(v, "open")) {
+			need(i, 2, argc, v);
+			const char *path = argv[i + 1];
+			long n = num(argv[i + 2]);
+			i += 2;
+			for (; n > 0; n--) {
+				int fd = syscall(SYS_openat, AT_FDCWD, path, O_RDONLY);
+				if (fd >= 0)
+					close(fd);
+			}
+		} else if (!strcmp(v, "lseek")) {
+			need(i, 2, argc, v);
+			long off = num(argv[i + 1]), n = num(argv[i + 2]);
+			i += 2;
+			int fd = open("/dev/null", O_RDONLY);
+			for (; n > 0; n--)
+				syscall(SYS_lseek, fd, off, SEEK_SET);
+			close(fd);
+		} else if (!strcmp(v, "sleep")) {
+			need(i, 1, argc, v);
+			long ms = num(argv[++i]);
+			struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+			nanosleep(&ts, NULL);
+		} else if (!strcmp(v, "spin")) {
+			need(i, 1, argc, v);
+			double end = now_ms() + num(argv[++i]);
+			volatile unsigned long x = 0;
+			while (now_ms() < end)
+				for (int k = 0; k < 1000; k++)
+					x++;
+		} else if (!strcmp(v, "fork")) {
+			need(i, 1, argc, v);
+			for (long n = num(argv[++i]); n > 0; n--) {
+				pid_t p = fork();
+				if (p == 0)
+					_exit(0);
+				if (p > 0)
+					waitpid(p, NULL, 0);
+			}
+		} else if (!strcmp(v, "ignore")) {
+			need(i, 1, argc, v);
+			signal(num(argv[++i]), SIG_IGN);
+		} else if (!strcmp(v, "kill")) {
+			need(i, 1, argc, v);
+			kill(getpid(), num(argv[++i]));
+		} else if (!strcmp(v, "exec")) {
+			need(i, 1, argc, v);
+			execv(argv[i + 1], argv + i + 1);
+			perror("wl: exec");
+			_exit(127);
+		} else if (!strcmp(v, "exit")) {
+			need(i, 1, argc, v);
+			_exit(num(argv[++i]));
+		} else {
+			fprintf(stderr, "wl: unknown step %s\n", v);
+			return 2;
+		}
+	}
+	return 0;
+}
