@@ -213,6 +213,8 @@ struct val cg_call_expr(struct cg *g, struct ast_expr *e)
 		memset(&proto, 0, sizeof(proto));
 		proto.map = -1;
 		cg_event(g, EV_EXIT, NULL, 0, &proto);
+		/* exit() also ends the action, as in bpftrace */
+		ir_exiti(g->ir, 0);
 		return none();
 	}
 	if (!strcmp(n, "print")) {

@@ -633,7 +633,17 @@ static void check_assign(struct sema *s, struct ast_stmt *st)
 	else
 		t = check_expr(s, val);
 	if (st->u.assign.op != OP_NONE) {
-		/* x op= v is x = x op v */
+		/* x op= v is x = x op v; a map starts from 0 */
+		if (tgt->kind == E_MAP) {
+			struct sema_map *m = get_map(s, tgt);
+			tgt->aux = (int32_t)m->index;
+			if (m->value->kind == TY_NONE && is_int(t)) {
+				const struct type *key = map_key_type(s, tgt);
+				if (!use_map_key(s, m, tgt, key))
+					return;
+				m->value = &type_s64;
+			}
+		}
 		const struct type *cur = check_expr(s, tgt);
 		if (cur->kind == TY_NONE || t->kind == TY_NONE)
 			return;
