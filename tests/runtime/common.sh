@@ -26,13 +26,18 @@
 #                  each line ends with \n)
 #   EXPECT_REGEX   block: stdout must have as many lines, line i matching
 #                  the extended regex of line i as a whole
+#   EXPECT_COUNT   block of lines "N REGEX": exactly N lines of stdout match
+#                  the extended regex REGEX (for long or unordered outputs)
 #   EXPECT_STDERR  block: each line is an extended regex that some line of
 #                  stderr must match (stderr may hold more)
 #   EXPECT_OUTFILE block: @TMP@/out must be exactly these lines (for -o)
+#   BG             a command started in the background before the run; its
+#                  pid is @BGPID@ (it is killed after the run)
 #   NOREF          why bpftrace cannot be the reference (bless.sh skips it)
 #
 # In PROG, ARGS, PARAMS and CMD: @WL@ is the workload binary (wl.c),
-# @TMP@ a scratch directory of the test, emptied before the run.
+# @TMP@ a scratch directory of the test, emptied before the run, @BGPID@ the
+# pid of the BG command.
 
 # parse_test FILE: sets T_<KEY> for each field (blocks end with a newline)
 # and T_KEYS (the keys present).
@@ -40,7 +45,7 @@ parse_test() {
 	local line key block=
 	T_KEYS=" "
 	for key in PROG ARGS PARAMS CMD STATUS TIMEOUT REQUIRES EXPECT EXPECT_REGEX \
-		EXPECT_STDERR EXPECT_OUTFILE NOREF; do
+		EXPECT_COUNT EXPECT_STDERR EXPECT_OUTFILE BG NOREF; do
 		printf -v "T_$key" '%s' ""
 	done
 	T_PROG_BLOCK=0
@@ -83,6 +88,7 @@ subst() {
 	local s=$1
 	s=${s//@WL@/$WL}
 	s=${s//@TMP@/$TMPD}
+	s=${s//@BGPID@/${BGPID:-}}
 	printf '%s' "$s"
 }
 
@@ -123,6 +129,12 @@ run_one() {
 	TMPD=$scratch/tmp
 	rm -rf "$TMPD"
 	mkdir -p "$TMPD"
+	BGPID=
+	if has_key BG; then
+		# shellcheck disable=SC2046
+		$(subst "$T_BG") </dev/null >/dev/null 2>&1 &
+		BGPID=$!
+	fi
 	eval "args=($(subst "$T_ARGS"))"
 	eval "params=($(subst "$T_PARAMS"))"
 	if has_key CMD; then
@@ -137,6 +149,10 @@ run_one() {
 	{ timeout -k 5 "${T_TIMEOUT:-10}" "$bin" "${args[@]}" "${progargs[@]}" "${params[@]}" \
 		</dev/null >"$scratch/out" 2>"$scratch/err"; } 2>/dev/null
 	RC=$?
+	if [ -n "$BGPID" ]; then
+		kill "$BGPID" 2>/dev/null
+		wait "$BGPID" 2>/dev/null
+	fi
 }
 
 # check_output SCRATCH: prints why the run in SCRATCH does not meet the
@@ -169,6 +185,17 @@ check_output() {
 				return
 			fi
 		done
+	fi
+	if has_key EXPECT_COUNT; then
+		local n r c
+		while read -r n r; do
+			c=$(grep -acE -- "$r" "$s/out")
+			if [ "$c" != "$n" ]; then
+				echo "$c lines of stdout match /$r/, expected $n"
+				indent "$s/out" 10
+				return
+			fi
+		done <<<"${T_EXPECT_COUNT%$'\n'}"
 	fi
 	if has_key EXPECT_STDERR; then
 		local r
