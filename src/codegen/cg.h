@@ -81,9 +81,16 @@ ir_jlist cg_cond_false(struct cg *g, struct ast_expr *e);
 void cg_store(struct cg *g, ir_slot dst, uint32_t off,
 	      const struct type *dst_type, struct val v);
 void cg_zero(struct cg *g, ir_slot dst, uint32_t off, uint32_t size);
-/* Copies size bytes from src_slot+src_off to the memory at base+off. */
-void cg_copy_to(struct cg *g, ir_reg base, int32_t off, ir_slot src,
-		uint32_t src_off, uint32_t size);
+/* Zeroes the bytes of layout t (a tuple, size bytes in all, at dst+off)
+ * that no field covers: for memory whose fields are all stored next. */
+void cg_zero_gaps(struct cg *g, ir_slot dst, uint32_t off,
+		  const struct type *t, uint32_t size);
+/* The widest access (8, 4, 2 or 1 bytes) that fits in left bytes with
+ * both offsets a and b aligned to it. */
+uint32_t cg_piece(uint32_t left, uint32_t a, uint32_t b);
+/* target op= value, evaluated as the integer target op value. */
+struct val cg_compound(struct cg *g, struct ast_expr *target, enum ast_op op,
+		       struct ast_expr *value);
 ir_reg cg_call(struct cg *g, int fn, int nargs, ...);
 void cg_error(struct cg *g, struct span sp, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

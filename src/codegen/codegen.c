@@ -72,21 +72,9 @@ static void assign_var(struct cg *g, struct ast_stmt *s)
 {
 	struct ast_expr *t = s->u.assign.target;
 	struct cg_var *v = find_var(g, t->u.name);
-	struct ast_expr *value = s->u.assign.value;
-	struct ast_expr bin;
-	if (s->u.assign.op != OP_NONE) {
-		memset(&bin, 0, sizeof(bin));
-		bin.kind = E_BINARY;
-		bin.span = s->span;
-		bin.type = type_int(8, v->type->is_signed &&
-					       value->type->kind == TY_INT &&
-					       value->type->is_signed);
-		bin.u.binary.op = s->u.assign.op;
-		bin.u.binary.left = t;
-		bin.u.binary.right = value;
-		value = &bin;
-	}
-	struct val x = cg_expr(g, value);
+	struct val x = s->u.assign.op == OP_NONE ?
+		cg_expr(g, s->u.assign.value) :
+		cg_compound(g, t, s->u.assign.op, s->u.assign.value);
 	if (v->reg != IR_NOREG) {
 		ir_reg r = cg_to_reg(g, x);
 		ir_mov(g->ir, v->reg, r);

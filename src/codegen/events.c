@@ -36,6 +36,18 @@ int32_t cg_ringbuf(struct cg *g)
 	return g->ringbuf;
 }
 
+/* Pointer to this CPU's value of key 0 of a per-CPU array (NULL-checked
+ * by the caller). */
+static ir_reg percpu_entry0(struct cg *g, int32_t map)
+{
+	ir_slot key = ir_slot_new(g->ir, 4, 4);
+	ir_storei_slot(g->ir, 4, key, 0, 0);
+	ir_reg m = ir_reg_new(g->ir), kp = ir_reg_new(g->ir);
+	ir_ld_map(g->ir, m, (uint32_t)map);
+	ir_slot_addr(g->ir, kp, key, 0);
+	return cg_call(g, BPF_FUNC_map_lookup_elem, 2, m, kp);
+}
+
 /* bpf_ringbuf_output(rb, data, size, 0); on failure ++lost[0]. */
 static void send_from(struct cg *g, ir_reg data, uint32_t size)
 {
@@ -45,12 +57,7 @@ static void send_from(struct cg *g, ir_reg data, uint32_t size)
 	ir_reg r = cg_call(g, BPF_FUNC_ringbuf_output, 4, map, data,
 			   ir_const(g->ir, size), ir_const(g->ir, 0));
 	ir_jlist ok = ir_jmpi(g->ir, BPF_JEQ, r, 0, IR_NOLABEL);
-	ir_slot key = ir_slot_new(g->ir, 4, 4);
-	ir_storei_slot(g->ir, 4, key, 0, 0);
-	ir_reg lm = ir_reg_new(g->ir), kp = ir_reg_new(g->ir);
-	ir_ld_map(g->ir, lm, (uint32_t)g->lost);
-	ir_slot_addr(g->ir, kp, key, 0);
-	ir_reg p = cg_call(g, BPF_FUNC_map_lookup_elem, 2, lm, kp);
+	ir_reg p = percpu_entry0(g, g->lost);
 	ir_jlist_concat(g->ir, &ok, ir_jmpi(g->ir, BPF_JEQ, p, 0, IR_NOLABEL));
 	ir_reg t = ir_reg_new(g->ir);
 	ir_load(g->ir, 8, t, p, 0);
@@ -97,10 +104,9 @@ void cg_event(struct cg *g, enum event_kind kind, struct ast_expr **args,
 	ir_slot rec = ir_slot_new(g->ir, size, 8);
 	ir_storei_slot(g->ir, 4, rec, 0, (int32_t)id);
 	ir_storei_slot(g->ir, 4, rec, 4, 0);
-	/* Padding between fields reaches user space: zero it all first
-	 * unless the arguments fill the record exactly. */
-	if (nargs)
-		cg_zero(g, rec, 8, size - 8);
+	/* Padding between fields reaches user space: zero it; the fields
+	 * themselves are stored whole below. */
+	cg_zero_gaps(g, rec, 8, layout, size - 8);
 	for (uint32_t i = 0; i < nargs; i++)
 		cg_store(g, rec, 8 + offsets[i], types[i],
 			 cg_expr(g, args[i]));
@@ -143,12 +149,7 @@ void cg_join(struct cg *g, struct ast_expr *e)
 					  4, size, 1);
 
 	ir_reg base = cg_int(g, argv);
-	ir_slot key = ir_slot_new(g->ir, 4, 4);
-	ir_storei_slot(g->ir, 4, key, 0, 0);
-	ir_reg m = ir_reg_new(g->ir), kp = ir_reg_new(g->ir);
-	ir_ld_map(g->ir, m, (uint32_t)g->join_scratch);
-	ir_slot_addr(g->ir, kp, key, 0);
-	ir_reg p = cg_call(g, BPF_FUNC_map_lookup_elem, 2, m, kp);
+	ir_reg p = percpu_entry0(g, g->join_scratch);
 	ir_jlist done = ir_jmpi(g->ir, BPF_JEQ, p, 0, IR_NOLABEL);
 	ir_storei(g->ir, 4, p, 0, (int32_t)id);
 	ir_storei(g->ir, 4, p, 4, 0);

@@ -70,16 +70,35 @@ static bool scalar_size_ok(uint32_t size)
 	return size == 1 || size == 2 || size == 4 || size == 8;
 }
 
+uint32_t cg_piece(uint32_t left, uint32_t a, uint32_t b)
+{
+	uint32_t n = 8;
+	while (n > left || a % n || b % n)
+		n /= 2;
+	return n;
+}
+
 void cg_zero(struct cg *g, ir_slot dst, uint32_t off, uint32_t size)
 {
-	uint32_t end = off + size;
-	while (off < end) {
-		uint32_t n = 8;
-		while (n > end - off || off % n)
-			n /= 2;
-		ir_storei_slot(g->ir, (int)n, dst, off, 0);
-		off += n;
+	for (uint32_t i = 0, n; i < size; i += n) {
+		n = cg_piece(size - i, off + i, 0);
+		ir_storei_slot(g->ir, (int)n, dst, off + i, 0);
 	}
+}
+
+void cg_zero_gaps(struct cg *g, ir_slot dst, uint32_t off,
+		  const struct type *t, uint32_t size)
+{
+	uint32_t at = 0;
+	for (uint32_t i = 0; i < t->nfields; i++) {
+		const struct type_field *f = &t->fields[i];
+		if (f->offset > at)
+			cg_zero(g, dst, off + at, f->offset - at);
+		if (f->offset + f->type->size > at)
+			at = f->offset + f->type->size;
+	}
+	if (size > at)
+		cg_zero(g, dst, off + at, size - at);
 }
 
 /* Copies between stack slots in the widest aligned pieces. */
@@ -87,30 +106,10 @@ static void copy_slot(struct cg *g, ir_slot dst, uint32_t doff, ir_slot src,
 		      uint32_t soff, uint32_t size)
 {
 	ir_reg t = ir_reg_new(g->ir);
-	uint32_t i = 0;
-	while (i < size) {
-		uint32_t n = 8;
-		while (n > size - i || (doff + i) % n || (soff + i) % n)
-			n /= 2;
+	for (uint32_t i = 0, n; i < size; i += n) {
+		n = cg_piece(size - i, doff + i, soff + i);
 		ir_load_slot(g->ir, (int)n, t, src, soff + i);
 		ir_store_slot(g->ir, (int)n, dst, doff + i, t);
-		i += n;
-	}
-}
-
-void cg_copy_to(struct cg *g, ir_reg base, int32_t off, ir_slot src,
-		uint32_t src_off, uint32_t size)
-{
-	ir_reg t = ir_reg_new(g->ir);
-	uint32_t i = 0;
-	while (i < size) {
-		uint32_t n = 8;
-		while (n > size - i || (uint32_t)(off + (int32_t)i) % n ||
-		       (src_off + i) % n)
-			n /= 2;
-		ir_load_slot(g->ir, (int)n, t, src, src_off + i);
-		ir_store(g->ir, (int)n, base, (int16_t)(off + (int32_t)i), t);
-		i += n;
 	}
 }
 
@@ -120,15 +119,11 @@ static void copy_ctx(struct cg *g, ir_slot dst, uint32_t doff,
 		     uint32_t ctx_off, uint32_t size)
 {
 	ir_reg t = ir_reg_new(g->ir);
-	uint32_t i = 0;
-	while (i < size) {
-		uint32_t n = 8;
-		while (n > size - i || (ctx_off + i) % n || (doff + i) % n)
-			n /= 2;
+	for (uint32_t i = 0, n; i < size; i += n) {
+		n = cg_piece(size - i, ctx_off + i, doff + i);
 		ir_load(g->ir, (int)n, t, ir_ctx(g->ir),
 			(int16_t)(ctx_off + i));
 		ir_store_slot(g->ir, (int)n, dst, doff + i, t);
-		i += n;
 	}
 }
 
@@ -244,7 +239,8 @@ void cg_store(struct cg *g, ir_slot dst, uint32_t off,
 		return;
 	}
 	if (dt->kind == TY_TUPLE && v.type->kind == TY_TUPLE) {
-		cg_zero(g, dst, off, dt->size);
+		/* every field is stored whole below: zero only the padding */
+		cg_zero_gaps(g, dst, off, dt, dt->size);
 		struct val src = cg_to_mem(g, v);
 		for (uint32_t i = 0; i < dt->nfields && i < v.type->nfields;
 		     i++) {
@@ -765,8 +761,7 @@ static struct val string_lit(struct cg *g, struct ast_expr *e)
 	const unsigned char *b = (const unsigned char *)e->u.str.bytes;
 	while (i < size) {
 		uint64_t w = 0;
-		uint32_t n = size - i >= 8 ? 8 : size - i >= 4 ? 4 :
-			     size - i >= 2 ? 2 : 1;
+		uint32_t n = cg_piece(size - i, i, 0);
 		for (uint32_t k = 0; k < n; k++)
 			if (i + k < e->u.str.len)
 				w |= (uint64_t)b[i + k] << (8 * k);
@@ -785,7 +780,7 @@ static struct val tuple(struct cg *g, struct ast_expr *e)
 {
 	const struct type *t = e->type;
 	ir_slot s = ir_slot_new(g->ir, t->size ? t->size : 8, 8);
-	cg_zero(g, s, 0, t->size);
+	cg_zero_gaps(g, s, 0, t, t->size);
 	for (uint32_t i = 0; i < e->u.list.n; i++)
 		cg_store(g, s, t->fields[i].offset, t->fields[i].type,
 			 cg_expr(g, e->u.list.items[i]));
@@ -811,6 +806,22 @@ static struct val ternary(struct cg *g, struct ast_expr *e)
 	cg_store(g, s, 0, e->type, cg_expr(g, e->u.ternary.otherwise));
 	ir_jlist_patch_here(g->ir, done);
 	return mem_val(e->type, s, 0);
+}
+
+struct val cg_compound(struct cg *g, struct ast_expr *target, enum ast_op op,
+			struct ast_expr *value)
+{
+	struct ast_expr bin;
+	memset(&bin, 0, sizeof(bin));
+	bin.kind = E_BINARY;
+	bin.span = value->span;
+	bin.type = type_int(8, target->type->is_signed &&
+				       value->type->kind == TY_INT &&
+				       value->type->is_signed);
+	bin.u.binary.op = op;
+	bin.u.binary.left = target;
+	bin.u.binary.right = value;
+	return binary(g, &bin);
 }
 
 struct val cg_expr(struct cg *g, struct ast_expr *e)

@@ -70,7 +70,7 @@ static ir_slot build_key(struct cg *g, const struct cmap *m,
 	} else if (e->u.map.keys.n == 1) {
 		cg_store(g, k, 0, m->key, cg_expr(g, e->u.map.keys.items[0]));
 	} else {
-		cg_zero(g, k, 0, m->key->size);
+		cg_zero_gaps(g, k, 0, m->key, m->key->size);
 		for (uint32_t i = 0; i < e->u.map.keys.n; i++)
 			cg_store(g, k, m->key->fields[i].offset,
 				 m->key->fields[i].type,
@@ -119,12 +119,10 @@ struct val cg_map_read(struct cg *g, struct ast_expr *e)
 	cg_zero(g, s, 0, vt->size);
 	ir_jlist missing = ir_jmpi(g->ir, BPF_JEQ, p, 0, IR_NOLABEL);
 	ir_reg t = ir_reg_new(g->ir);
-	for (uint32_t i = 0; i < vt->size;) {
-		uint32_t n = vt->size - i >= 8 ? 8 : vt->size - i >= 4 ? 4 :
-			     vt->size - i >= 2 ? 2 : 1;
+	for (uint32_t i = 0, n; i < vt->size; i += n) {
+		n = cg_piece(vt->size - i, i, 0);
 		ir_load(g->ir, (int)n, t, p, (int16_t)i);
 		ir_store_slot(g->ir, (int)n, s, i, t);
-		i += n;
 	}
 	ir_jlist_patch_here(g->ir, missing);
 	struct val v = { .kind = V_MEM, .type = vt, .slot = s };
@@ -294,23 +292,11 @@ void cg_map_assign(struct cg *g, struct ast_expr *map, struct ast_expr *value,
 		return;
 	}
 	/* @m op= v: read, combine, write back */
-	struct ast_expr bin;
-	memset(&bin, 0, sizeof(bin));
-	bin.kind = E_BINARY;
-	bin.span = value->span;
-	bin.type = type_int(8, m->value->is_signed &&
-				       value->type->kind == TY_INT &&
-				       value->type->is_signed);
-	bin.u.binary.op = op;
-	bin.u.binary.left = map;
-	bin.u.binary.right = value;
-	map->type = m->value;
-	store_value(g, map, cg_expr(g, &bin));
+	store_value(g, map, cg_compound(g, map, op, value));
 }
 
 ir_reg cg_map_incdec(struct cg *g, struct ast_expr *map, int delta, bool post)
 {
-	map->type = cg_map(g, cg_map_index(g, map))->value;
 	ir_reg old = cg_to_reg(g, cg_map_read(g, map));
 	ir_reg nv = ir_copy(g->ir, old);
 	ir_alui(g->ir, BPF_ADD, nv, delta);

@@ -254,6 +254,18 @@ static void fill_field(struct arena *a, uint32_t slot, const struct btf *b,
 		       const struct btf_member *m, uint32_t bits, uint32_t bitsz,
 		       struct type_field *out);
 
+/* All direct members of struct/union t into r->fields. */
+static void fill_members(struct arena *a, uint32_t slot, const struct btf *b,
+			 const struct btf_type *t, struct type *r)
+{
+	r->nfields = btf_vlen(t);
+	r->fields = arena_alloc(a, sizeof(*r->fields) * (r->nfields + 1));
+	const struct btf_member *m = btf_members(t);
+	for (uint16_t i = 0; i < btf_vlen(t); i++, m++)
+		fill_field(a, slot, b, m, btf_member_bit_offset(t, i),
+			   btf_member_bitfield_size(t, i), &r->fields[i]);
+}
+
 static const struct type *record_shell(struct arena *a, uint32_t slot,
 				       const struct btf *b, uint32_t id)
 {
@@ -283,14 +295,10 @@ static const struct type *record_shell(struct arena *a, uint32_t slot,
 	 * now. By-value nesting is finite; pointers stop it (convert). */
 	if (btf_is_fwd(t))
 		return r;
-	r->nfields = btf_vlen(t);
-	r->fields = arena_alloc(a, sizeof(*r->fields) * (r->nfields + 1));
-	const struct btf_member *m = btf_members(t);
-	for (uint16_t i = 0; i < btf_vlen(t); i++, m++)
-		fill_field(a, slot, b, m, btf_member_bit_offset(t, i),
-			   btf_member_bitfield_size(t, i), &r->fields[i]);
+	fill_members(a, slot, b, t, r);
 	return r;
 }
+
 
 static const struct type *convert(struct arena *a, uint32_t slot,
 				  const struct btf *b, uint32_t id, int depth)
@@ -450,12 +458,7 @@ const struct type *kbtf_record(struct arena *a, const struct type *rec)
 	struct type *r = type_new(a, TY_RECORD, 0);
 	*r = *shell;
 	const struct btf_type *t = btf__type_by_id(b, id);
-	r->nfields = btf_vlen(t);
-	r->fields = arena_alloc(a, sizeof(*r->fields) * (r->nfields + 1));
-	const struct btf_member *m = btf_members(t);
-	for (uint16_t i = 0; i < btf_vlen(t); i++, m++)
-		fill_field(a, slot, b, m, btf_member_bit_offset(t, i),
-			   btf_member_bitfield_size(t, i), &r->fields[i]);
+	fill_members(a, slot, b, t, r);
 	return r;
 }
 
