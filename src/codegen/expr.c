@@ -9,12 +9,10 @@
 
 void cg_error(struct cg *g, struct span sp, const char *fmt, ...)
 {
-	char msg[512];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	diag_verror(g->diag, sp, fmt, ap);
 	va_end(ap);
-	diag_error(g->diag, sp, "%s", msg);
 	g->failed = true;
 }
 

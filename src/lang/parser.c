@@ -106,17 +106,15 @@ static _Noreturn void syntax_error(struct parser *p, const char *fmt, ...)
 {
 	struct token *t = peek(p);
 	if (t->kind != T_ERROR) {
-		char msg[256];
-		va_list ap;
-		va_start(ap, fmt);
-		vsnprintf(msg, sizeof(msg), fmt, ap);
-		va_end(ap);
 		/* The end of the file is shown as the end of its last token,
 		 * not as an empty line after it. */
 		struct span sp = t->span;
 		if (t->kind == T_EOF && p->prev.file)
 			sp = span_after(p->prev);
-		diag_error(p->diag, sp, "%s", msg);
+		va_list ap;
+		va_start(ap, fmt);
+		diag_verror(p->diag, sp, fmt, ap);
+		va_end(ap);
 	}
 	longjmp(p->recover, 1);
 }

@@ -49,12 +49,10 @@ static void err(struct sema *s, struct span sp, const char *fmt, ...)
 
 static void err(struct sema *s, struct span sp, const char *fmt, ...)
 {
-	char msg[512];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	diag_verror(s->report, sp, fmt, ap);
 	va_end(ap);
-	diag_error(s->report, sp, "%s", msg);
 }
 
 /* Type names for messages, in bpftrace's spelling. */

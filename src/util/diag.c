@@ -113,14 +113,19 @@ static void vreport(struct diag *d, const char *kind, struct span sp,
 		print_source_line(d->out, sp);
 }
 
-void diag_error(struct diag *d, struct span sp, const char *fmt, ...)
+void diag_verror(struct diag *d, struct span sp, const char *fmt, va_list ap)
 {
 	d->nerrors++;
 	if (d->nerrors > d->max_errors)
 		return;
+	vreport(d, "error", sp, fmt, ap);
+}
+
+void diag_error(struct diag *d, struct span sp, const char *fmt, ...)
+{
 	va_list ap;
 	va_start(ap, fmt);
-	vreport(d, "error", sp, fmt, ap);
+	diag_verror(d, sp, fmt, ap);
 	va_end(ap);
 }
 

@@ -8,6 +8,7 @@
 #ifndef SONDE_DIAG_H
 #define SONDE_DIAG_H
 
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -32,6 +33,8 @@ struct diag {
 void diag_init(struct diag *d, FILE *out);
 void diag_error(struct diag *d, struct span sp, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* diag_error for wrappers that take their own variable arguments. */
+void diag_verror(struct diag *d, struct span sp, const char *fmt, va_list ap);
 void diag_warning(struct diag *d, struct span sp, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* A span covering a and b (a must come first). */
