@@ -10,6 +10,7 @@
 #include <linux/bpf.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "lang/ast.h"
 
@@ -86,6 +87,12 @@ struct provider {
 	 * runs once through BPF_PROG_TEST_RUN instead. */
 	int (*attach)(const struct probe_target *t, int prog_fd,
 		      struct probe_attachment *att);
+	/* For -l: prints the probes of this type whose full name
+	 * ("type:...", as `probe` prints it) matches the glob pattern, one
+	 * per line; with verbose, each probe's arguments and their types
+	 * follow it, indented. NULL when the type has nothing to list
+	 * (BEGIN, interval, ...). Returns 0 or -errno. */
+	int (*list)(const char *pattern, bool verbose, FILE *out);
 };
 
 /* The provider of a canonical probe type (ast_attach.provider), or NULL

@@ -1,0 +1,245 @@
+#include "kernel/elfsym.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "util/xalloc.h"
+
+/* Names are first collected as offsets into strs (which grows), then
+ * turned into pointers once strs stops moving. */
+struct builder {
+	struct elf_syms *es;
+	uint32_t cap;
+	size_t slen, scap;
+};
+
+static size_t add_str(struct builder *b, const char *s)
+{
+	size_t n = strlen(s) + 1;
+	if (b->slen + n > b->scap) {
+		b->scap = (b->slen + n) * 2;
+		b->es->strs = xrealloc(b->es->strs, b->scap);
+	}
+	memcpy(b->es->strs + b->slen, s, n);
+	b->slen += n;
+	return b->slen - n;
+}
+
+static void read_symtab(struct builder *b, Elf *elf, Elf_Scn *scn,
+			const GElf_Shdr *sh)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+	if (!data || !sh->sh_entsize)
+		return;
+	size_t n = sh->sh_size / sh->sh_entsize;
+	struct elf_syms *es = b->es;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Sym s;
+		if (!gelf_getsym(data, (int)i, &s))
+			break;
+		int type = GELF_ST_TYPE(s.st_info);
+		if ((type != STT_FUNC && type != STT_GNU_IFUNC) ||
+		    s.st_shndx == SHN_UNDEF || !s.st_value)
+			continue;
+		const char *name = elf_strptr(elf, sh->sh_link, s.st_name);
+		if (!name || !*name)
+			continue;
+		if (es->nsyms == b->cap) {
+			b->cap = b->cap ? 2 * b->cap : 256;
+			es->syms = xreallocarray(es->syms, b->cap,
+						 sizeof(*es->syms));
+		}
+		struct elf_sym *d = &es->syms[es->nsyms++];
+		d->name = (const char *)(uintptr_t)add_str(b, name);
+		d->addr = s.st_value;
+		d->size = s.st_size;
+		int bind = GELF_ST_BIND(s.st_info);
+		d->global = bind == STB_GLOBAL || bind == STB_WEAK;
+	}
+}
+
+static int by_addr(const void *pa, const void *pb)
+{
+	const struct elf_sym *a = pa, *b = pb;
+	if (a->addr != b->addr)
+		return a->addr < b->addr ? -1 : 1;
+	if (a->global != b->global)
+		return a->global ? -1 : 1;
+	return strcmp(a->name, b->name);
+}
+
+/* .symtab and .dynsym repeat most functions: keep one of each
+ * (address, name). */
+static void sort_unique(struct elf_syms *es)
+{
+	qsort(es->syms, es->nsyms, sizeof(*es->syms), by_addr);
+	uint32_t k = 0;
+	for (uint32_t i = 0; i < es->nsyms; i++) {
+		if (k && es->syms[k - 1].addr == es->syms[i].addr &&
+		    !strcmp(es->syms[k - 1].name, es->syms[i].name)) {
+			if (!es->syms[k - 1].size)
+				es->syms[k - 1].size = es->syms[i].size;
+			continue;
+		}
+		es->syms[k++] = es->syms[i];
+	}
+	es->nsyms = k;
+}
+
+static int read_elf(Elf *elf, struct elf_syms *es)
+{
+	GElf_Ehdr eh;
+	if (elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh))
+		return -ENOEXEC;
+	es->dyn = eh.e_type == ET_DYN;
+
+	size_t nph;
+	if (elf_getphdrnum(elf, &nph))
+		return -ENOEXEC;
+	for (size_t i = 0; i < nph; i++) {
+		GElf_Phdr ph;
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		es->segs = xreallocarray(es->segs, es->nsegs + 1,
+					 sizeof(*es->segs));
+		es->segs[es->nsegs++] = (struct elf_seg){
+			.vaddr = ph.p_vaddr, .memsz = ph.p_memsz,
+			.off = ph.p_offset, .filesz = ph.p_filesz,
+			.exec = ph.p_flags & PF_X,
+		};
+	}
+
+	struct builder b = { .es = es };
+	Elf_Scn *scn = NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		if (gelf_getshdr(scn, &sh) &&
+		    (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM))
+			read_symtab(&b, elf, scn, &sh);
+	}
+	for (uint32_t i = 0; i < es->nsyms; i++)
+		es->syms[i].name = es->strs + (uintptr_t)es->syms[i].name;
+	sort_unique(es);
+	return 0;
+}
+
+static int finish(Elf *elf, const char *name, struct elf_syms **out)
+{
+	struct elf_syms *es = xcalloc(1, sizeof(*es));
+	es->path = xstrdup(name);
+	int err = read_elf(elf, es);
+	elf_end(elf);
+	if (err) {
+		elfsym_free(es);
+		return err;
+	}
+	*out = es;
+	return 0;
+}
+
+int elfsym_load(const char *path, struct elf_syms **out)
+{
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -ENOSYS;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	int err = elf ? finish(elf, path, out) : -ENOEXEC;
+	close(fd);
+	return err;
+}
+
+int elfsym_load_mem(const void *image, size_t len, const char *name,
+		    struct elf_syms **out)
+{
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -ENOSYS;
+	/* elf_memory takes a non-const buffer but ELF_C_READ never writes. */
+	Elf *elf = elf_memory((char *)(uintptr_t)image, len);
+	return elf ? finish(elf, name, out) : -ENOEXEC;
+}
+
+void elfsym_free(struct elf_syms *es)
+{
+	if (!es)
+		return;
+	free(es->path);
+	free(es->syms);
+	free(es->segs);
+	free(es->strs);
+	free(es);
+}
+
+static const struct elf_seg *seg_of_vaddr(const struct elf_syms *es,
+					  uint64_t vaddr)
+{
+	for (uint32_t i = 0; i < es->nsegs; i++)
+		if (vaddr >= es->segs[i].vaddr &&
+		    vaddr - es->segs[i].vaddr < es->segs[i].memsz)
+			return &es->segs[i];
+	return NULL;
+}
+
+const struct elf_sym *elfsym_lookup(const struct elf_syms *es, uint64_t vaddr,
+				    uint64_t *offset)
+{
+	uint32_t lo = 0, hi = es->nsyms;
+	while (lo < hi) { /* first symbol above vaddr */
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (es->syms[mid].addr <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	/* Among the symbols at that address the sort put the preferred one
+	 * first. */
+	uint32_t i = lo - 1;
+	while (i && es->syms[i - 1].addr == es->syms[i].addr)
+		i--;
+	const struct elf_sym *s = &es->syms[i];
+	uint64_t off = vaddr - s->addr;
+	if (s->size ? off >= s->size
+		    : seg_of_vaddr(es, vaddr) != seg_of_vaddr(es, s->addr))
+		return NULL;
+	if (offset)
+		*offset = off;
+	return s;
+}
+
+const struct elf_sym *elfsym_find(const struct elf_syms *es, const char *name)
+{
+	for (uint32_t i = 0; i < es->nsyms; i++)
+		if (!strcmp(es->syms[i].name, name))
+			return &es->syms[i];
+	return NULL;
+}
+
+int elfsym_vaddr_to_off(const struct elf_syms *es, uint64_t vaddr,
+			uint64_t *off)
+{
+	const struct elf_seg *s = seg_of_vaddr(es, vaddr);
+	if (!s || vaddr - s->vaddr >= s->filesz)
+		return -ENOENT;
+	*off = vaddr - s->vaddr + s->off;
+	return 0;
+}
+
+int elfsym_off_to_vaddr(const struct elf_syms *es, uint64_t off,
+			uint64_t *vaddr)
+{
+	for (uint32_t i = 0; i < es->nsegs; i++) {
+		const struct elf_seg *s = &es->segs[i];
+		if (off >= s->off && off - s->off < s->filesz) {
+			*vaddr = off - s->off + s->vaddr;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
