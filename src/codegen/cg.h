@@ -70,6 +70,12 @@ struct cg {
 
 /* expr.c */
 struct val cg_expr(struct cg *g, struct ast_expr *e);
+/* context.c: the context offset of argN/sargN/retval in target t's layout;
+ * false when that layout does not hold it. */
+bool cg_ctx_offset(const struct probe_target *t, const char *name,
+		   uint32_t *off);
+/* How many arguments pt_regs holds (the ABI's argument registers). */
+uint32_t cg_ctx_max_regs_args(void);
 /* The value as an integer in a register (reads memory as needed). */
 ir_reg cg_int(struct cg *g, struct ast_expr *e);
 ir_reg cg_to_reg(struct cg *g, struct val v);

@@ -324,6 +324,11 @@ static struct val builtin(struct cg *g, struct ast_expr *e)
 		struct val v = { .kind = V_CTX, .type = t, .ctx_off = 0 };
 		return v;
 	}
+	uint32_t off;
+	if (cg_ctx_offset(g->tgt, n, &off)) {
+		struct val v = { .kind = V_CTX, .type = t, .ctx_off = off };
+		return v;
+	}
 	cg_error(g, e->span, "%s is not supported by the code generator yet",
 		 n);
 	return reg_val(&type_u64, ir_const(g->ir, 0));
