@@ -28,7 +28,7 @@ struct options {
 	const char *prog_text; /* -e */
 	const char *prog_path; /* script file */
 	unsigned dump;         /* DUMP_* bits from -d */
-	int dry_run;
+	int dry_run, verify;
 	int unsafe, verbose, quiet;
 	const char *format;    /* -f */
 	const char *out_path;  /* -o */
@@ -61,6 +61,9 @@ static void usage(FILE *out)
 	      "  -d ast|ir|bpf  print the syntax tree, the IR or the BPF "
 	      "code (repeatable)\n"
 	      "  --dry-run      compile (probes, types, code), load nothing\n"
+	      "  --verify       also load every program (the kernel's "
+	      "verifier checks it),\n"
+	      "                 then exit without attaching anything\n"
 	      "  --unsafe       allow unsafe functions such as system()\n"
 	      "\n"
 	      "object mode (a clang-built BPF object instead of a program):\n"
@@ -130,12 +133,13 @@ static int parse_dump(struct options *o, const char *what)
 static int parse_options(int argc, char **argv, struct options *o)
 {
 	enum { OPT_DRY_RUN = 256, OPT_VERSION, OPT_UNSAFE, OPT_OBJECT,
-	       OPT_PROG, OPT_SET, OPT_PERF_EVENT };
+	       OPT_PROG, OPT_SET, OPT_PERF_EVENT, OPT_VERIFY };
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
 		{ "unsafe", no_argument, NULL, OPT_UNSAFE },
+		{ "verify", no_argument, NULL, OPT_VERIFY },
 		{ "object", required_argument, NULL, OPT_OBJECT },
 		{ "prog", required_argument, NULL, OPT_PROG },
 		{ "set", required_argument, NULL, OPT_SET },
@@ -175,6 +179,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		case 'v': o->verbose = 1; break;
 		case OPT_DRY_RUN: o->dry_run = 1; break;
 		case OPT_UNSAFE: o->unsafe = 1; break;
+		case OPT_VERIFY: o->verify = 1; break;
 		case OPT_OBJECT: o->object = optarg; break;
 		case OPT_PERF_EVENT: o->perf_event = optarg; break;
 		case OPT_PROG:
@@ -430,6 +435,7 @@ int main(int argc, char **argv)
 			.quiet = o.quiet,
 			.child = r.have_child ? &r.child : NULL,
 			.pid = (pid_t)o.pid,
+			.verify_only = o.verify,
 		};
 		if (run_program(&r.compiled, &ropts) < 0)
 			rc = 1;

@@ -328,6 +328,12 @@ int run_program(const struct compiled *c, const struct run_opts *o)
 	r.sig_pipe[0] = r.sig_pipe[1] = -1;
 	r.epfd = r.pidfd = -1;
 	int err = run_setup(&r);
+	if (!err && o->verify_only) {
+		fprintf(r.out.f, "%u programs passed the verifier\n",
+			r.c->nprogs);
+		run_close(&r);
+		return 0;
+	}
 	if (!err) {
 		/* bpftrace counts every target, BEGIN and END included. */
 		if (!o->quiet)

@@ -30,6 +30,8 @@ struct run_opts {
 	bool verbose, unsafe, quiet;
 	struct child *child; /* -c, already spawned; NULL: none */
 	pid_t pid;           /* -p; 0: none */
+	bool verify_only;    /* --verify: load (the verifier checks every
+				program), report, attach nothing */
 };
 
 /*
