@@ -78,3 +78,10 @@ void out_scalar(struct strbuf *sb, const struct type *t, const void *value,
 	else
 		sb_printf(sb, "%" PRIu64, v / div);
 }
+
+void out_exit_begin(struct out *o)
+{
+	fflush(o->f);
+	fputs("\n\n", stdout);
+	fflush(stdout);
+}
