@@ -57,6 +57,7 @@ struct probe_env {
 	struct diag *diag;
 	char **params; /* positional parameters, for $1 in attach points */
 	int nparams;
+	bool seen_begin, seen_end; /* one of each per script */
 };
 
 /* What attaching one target left open (perf event and link fds), closed
