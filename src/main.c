@@ -432,6 +432,7 @@ int main(int argc, char **argv)
 		}
 		struct run_opts ropts = {
 			.format = o.format, .out = r.out, .err = stderr,
+			.console = stdout,
 			.verbose = o.verbose, .unsafe = o.unsafe,
 			.quiet = o.quiet,
 			.child = r.have_child ? &r.child : NULL,

@@ -21,6 +21,7 @@ int out_init(struct out *o, const char *format, FILE *f,
 		if (!strcmp(formats[i]->name, format)) {
 			o->ops = formats[i];
 			o->f = f;
+			o->console = f;
 			o->res = res;
 			return 0;
 		}
@@ -82,6 +83,6 @@ void out_scalar(struct strbuf *sb, const struct type *t, const void *value,
 void out_exit_begin(struct out *o)
 {
 	fflush(o->f);
-	fputs("\n\n", stdout);
-	fflush(stdout);
+	fputs("\n\n", o->console);
+	fflush(o->console);
 }

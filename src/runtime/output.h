@@ -85,6 +85,7 @@ struct out_ops {
 struct out {
 	const struct out_ops *ops;
 	FILE *f;
+	FILE *console; /* the exit newlines: stdout with -o FILE, else f */
 	const struct out_resolver *res; /* NULL: all fallbacks */
 };
 
@@ -132,8 +133,8 @@ static inline void out_map(struct out *o, const struct out_map *m)
 	o->ops->map(o, m);
 }
 /* Once, after END, before the maps printed at exit: two newlines, in
- * every format, and on stdout even when -o sends the rest to a file (as
- * bpftrace does). */
+ * every format, to o->console (bpftrace writes them to stdout even when
+ * -o sends the rest to a file). */
 void out_exit_begin(struct out *o);
 
 /* Helpers shared by the formats. */
