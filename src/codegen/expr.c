@@ -682,7 +682,7 @@ static struct val binary(struct cg *g, struct ast_expr *e)
 	}
 	ir_reg b = cg_int(g, r);
 	ir_jlist zero = IR_NOJUMP;
-	if (op == OP_MOD) {
+	if (op == OP_MOD && r->kind != E_INT) {
 		ir_jlist nonzero = ir_jmpi(g->ir, BPF_JNE, b, 0, IR_NOLABEL);
 		ir_movi(g->ir, a, 0);
 		zero = ir_ja(g->ir, IR_NOLABEL);
