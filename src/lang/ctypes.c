@@ -1,5 +1,8 @@
 #include "lang/ctypes.h"
 
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kernel/btf.h"
@@ -117,14 +120,57 @@ const struct type *ctypes_resolve(struct ctypes *ct, struct diag *d,
 	return derive(ct, t, ts->ptr_depth, ts->array_len);
 }
 
-bool ctypes_enum_value(const struct ctypes *ct, const char *name,
-		       int64_t *value)
+/* Macros of the kernel headers that bpftrace's tools include. bpftrace
+ * reads them from the headers with clang; sonde runs without headers or
+ * clang, so it knows the stable ABI values the tools use. Enumerators
+ * come from BTF instead. */
+static const struct {
+	const char *name;
+	int64_t value;
+} header_macros[] = {
+	{ "AF_UNSPEC", 0 },     { "AF_UNIX", 1 },       { "AF_LOCAL", 1 },
+	{ "AF_INET", 2 },       { "AF_INET6", 10 },     { "AF_NETLINK", 16 },
+	{ "AF_PACKET", 17 },
+	{ "TASK_RUNNING", 0x0 }, { "TASK_INTERRUPTIBLE", 0x1 },
+	{ "TASK_UNINTERRUPTIBLE", 0x2 }, { "__TASK_STOPPED", 0x4 },
+	{ "__TASK_TRACED", 0x8 }, { "EXIT_DEAD", 0x10 },
+	{ "EXIT_ZOMBIE", 0x20 }, { "TASK_PARKED", 0x40 },
+	{ "TASK_DEAD", 0x80 },  { "TASK_WAKEKILL", 0x100 },
+	{ "TASK_WAKING", 0x200 }, { "TASK_NOLOAD", 0x400 },
+	{ "TASK_NEW", 0x800 },
+	{ "O_RDONLY", 0 },      { "O_WRONLY", 1 },      { "O_RDWR", 2 },
+	{ "O_CREAT", 0100 },    { "O_EXCL", 0200 },     { "O_TRUNC", 01000 },
+	{ "O_APPEND", 02000 },  { "O_NONBLOCK", 04000 },
+	{ "PAGE_SIZE", 4096 },  { "PAGE_SHIFT", 12 },
+	{ "NSEC_PER_SEC", 1000000000 }, { "NSEC_PER_MSEC", 1000000 },
+	{ "NSEC_PER_USEC", 1000 }, { "USEC_PER_SEC", 1000000 },
+	{ "MSEC_PER_SEC", 1000 },
+	{ "SIGKILL", 9 },       { "SIGTERM", 15 },      { "SIGINT", 2 },
+	{ "SIGUSR1", 10 },      { "SIGUSR2", 12 },      { "SIGSTOP", 19 },
+	{ "SIGCONT", 18 },
+	{ "IPPROTO_TCP", 6 },   { "IPPROTO_UDP", 17 },  { "IPPROTO_ICMP", 1 },
+	{ "IPPROTO_ICMPV6", 58 },
+	{ "DISK_NAME_LEN", 32 }, { "TASK_COMM_LEN", 16 },
+	{ "MAX_ERRNO", 4095 },
+};
+
+bool ctypes_constant(const struct ctypes *ct, const char *name,
+		     int64_t *value)
 {
 	struct named *n = find(ct, name);
-	if (!n || n->type)
-		return false;
-	*value = n->value;
-	return true;
+	if (n && !n->type) {
+		*value = n->value;
+		return true;
+	}
+	if (kbtf_enum_value(name, value) == 0)
+		return true;
+	for (size_t i = 0; i < sizeof(header_macros) / sizeof(*header_macros);
+	     i++)
+		if (!strcmp(header_macros[i].name, name)) {
+			*value = header_macros[i].value;
+			return true;
+		}
+	return false;
 }
 
 /* ---- layout ---- */
@@ -237,12 +283,62 @@ static void define(struct ctypes *ct, struct diag *d,
 	add(ct, name, t, 0);
 }
 
+/* "#define NAME 123" (also "(-1)", "0x10UL"): an object-like macro whose
+ * body is one integer. Other macros are left alone; a script that uses one
+ * gets "unknown identifier". */
+static bool int_macro(struct arena *a, const char *text, const char **name,
+		      int64_t *value)
+{
+	const char *p = text + 1;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (strncmp(p, "define", 6) || (p[6] != ' ' && p[6] != '\t'))
+		return false;
+	p += 6;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	const char *n = p;
+	while (isalnum((unsigned char)*p) || *p == '_')
+		p++;
+	if (p == n || *p == '(')
+		return false;
+	size_t nlen = (size_t)(p - n);
+	while (*p == ' ' || *p == '\t' || *p == '(')
+		p++;
+	bool neg = *p == '-';
+	p += neg;
+	if (!isdigit((unsigned char)*p))
+		return false;
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(p, &end, 0);
+	while (*end && strchr("uUlL", *end))
+		end++;
+	while (*end == ')' || *end == ' ' || *end == '\t')
+		end++;
+	if (errno || (*end && *end != '\n' && strncmp(end, "//", 2) &&
+		      strncmp(end, "/*", 2)))
+		return false;
+	char *nm = arena_alloc(a, nlen + 1);
+	memcpy(nm, n, nlen);
+	nm[nlen] = 0;
+	*name = nm;
+	*value = neg ? -(int64_t)v : (int64_t)v;
+	return true;
+}
+
 struct ctypes *ctypes_build(struct arena *a, struct diag *d,
 			    const struct ast_program *p)
 {
 	struct ctypes *ct = arena_alloc(a, sizeof(*ct));
 	ct->arena = a;
 	ct->names = NULL;
+	for (uint32_t i = 0; i < p->ndirectives; i++) {
+		const char *name;
+		int64_t v;
+		if (int_macro(a, p->directives[i].text, &name, &v))
+			add(ct, name, NULL, v);
+	}
 	for (uint32_t i = 0; i < p->ncdefs; i++) {
 		const struct ast_cdef *def = p->cdefs[i];
 		switch (def->kind) {

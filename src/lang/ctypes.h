@@ -29,8 +29,10 @@ struct ctypes *ctypes_build(struct arena *a, struct diag *d,
 const struct type *ctypes_resolve(struct ctypes *ct, struct diag *d,
 				  const struct ast_typespec *ts);
 
-/* The value of a script enumerator. */
-bool ctypes_enum_value(const struct ctypes *ct, const char *name,
-		       int64_t *value);
+/* The value of an identifier that names a constant: a script enumerator
+ * or integer macro ("#define NAME 42"), a kernel enumerator (BTF), or a
+ * well-known kernel header macro (AF_INET, TASK_RUNNING ...). */
+bool ctypes_constant(const struct ctypes *ct, const char *name,
+		     int64_t *value);
 
 #endif

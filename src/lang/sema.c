@@ -1310,8 +1310,10 @@ static const struct type *check_expr_inner(struct sema *s,
 		return builtin_type(s, e);
 	case E_IDENT: {
 		int64_t v;
-		if (ctypes_enum_value(s->ct, e->u.name, &v))
-			return fold_const(e, (uint64_t)v);
+		if (ctypes_constant(s->ct, e->u.name, &v)) {
+			fold_const(e, (uint64_t)v);
+			return v < 0 ? &type_s64 : &type_u64;
+		}
 		err(s, e->span, "unknown identifier '%s'", e->u.name);
 		return &type_none;
 	}
