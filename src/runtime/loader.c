@@ -121,7 +121,8 @@ static int load_prog(struct loader *l, uint32_t i, char *log,
 	obj_name(name, p->name);
 	LIBBPF_OPTS(bpf_prog_load_opts, lo,
 		    .expected_attach_type = p->expected_attach_type,
-		    .attach_btf_id = p->attach_btf_id);
+		    .attach_btf_id = p->attach_btf_id,
+		    .attach_btf_obj_fd = p->attach_btf_obj_fd);
 	/* No log on the first try: the kernel verifies faster without. */
 	int fd = bpf_prog_load(p->type, name, "GPL", insns, p->code.ninsns,
 			       &lo);

@@ -1,0 +1,183 @@
+/* rawtracepoint:NAME and rawtracepoint:MODULE:NAME (alias rt). The context
+ * is the tracepoint's arguments as a u64 array: arg0..argN, and `args`
+ * typed from the btf_trace_NAME prototype.
+ *
+ * The program is a plain raw_tp one. A tp_btf program costs the same per
+ * event (both run from bpf_trace_run), but there the verifier types a
+ * pointer argument as a kernel pointer and refuses arithmetic on it
+ * ("arg1 * 2", "arg0 & 0xff": both tried, both rejected), which bpftrace
+ * scripts do; and sonde reads through pointers with probe_read anyway, so
+ * tp_btf's direct dereference would buy nothing. tp_btf is the fallback
+ * for kernels that have it but no raw_tp. */
+#include <bpf/bpf.h>
+#include <errno.h>
+#include <string.h>
+
+#include "kernel/btf.h"
+#include "kernel/features.h"
+#include "kernel/glob.h"
+#include "probes/impl.h"
+#include "util/arena.h"
+#include "util/diag.h"
+
+/* The kernel's limit on raw tracepoint arguments (MAX_BPF_FUNC_ARGS). */
+#define MAX_ARGS 12
+
+/* The probe's name as `probe` prints it: bpftrace 0.17 has no module part;
+ * a module's tracepoint keeps it so that it stays unambiguous. */
+static const char *full_name(struct arena *a, const char *module,
+			     const char *name)
+{
+	return module ? arena_printf(a, "rawtracepoint:%s:%s", module, name) :
+			arena_printf(a, "rawtracepoint:%s", name);
+}
+
+static void add(struct probe_env *env, const char *module, const char *name,
+		const struct kbtf_func *f, struct probe_target **out,
+		uint32_t *n)
+{
+	struct arena *a = env->arena;
+	struct probe_target *t = probe_target_add(a, out, n);
+	t->prov = &probe_rawtracepoint_prov;
+	t->name = full_name(a, module, name);
+	t->a = arena_strdup(a, name);
+	t->layout = CTXL_U64_ARRAY;
+	t->features = CTX_ARGN;
+	t->nargs = MAX_ARGS;
+	if (!f)
+		return; /* no BTF: untyped arg0..arg11, as bpftrace 0.17 */
+	t->nargs = probe_btf_nslots(f);
+	t->args = probe_btf_args_type(
+		a, f, arena_printf(a, "struct rawtracepoint_%s_args", name),
+		false);
+	t->features |= CTX_ARGS;
+	if (!feat_has(FEAT_RAW_TP) && feat_has(FEAT_TP_BTF)) {
+		t->prog_type = BPF_PROG_TYPE_TRACING;
+		t->attach_type = BPF_TRACE_RAW_TP;
+		t->btf_id = f->btf_id;
+		t->btf_obj_fd = f->btf_obj_fd;
+	}
+}
+
+struct match_ctx {
+	struct probe_env *env;
+	const char *module; /* NULL: any */
+	struct probe_target **out;
+	uint32_t *n;
+	int err;
+};
+
+static bool module_ok(const char *want, const char *module)
+{
+	if (!want)
+		return true;
+	return glob_match(want, module ? module : "vmlinux");
+}
+
+static int add_match(const char *name, const char *module, void *ctx_)
+{
+	struct match_ctx *m = ctx_;
+	if (!module_ok(m->module, module))
+		return 0;
+	struct kbtf_func f;
+	int err = kbtf_tp_btf(m->env->arena, name, &f);
+	if (err) {
+		m->err = err;
+		return 1;
+	}
+	add(m->env, module, name, &f, m->out, m->n);
+	return 0;
+}
+
+static int expand(struct probe_env *env, const struct ast_attach *a,
+		  struct probe_target **out, uint32_t *n)
+{
+	if (a->nparts < 1 || a->nparts > 2 || !a->parts[a->nparts - 1][0]) {
+		diag_error(env->diag, a->span, "rawtracepoint probe type "
+			   "requires 1 or 2 arguments (MODULE:NAME)");
+		return -1;
+	}
+	const char *name = a->parts[a->nparts - 1];
+	const char *module = a->nparts == 2 ? a->parts[0] : NULL;
+	if (kbtf_load() < 0) {
+		if (glob_has_wildcard(name)) {
+			diag_error(env->diag, a->span, "rawtracepoint "
+				   "wildcards need kernel BTF, which this "
+				   "kernel lacks");
+			return -1;
+		}
+		add(env, NULL, name, NULL, out, n);
+		return 0;
+	}
+	uint32_t before = *n;
+	struct match_ctx m = { env, module, out, n, 0 };
+	int r;
+	if (glob_has_wildcard(name)) {
+		r = kbtf_match_tp_btf(name, add_match, &m);
+	} else {
+		struct kbtf_func f;
+		r = kbtf_tp_btf(env->arena, name, &f);
+		if (r == 0 && module_ok(module, f.module))
+			add(env, f.module, name, &f, out, n);
+	}
+	if (r == 1 && m.err)
+		r = m.err;
+	if (r < 0 && r != -ENOENT) {
+		diag_error(env->diag, a->span, "cannot read raw tracepoint "
+			   "%s: %s", name, strerror(-r));
+		return -1;
+	}
+	if (*n == before) {
+		diag_error(env->diag, a->span, "raw tracepoint not found: %s%s%s",
+			   module ? module : "", module ? ":" : "", name);
+		return -1;
+	}
+	return 0;
+}
+
+static int attach(const struct probe_target *t, int prog_fd,
+		  struct probe_attachment *att)
+{
+	/* tp_btf programs know their tracepoint from the BTF id. */
+	int fd = bpf_raw_tracepoint_open(t->prog_type ? NULL : t->a, prog_fd);
+	if (fd < 0)
+		return -errno;
+	return probe_att_push(att, fd);
+}
+
+struct list_ctx {
+	struct arena *a;
+	const char *pattern;
+	bool verbose;
+	FILE *out;
+};
+
+static int list_one(const char *name, const char *module, void *ctx_)
+{
+	struct list_ctx *l = ctx_;
+	const char *full = full_name(l->a, module, name);
+	if (!glob_match(l->pattern, full))
+		return 0;
+	fprintf(l->out, "%s\n", full);
+	return l->verbose ? probe_btf_list_args(l->a, name, true, false,
+						  l->out) : 0;
+}
+
+static int list(const char *pattern, bool verbose, FILE *out)
+{
+	struct arena a;
+	arena_init(&a);
+	struct list_ctx l = { &a, pattern, verbose, out };
+	int r = kbtf_match_tp_btf("*", list_one, &l);
+	arena_release(&a);
+	return r < 0 ? r : 0;
+}
+
+const struct provider probe_rawtracepoint_prov = {
+	.name = "rawtracepoint",
+	.prog_type = BPF_PROG_TYPE_RAW_TRACEPOINT,
+	.expand = expand,
+	.per_target_program = true,
+	.attach = attach,
+	.list = list,
+};
