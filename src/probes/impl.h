@@ -20,6 +20,11 @@ int probe_parse_count(const struct probe_env *env, const char *s,
  * ownership of pfd; pfd < 0 is an error passed through. */
 int probe_attach_perf(int pfd, int prog_fd, struct probe_attachment *att);
 
+/* Opens open(t, cpu) on every online CPU and attaches prog_fd to each. */
+int probe_attach_cpus(const struct probe_target *t, int prog_fd,
+		      struct probe_attachment *att,
+		      int (*open)(const struct probe_target *t, int cpu));
+
 /* btf_args.c: contexts that are a u64 array of a BTF function's args
  * (rawtracepoint, kfunc). The `args` record: each param at 8 * its slot,
  * then retval when with_retval (fexit stores it after the args). */
