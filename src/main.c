@@ -241,7 +241,7 @@ static int expand_probes(struct arena *a, struct diag *d,
 	struct sema_probe *sp = arena_alloc(a, sizeof(*sp) *
 						       (prog->nprobes + 1));
 	struct probe_env env = { a, d, o->params, o->nparams, pid,
-				 o->verify };
+				 o->verify || o->dry_run || o->dump };
 	int rc = 0;
 	for (uint32_t i = 0; i < prog->nprobes; i++) {
 		const struct ast_probe *p = &prog->probes[i];

@@ -25,6 +25,11 @@ int probe_attach_cpus(const struct probe_target *t, int prog_fd,
 		      struct probe_attachment *att,
 		      int (*open)(const struct probe_target *t, int cpu));
 
+/* rawtracepoint.c: attaches a raw_tp program to tracepoint t->a, or a
+ * BPF_PROG_TYPE_TRACING one (t->prog_type set) to its BTF target. */
+int probe_attach_raw_tp(const struct probe_target *t, int prog_fd,
+			struct probe_attachment *att);
+
 /* btf_args.c: contexts that are a u64 array of a BTF function's args
  * (rawtracepoint, kfunc). The `args` record: each param at 8 * its slot,
  * then retval when with_retval (fexit stores it after the args). */

@@ -113,6 +113,16 @@ int probe_list(const char *pattern, bool verbose, FILE *out)
 		if (!p || !p->list || !type_matches(pat, p->name))
 			continue;
 		int r = p->list(pat, verbose, mem);
+		/* A type this kernel cannot attach lists nothing; asked for
+		 * by name, it says so. */
+		if (r == -EOPNOTSUPP) {
+			if (!strncmp(pat, p->name, strlen(p->name)) &&
+			    pat[strlen(p->name)] == ':')
+				fprintf(stderr, "sonde: %s probes are not "
+						"available on this kernel\n",
+					p->name);
+			continue;
+		}
 		if (r < 0 && !err)
 			err = r;
 	}

@@ -45,7 +45,7 @@ static int expand(struct probe_env *env, const struct ast_attach *a,
 		return -1;
 	}
 	if (p == &probe_hardware_prov && !feat_has(FEAT_HW_EVENTS) &&
-	    !env->verify_only) {
+	    !env->no_attach) {
 		diag_error(env->diag, a->span, "hardware probes cannot run "
 			   "here: %s; use software:cpu-clock or profile:hz "
 			   "instead", feat_reason(FEAT_HW_EVENTS));

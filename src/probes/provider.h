@@ -50,6 +50,7 @@ struct probe_target {
 	unsigned features; /* CTX_* available */
 	enum ctx_layout layout;
 	uint32_t nargs;    /* arg0..arg(nargs-1) */
+	const struct type *retval; /* type of retval; NULL: u64 */
 	/* Program type when it differs from the provider's (0: the
 	 * provider's), and what BPF_PROG_TYPE_TRACING loads need. */
 	enum bpf_prog_type prog_type;
@@ -65,8 +66,9 @@ struct probe_env {
 	char **params; /* positional parameters, for $1 in attach points */
 	int nparams;
 	int pid;          /* -p PID or the -c child, 0 when neither */
-	bool verify_only; /* --verify: load only, so missing attach support
-			     is no error */
+	/* Nothing will be attached (--dry-run, -d, --verify): a probe type
+	 * this kernel cannot attach is no error then. */
+	bool no_attach;
 };
 
 /* What attaching one target left open (perf event and link fds), closed

@@ -135,10 +135,11 @@ static int expand(struct probe_env *env, const struct ast_attach *a,
 	return 0;
 }
 
-static int attach(const struct probe_target *t, int prog_fd,
-		  struct probe_attachment *att)
+int probe_attach_raw_tp(const struct probe_target *t, int prog_fd,
+			struct probe_attachment *att)
 {
-	/* tp_btf programs know their tracepoint from the BTF id. */
+	/* tp_btf, fentry and fexit programs know their target from the BTF
+	 * id they were loaded with. */
 	int fd = bpf_raw_tracepoint_open(t->prog_type ? NULL : t->a, prog_fd);
 	if (fd < 0)
 		return -errno;
@@ -178,6 +179,6 @@ const struct provider probe_rawtracepoint_prov = {
 	.prog_type = BPF_PROG_TYPE_RAW_TRACEPOINT,
 	.expand = expand,
 	.per_target_program = true,
-	.attach = attach,
+	.attach = probe_attach_raw_tp,
 	.list = list,
 };

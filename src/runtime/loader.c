@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "codegen/compiled.h"
+#include "kernel/features.h"
 #include "runtime/loader.h"
 
 #define LOG_SIZE (16u << 20)
@@ -134,6 +135,12 @@ static int load_prog(struct loader *l, uint32_t i, char *log,
 				"sonde: internal error: the kernel verifier "
 				"rejected the program for %s\n",
 				p->name);
+		else if (p->type == BPF_PROG_TYPE_TRACING &&
+			 !feat_has(FEAT_FENTRY))
+			/* Not our bug: the kernel takes no fentry at all. */
+			fprintf(o->err,
+				"sonde: cannot load the program for %s: %s\n",
+				p->name, feat_reason(FEAT_FENTRY));
 		else
 			fprintf(o->err,
 				"sonde: cannot load the program for %s: %s\n",
