@@ -14,7 +14,8 @@ static const struct provider *const providers[] = {
 	&probe_interval_prov, &probe_profile_prov,
 	/* probes branch */
 	&probe_rawtracepoint_prov, &probe_software_prov, &probe_hardware_prov,
-	&probe_kfunc_prov,    &probe_kretfunc_prov,
+	&probe_kfunc_prov,    &probe_kretfunc_prov,  &probe_watchpoint_prov,
+	&probe_asyncwatchpoint_prov,
 };
 
 const struct provider *probe_provider(const char *canonical_name)

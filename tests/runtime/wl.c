@@ -12,6 +12,8 @@
 //   sleep MS           nanosleep for MS milliseconds
 //   spin MS            busy loop for MS milliseconds
 //   faults N           touches N fresh anonymous pages (N page faults)
+//   poke N             writes the global wl_target N times (watchpoints
+//                      find it with nm: the binary is static, not PIE)
 //   fork N             N children that exit at once (each waited for)
 //   kill SIG           sends SIG to itself (SIG must be ignored, see ignore)
 //   ignore SIG         ignores SIG
@@ -30,6 +32,9 @@
 #include <unistd.h>
 
 static char buf[1 << 20];
+// In .data (initialised): a watchpoint on a .bss variable also counted 8
+// writes made at exec, before main (the kernel zeroing around .bss).
+volatile long wl_target = 1;
 
 static long num(const char *s)
 {
@@ -120,6 +125,10 @@ int main(int argc, char **argv)
 			for (long k = 0; k < n; k++)
 				m[k * pg] = 1;
 			munmap(m, n * pg);
+		} else if (!strcmp(v, "poke")) {
+			need(i, 1, argc, v);
+			for (long n = num(argv[++i]); n > 0; n--)
+				wl_target = n;
 		} else if (!strcmp(v, "fork")) {
 			need(i, 1, argc, v);
 			for (long n = num(argv[++i]); n > 0; n--) {
