@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "kernel/btf.h"
+#include "kernel/glob.h"
 #include "lang/types.h"
 #include "probes/impl.h"
 #include "util/arena.h"
@@ -46,8 +47,8 @@ uint32_t probe_btf_nslots(const struct kbtf_func *f)
 	return n;
 }
 
-int probe_btf_list_args(struct arena *a, const char *name, bool tp,
-			bool with_retval, FILE *out)
+static int probe_btf_list_args(struct arena *a, const char *name, bool tp,
+			       bool with_retval, FILE *out)
 {
 	struct kbtf_func f;
 	int err = kbtf_func_ctypes(a, name, tp, &f);
@@ -58,4 +59,93 @@ int probe_btf_list_args(struct arena *a, const char *name, bool tp,
 	if (with_retval && f.ret->kind != TY_VOID)
 		fprintf(out, "    %s retval\n", f.ret_ctype);
 	return 0;
+}
+
+struct each_ctx {
+	struct arena *a;
+	const char *module;
+	bool tp;
+	probe_btf_add_fn add;
+	void *ctx;
+	int err;
+};
+
+/* A module pattern matches vmlinux functions by that name. */
+static bool module_ok(const char *want, const char *module)
+{
+	return !want || glob_match(want, module ? module : "vmlinux");
+}
+
+static int each_one(const char *name, const char *module, void *ctx_)
+{
+	struct each_ctx *m = ctx_;
+	if (!module_ok(m->module, module))
+		return 0;
+	struct kbtf_func f;
+	int err = m->tp ? kbtf_tp_btf(m->a, name, &f) :
+			  kbtf_func(m->a, name, &f);
+	if (err) {
+		m->err = err;
+		return 1;
+	}
+	m->add(&f, m->ctx);
+	return 0;
+}
+
+int probe_btf_each(struct arena *a, const char *module, const char *name,
+		   bool tp, probe_btf_add_fn add, void *ctx)
+{
+	struct each_ctx m = { a, module, tp, add, ctx, 0 };
+	if (glob_has_wildcard(name)) {
+		int r = tp ? kbtf_match_tp_btf(name, each_one, &m) :
+			     kbtf_match_funcs(name, each_one, &m);
+		return r == 1 && m.err ? m.err : r;
+	}
+	/* One name costs one lookup, not a walk over all of BTF. */
+	struct kbtf_func f;
+	int err = tp ? kbtf_tp_btf(a, name, &f) : kbtf_func(a, name, &f);
+	if (err)
+		return err == -ENOENT ? 0 : err;
+	if (!module_ok(module, f.module))
+		return 0;
+	add(&f, ctx);
+	return 1;
+}
+
+struct list_ctx {
+	struct arena *a;
+	const char *type, *pattern;
+	bool tp, verbose;
+	FILE *out;
+};
+
+static int list_one(const char *name, const char *module, void *ctx_)
+{
+	struct list_ctx *l = ctx_;
+	const char *full = probe_btf_name(l->a, l->type, module, name);
+	if (!glob_match(l->pattern, full))
+		return 0;
+	fprintf(l->out, "%s\n", full);
+	/* kfunc listings show the return value, as bpftrace's do. */
+	return l->verbose ? probe_btf_list_args(l->a, name, l->tp, !l->tp,
+						  l->out) : 0;
+}
+
+int probe_btf_list(const char *type, bool tp, const char *pattern,
+		   bool verbose, FILE *out)
+{
+	struct arena a;
+	arena_init(&a);
+	struct list_ctx l = { &a, type, pattern, tp, verbose, out };
+	int r = tp ? kbtf_match_tp_btf("*", list_one, &l) :
+		     kbtf_match_funcs("*", list_one, &l);
+	arena_release(&a);
+	return r < 0 ? r : 0;
+}
+
+const char *probe_btf_name(struct arena *a, const char *type,
+			   const char *module, const char *name)
+{
+	return module ? arena_printf(a, "%s:%s:%s", type, module, name) :
+			arena_printf(a, "%s:%s", type, name);
 }

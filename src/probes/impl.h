@@ -40,9 +40,19 @@ const struct type *probe_btf_args_type(struct arena *a,
 				       const char *rec_name, bool with_retval);
 /* How many u64 slots f's params take (where fexit's retval sits). */
 uint32_t probe_btf_nslots(const struct kbtf_func *f);
-/* -lv: prints "    TYPE NAME" for every param of BTF function (or, tp,
- * tracepoint) name, then "    TYPE retval" when with_retval. */
-int probe_btf_list_args(struct arena *a, const char *name, bool tp,
-			bool with_retval, FILE *out);
+/* Calls add for every BTF function (or, tp, BTF tracepoint) whose name
+ * matches name and whose module matches module (NULL: any; "vmlinux" for
+ * the kernel's own). Returns how many, or -errno. */
+typedef void (*probe_btf_add_fn)(const struct kbtf_func *f, void *ctx);
+int probe_btf_each(struct arena *a, const char *module, const char *name,
+		   bool tp, probe_btf_add_fn add, void *ctx);
+/* "TYPE:NAME", or "TYPE:MODULE:NAME" for a module's. */
+const char *probe_btf_name(struct arena *a, const char *type,
+			   const char *module, const char *name);
+/* The list hook of TYPE over BTF functions (or, tp, tracepoints): with
+ * verbose, "    CTYPE NAME" for every argument (and, for functions, the
+ * return value as "retval"). */
+int probe_btf_list(const char *type, bool tp, const char *pattern,
+		   bool verbose, FILE *out);
 
 #endif

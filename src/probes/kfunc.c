@@ -11,7 +11,6 @@
 
 #include "kernel/btf.h"
 #include "kernel/features.h"
-#include "kernel/glob.h"
 #include "probes/impl.h"
 #include "util/arena.h"
 #include "util/diag.h"
@@ -21,31 +20,23 @@ static bool is_return(const char *provider)
 	return !strcmp(provider, "kretfunc") || !strcmp(provider, "kretprobe");
 }
 
-struct match_ctx {
+struct add_ctx {
 	struct probe_env *env;
 	const struct ast_attach *a;
-	const char *module; /* NULL: any */
 	struct probe_target **out;
 	uint32_t *n;
-	int err;
 };
 
-static bool module_ok(const char *want, const char *module)
+static void add(const struct kbtf_func *f, void *ctx_)
 {
-	return !want || glob_match(want, module ? module : "vmlinux");
-}
-
-static void add(struct match_ctx *m, const struct kbtf_func *f)
-{
-	struct arena *a = m->env->arena;
-	const char *kind = m->a->provider;
+	struct add_ctx *c = ctx_;
+	struct arena *a = c->env->arena;
+	const char *kind = c->a->provider;
 	bool ret = is_return(kind);
-	bool kprobe = kind[0] == 'k' && kind[1] != 'f' && strstr(kind, "probe");
-	struct probe_target *t = probe_target_add(a, m->out, m->n);
+	bool kprobe = strstr(kind, "probe") != NULL;
+	struct probe_target *t = probe_target_add(a, c->out, c->n);
 	t->prov = ret ? &probe_kretfunc_prov : &probe_kfunc_prov;
-	t->name = f->module && !kprobe ?
-			  arena_printf(a, "%s:%s:%s", kind, f->module, f->name) :
-			  arena_printf(a, "%s:%s", kind, f->name);
+	t->name = probe_btf_name(a, kind, kprobe ? NULL : f->module, f->name);
 	t->a = f->name;
 	t->b = f->module;
 	t->layout = CTXL_U64_ARRAY;
@@ -60,21 +51,6 @@ static void add(struct match_ctx *m, const struct kbtf_func *f)
 	t->attach_type = ret ? BPF_TRACE_FEXIT : BPF_TRACE_FENTRY;
 	t->btf_id = f->btf_id;
 	t->btf_obj_fd = f->btf_obj_fd;
-}
-
-static int add_match(const char *name, const char *module, void *ctx_)
-{
-	struct match_ctx *m = ctx_;
-	if (!module_ok(m->module, module))
-		return 0;
-	struct kbtf_func f;
-	int err = kbtf_func(m->env->arena, name, &f);
-	if (err) {
-		m->err = err;
-		return 1;
-	}
-	add(m, &f);
-	return 0;
 }
 
 static int expand(struct probe_env *env, const struct ast_attach *a,
@@ -99,25 +75,14 @@ static int expand(struct probe_env *env, const struct ast_attach *a,
 			   "which cannot be read: %s", kind, strerror(-err));
 		return -1;
 	}
-	uint32_t before = *n;
-	struct match_ctx m = { env, a, module, out, n, 0 };
-	int r;
-	if (glob_has_wildcard(name)) {
-		r = kbtf_match_funcs(name, add_match, &m);
-	} else {
-		struct kbtf_func f;
-		r = kbtf_func(env->arena, name, &f);
-		if (r == 0 && module_ok(module, f.module))
-			add(&m, &f);
-	}
-	if (r == 1 && m.err)
-		r = m.err;
-	if (r < 0 && r != -ENOENT) {
+	struct add_ctx c = { env, a, out, n };
+	int r = probe_btf_each(env->arena, module, name, false, add, &c);
+	if (r < 0) {
 		diag_error(env->diag, a->span, "cannot read the BTF of %s: %s",
 			   name, strerror(-r));
 		return -1;
 	}
-	if (*n == before) {
+	if (r == 0) {
 		diag_error(env->diag, a->span, "no kernel function %s%s%s in "
 			   "BTF", module ? module : "", module ? ":" : "", name);
 		return -1;
@@ -137,37 +102,12 @@ static int expand(struct probe_env *env, const struct ast_attach *a,
 	return 0;
 }
 
-struct list_ctx {
-	struct arena *a;
-	const char *pattern;
-	bool verbose;
-	FILE *out;
-};
-
-static int list_one(const char *name, const char *module, void *ctx_)
-{
-	struct list_ctx *l = ctx_;
-	const char *full = module ? arena_printf(l->a, "kfunc:%s:%s", module,
-						 name) :
-				    arena_printf(l->a, "kfunc:%s", name);
-	if (!glob_match(l->pattern, full))
-		return 0;
-	fprintf(l->out, "%s\n", full);
-	return l->verbose ? probe_btf_list_args(l->a, name, false, true,
-						  l->out) : 0;
-}
-
 /* As bpftrace: kfuncs are listed only where they can be attached. */
 static int list(const char *pattern, bool verbose, FILE *out)
 {
 	if (!feat_has(FEAT_FENTRY))
 		return -EOPNOTSUPP;
-	struct arena a;
-	arena_init(&a);
-	struct list_ctx l = { &a, pattern, verbose, out };
-	int r = kbtf_match_funcs("*", list_one, &l);
-	arena_release(&a);
-	return r < 0 ? r : 0;
+	return probe_btf_list("kfunc", false, pattern, verbose, out);
 }
 
 const struct provider probe_kfunc_prov = {

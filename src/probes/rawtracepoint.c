@@ -23,29 +23,29 @@
 /* The kernel's limit on raw tracepoint arguments (MAX_BPF_FUNC_ARGS). */
 #define MAX_ARGS 12
 
-/* The probe's name as `probe` prints it: bpftrace 0.17 has no module part;
- * a module's tracepoint keeps it so that it stays unambiguous. */
-static const char *full_name(struct arena *a, const char *module,
-			     const char *name)
-{
-	return module ? arena_printf(a, "rawtracepoint:%s:%s", module, name) :
-			arena_printf(a, "rawtracepoint:%s", name);
-}
+struct add_ctx {
+	struct probe_env *env;
+	struct probe_target **out;
+	uint32_t *n;
+};
 
-static void add(struct probe_env *env, const char *module, const char *name,
-		const struct kbtf_func *f, struct probe_target **out,
-		uint32_t *n)
+/* The probe's name as `probe` prints it: bpftrace 0.17 has no module part;
+ * a module's tracepoint keeps it so that it stays unambiguous. f NULL:
+ * no BTF, so untyped arg0..arg11, as in bpftrace 0.17. */
+static void add(const struct kbtf_func *f, const char *name, void *ctx_)
 {
-	struct arena *a = env->arena;
-	struct probe_target *t = probe_target_add(a, out, n);
+	struct add_ctx *c = ctx_;
+	struct arena *a = c->env->arena;
+	struct probe_target *t = probe_target_add(a, c->out, c->n);
 	t->prov = &probe_rawtracepoint_prov;
-	t->name = full_name(a, module, name);
+	t->name = probe_btf_name(a, "rawtracepoint", f ? f->module : NULL,
+				 name);
 	t->a = arena_strdup(a, name);
 	t->layout = CTXL_U64_ARRAY;
 	t->features = CTX_ARGN;
 	t->nargs = MAX_ARGS;
 	if (!f)
-		return; /* no BTF: untyped arg0..arg11, as bpftrace 0.17 */
+		return;
 	t->nargs = probe_btf_nslots(f);
 	t->args = probe_btf_args_type(
 		a, f, arena_printf(a, "struct rawtracepoint_%s_args", name),
@@ -59,34 +59,9 @@ static void add(struct probe_env *env, const char *module, const char *name,
 	}
 }
 
-struct match_ctx {
-	struct probe_env *env;
-	const char *module; /* NULL: any */
-	struct probe_target **out;
-	uint32_t *n;
-	int err;
-};
-
-static bool module_ok(const char *want, const char *module)
+static void add_btf(const struct kbtf_func *f, void *ctx)
 {
-	if (!want)
-		return true;
-	return glob_match(want, module ? module : "vmlinux");
-}
-
-static int add_match(const char *name, const char *module, void *ctx_)
-{
-	struct match_ctx *m = ctx_;
-	if (!module_ok(m->module, module))
-		return 0;
-	struct kbtf_func f;
-	int err = kbtf_tp_btf(m->env->arena, name, &f);
-	if (err) {
-		m->err = err;
-		return 1;
-	}
-	add(m->env, module, name, &f, m->out, m->n);
-	return 0;
+	add(f, f->name, ctx);
 }
 
 static int expand(struct probe_env *env, const struct ast_attach *a,
@@ -99,6 +74,7 @@ static int expand(struct probe_env *env, const struct ast_attach *a,
 	}
 	const char *name = a->parts[a->nparts - 1];
 	const char *module = a->nparts == 2 ? a->parts[0] : NULL;
+	struct add_ctx c = { env, out, n };
 	if (kbtf_load() < 0) {
 		if (glob_has_wildcard(name)) {
 			diag_error(env->diag, a->span, "rawtracepoint "
@@ -106,28 +82,16 @@ static int expand(struct probe_env *env, const struct ast_attach *a,
 				   "kernel lacks");
 			return -1;
 		}
-		add(env, NULL, name, NULL, out, n);
+		add(NULL, name, &c);
 		return 0;
 	}
-	uint32_t before = *n;
-	struct match_ctx m = { env, module, out, n, 0 };
-	int r;
-	if (glob_has_wildcard(name)) {
-		r = kbtf_match_tp_btf(name, add_match, &m);
-	} else {
-		struct kbtf_func f;
-		r = kbtf_tp_btf(env->arena, name, &f);
-		if (r == 0 && module_ok(module, f.module))
-			add(env, f.module, name, &f, out, n);
-	}
-	if (r == 1 && m.err)
-		r = m.err;
-	if (r < 0 && r != -ENOENT) {
+	int r = probe_btf_each(env->arena, module, name, true, add_btf, &c);
+	if (r < 0) {
 		diag_error(env->diag, a->span, "cannot read raw tracepoint "
 			   "%s: %s", name, strerror(-r));
 		return -1;
 	}
-	if (*n == before) {
+	if (r == 0) {
 		diag_error(env->diag, a->span, "raw tracepoint not found: %s%s%s",
 			   module ? module : "", module ? ":" : "", name);
 		return -1;
@@ -146,32 +110,9 @@ int probe_attach_raw_tp(const struct probe_target *t, int prog_fd,
 	return probe_att_push(att, fd);
 }
 
-struct list_ctx {
-	struct arena *a;
-	const char *pattern;
-	bool verbose;
-	FILE *out;
-};
-
-static int list_one(const char *name, const char *module, void *ctx_)
-{
-	struct list_ctx *l = ctx_;
-	const char *full = full_name(l->a, module, name);
-	if (!glob_match(l->pattern, full))
-		return 0;
-	fprintf(l->out, "%s\n", full);
-	return l->verbose ? probe_btf_list_args(l->a, name, true, false,
-						  l->out) : 0;
-}
-
 static int list(const char *pattern, bool verbose, FILE *out)
 {
-	struct arena a;
-	arena_init(&a);
-	struct list_ctx l = { &a, pattern, verbose, out };
-	int r = kbtf_match_tp_btf("*", list_one, &l);
-	arena_release(&a);
-	return r < 0 ? r : 0;
+	return probe_btf_list("rawtracepoint", true, pattern, verbose, out);
 }
 
 const struct provider probe_rawtracepoint_prov = {
