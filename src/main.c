@@ -240,8 +240,10 @@ static int expand_probes(struct arena *a, struct diag *d,
 {
 	struct sema_probe *sp = arena_alloc(a, sizeof(*sp) *
 						       (prog->nprobes + 1));
-	struct probe_env env = { a, d, o->params, o->nparams, pid,
-				 o->verify || o->dry_run || o->dump };
+	struct probe_env env = { .arena = a, .diag = d, .params = o->params,
+				 .nparams = o->nparams, .pid = pid,
+				 .no_attach = o->verify || o->dry_run ||
+					      o->dump };
 	int rc = 0;
 	for (uint32_t i = 0; i < prog->nprobes; i++) {
 		const struct ast_probe *p = &prog->probes[i];
@@ -454,6 +456,7 @@ int main(int argc, char **argv)
 		}
 		struct run_opts ropts = {
 			.format = o.format, .out = r.out, .err = stderr,
+			.console = stdout,
 			.verbose = o.verbose, .unsafe = o.unsafe,
 			.quiet = o.quiet,
 			.child = r.have_child ? &r.child : NULL,

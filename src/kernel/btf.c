@@ -667,3 +667,35 @@ int kbtf_match_tp_btf(const char *pattern, kbtf_match_cb cb, void *ctx)
 {
 	return match_all(BTF_KIND_TYPEDEF, "btf_trace_", pattern, cb, ctx);
 }
+
+int kbtf_enum_value(const char *name, int64_t *value)
+{
+	struct btf *b = kbtf_vmlinux();
+	if (!b)
+		return -ENOENT;
+	/* A linear scan: scripts name few enumerators, and an index of
+	 * every enumerator would cost more than the scans it saves. */
+	uint32_t n = btf__type_cnt(b);
+	for (uint32_t id = 1; id < n; id++) {
+		const struct btf_type *t = btf__type_by_id(b, id);
+		if (btf_is_enum(t)) {
+			const struct btf_enum *e = btf_enum(t);
+			for (uint16_t i = 0; i < btf_vlen(t); i++)
+				if (!strcmp(btf__name_by_offset(b, e[i].name_off),
+					    name)) {
+					*value = btf_kflag(t) ? (int64_t)e[i].val
+						: (int64_t)(uint32_t)e[i].val;
+					return 0;
+				}
+		} else if (btf_is_enum64(t)) {
+			const struct btf_enum64 *e = btf_enum64(t);
+			for (uint16_t i = 0; i < btf_vlen(t); i++)
+				if (!strcmp(btf__name_by_offset(b, e[i].name_off),
+					    name)) {
+					*value = (int64_t)btf_enum64_value(e + i);
+					return 0;
+				}
+		}
+	}
+	return -ENOENT;
+}

@@ -69,6 +69,7 @@ struct probe_env {
 	/* Nothing will be attached (--dry-run, -d, --verify): a probe type
 	 * this kernel cannot attach is no error then. */
 	bool no_attach;
+	bool seen_begin, seen_end; /* one of each per script */
 };
 
 /* What attaching one target left open (perf event and link fds), closed
