@@ -324,6 +324,10 @@ static struct val builtin(struct cg *g, struct ast_expr *e)
 		struct val v = { .kind = V_CTX, .type = t, .ctx_off = 0 };
 		return v;
 	}
+	/* fentry/fexit know their function's address; no register has it. */
+	if (!strcmp(n, "func") && g->tgt->layout == CTXL_U64_ARRAY)
+		return reg_val(t, cg_call(g, BPF_FUNC_get_func_ip, 1,
+					  ir_ctx(g->ir)));
 	uint32_t off;
 	if (cg_ctx_offset(g->tgt, n, &off)) {
 		struct val v = { .kind = V_CTX, .type = t, .ctx_off = off };

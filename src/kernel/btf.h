@@ -61,6 +61,7 @@ const struct type *kbtf_record(struct arena *a, const struct type *rec);
 struct kbtf_param {
 	const char *name;
 	const struct type *type;
+	const char *ctype; /* C spelling, by kbtf_func_ctypes() only */
 };
 
 struct kbtf_func {
@@ -71,6 +72,7 @@ struct kbtf_func {
 	uint32_t btf_id;            /* attach_btf_id (id within its BTF) */
 	int btf_obj_fd;             /* attach_btf_obj_fd: 0 for vmlinux */
 	const char *module;         /* NULL for vmlinux */
+	const char *ret_ctype;      /* by kbtf_func_ctypes() only */
 };
 
 /* The prototype of kernel function name (kfunc/kretfunc args and retval).
@@ -81,6 +83,11 @@ int kbtf_func(struct arena *a, const char *name, struct kbtf_func *out);
  * typedef's id, which is what tp_btf attach wants. Names come from the
  * tracepoint's stub function; arg0.. when the kernel has none. */
 int kbtf_tp_btf(struct arena *a, const char *tp, struct kbtf_func *out);
+
+/* kbtf_func (or, tp, kbtf_tp_btf) plus the C spelling of every param
+ * type and the return type ("struct file *"), for -lv listings. */
+int kbtf_func_ctypes(struct arena *a, const char *name, bool tp,
+		     struct kbtf_func *out);
 
 /* Calls cb for every kernel function (vmlinux and modules) or every BTF
  * tracepoint whose name matches pattern ('*', '?'). Stops at the first

@@ -295,7 +295,7 @@ static const struct type *builtin_type(struct sema *s, struct ast_expr *e)
 				"(only in return probes)", probe_kind(s));
 			return &type_none;
 		}
-		return &type_u64;
+		return s->tgt->retval ? s->tgt->retval : &type_u64;
 	}
 	if (!strcmp(n, "func")) {
 		if (!tgt_has(s, CTX_FUNC)) {
