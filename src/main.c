@@ -222,12 +222,13 @@ static int parse_options(int argc, char **argv, struct options *o)
 /* Expands every attach point of every probe into its targets. */
 static int expand_probes(struct arena *a, struct diag *d,
 			 const struct options *o,
-			 const struct ast_program *prog,
+			 const struct ast_program *prog, int cpid,
 			 struct sema_probe **out)
 {
 	struct sema_probe *sp = arena_alloc(a, sizeof(*sp) *
 						       (prog->nprobes + 1));
-	struct probe_env env = { a, d, o->params, o->nparams };
+	struct probe_env env = { a, d, o->params, o->nparams, (int)o->pid,
+				 cpid };
 	int rc = 0;
 	for (uint32_t i = 0; i < prog->nprobes; i++) {
 		const struct ast_probe *p = &prog->probes[i];
@@ -301,7 +302,8 @@ static int compile(struct run *r, const struct options *o,
 	struct sema_opts sopts = { o->params, o->nparams, o->unsafe,
 				   r->have_child ? r->child.pid : 0 };
 	struct sema_result sres;
-	if (expand_probes(&r->arena, diag, o, prog, &probes) < 0 ||
+	if (expand_probes(&r->arena, diag, o, prog, (int)sopts.cpid,
+			  &probes) < 0 ||
 	    sema_check(&r->arena, diag, prog, probes, &sopts, &sres) < 0)
 		return 1;
 	struct strbuf ir_text = STRBUF_INIT;

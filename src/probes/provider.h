@@ -17,6 +17,7 @@
 struct arena;
 struct diag;
 struct type;
+struct usdt_arg;
 
 /* What a program's context holds; sema refuses builtins a probe lacks. */
 enum ctx_feature {
@@ -50,6 +51,13 @@ struct probe_target {
 	unsigned features; /* CTX_* available */
 	enum ctx_layout layout;
 	uint32_t nargs;    /* arg0..arg(nargs-1) */
+	/* uprobe, usdt, kprobe: */
+	const char *func;  /* the probed function, which `func` names */
+	uint64_t offset;   /* file offset (uprobe), offset in func (kprobe) */
+	uint64_t ref_ctr;  /* USDT semaphore's file offset, 0: none */
+	int32_t pid;       /* -p or -c: only that process; 0: all */
+	bool retprobe;
+	const struct usdt_arg *uargs; /* usdt: where arg0..arg(nargs-1) are */
 };
 
 struct probe_env {
@@ -57,6 +65,9 @@ struct probe_env {
 	struct diag *diag;
 	char **params; /* positional parameters, for $1 in attach points */
 	int nparams;
+	/* uprobes trace only the -p process, or else the -c child; 0: none.
+	 * Library names are looked up in the -p process's mappings. */
+	int pid, cpid;
 };
 
 /* What attaching one target left open (perf event and link fds), closed
