@@ -227,8 +227,9 @@ static int expand_probes(struct arena *a, struct diag *d,
 {
 	struct sema_probe *sp = arena_alloc(a, sizeof(*sp) *
 						       (prog->nprobes + 1));
-	struct probe_env env = { a, d, o->params, o->nparams, (int)o->pid,
-				 cpid };
+	struct probe_env env = { .arena = a, .diag = d, .params = o->params,
+				 .nparams = o->nparams, .pid = (int)o->pid,
+				 .cpid = cpid };
 	int rc = 0;
 	for (uint32_t i = 0; i < prog->nprobes; i++) {
 		const struct ast_probe *p = &prog->probes[i];

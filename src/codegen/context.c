@@ -9,11 +9,6 @@
 #include "kernel/regs.h"
 #include "probes/provider.h"
 
-uint32_t cg_ctx_max_regs_args(void)
-{
-	return regs_nargs();
-}
-
 bool cg_ctx_offset(const struct probe_target *t, const char *name,
 		   uint32_t *off)
 {
@@ -32,7 +27,7 @@ bool cg_ctx_offset(const struct probe_target *t, const char *name,
 			*off = regs_retval_offset();
 			return true;
 		}
-		if (idx >= cg_ctx_max_regs_args())
+		if (idx >= regs_nargs())
 			return false;
 		*off = regs_arg_offset(idx);
 		return true;

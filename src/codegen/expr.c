@@ -324,6 +324,9 @@ static struct val builtin(struct cg *g, struct ast_expr *e)
 		struct val v = { .kind = V_CTX, .type = t, .ctx_off = 0 };
 		return v;
 	}
+	struct val pv;
+	if (cg_regs_builtin(g, e, &pv))
+		return pv;
 	uint32_t off;
 	if (cg_ctx_offset(g->tgt, n, &off)) {
 		struct val v = { .kind = V_CTX, .type = t, .ctx_off = off };

@@ -26,6 +26,7 @@ enum ctx_feature {
 	CTX_RETVAL = 1 << 2,
 	CTX_FUNC = 1 << 3,
 	CTX_REGS = 1 << 4,   /* reg("ip") */
+	CTX_USER = 1 << 5,   /* integers used as addresses are user space */
 };
 
 /* How codegen reaches the context's args. */

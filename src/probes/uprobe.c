@@ -66,7 +66,7 @@ static void add(struct probe_env *env, const struct ast_attach *a,
 	t->retprobe = ret;
 	t->pid = env->pid ? env->pid : env->cpid;
 	t->layout = CTXL_PT_REGS;
-	t->features = CTX_REGS | (t->func ? CTX_FUNC : 0) |
+	t->features = CTX_REGS | CTX_USER | (t->func ? CTX_FUNC : 0) |
 		      (ret ? CTX_RETVAL : CTX_ARGN);
 	t->nargs = ret ? 0 : regs_nargs();
 }

@@ -44,6 +44,26 @@ __attribute__((noinline)) int uwl_six(int a, int b, int c, int d, int e,
 	return a + b + c + d + e + f;
 }
 
+// uwl_nops+1 .. +4 are instruction boundaries (for FUNC+OFFSET probes)
+// where arg0 is still in its register: the function is written in asm so
+// that the compiler cannot change its layout.
+#if defined(__x86_64__)
+__asm__(".text\n"
+	".globl uwl_nops\n"
+	".type uwl_nops, @function\n"
+	"uwl_nops:\n"
+	"	nop\n	nop\n	nop\n	nop\n"
+	"	lea 1(%rdi), %eax\n"
+	"	ret\n"
+	".size uwl_nops, .-uwl_nops\n");
+int uwl_nops(int a);
+#else
+__attribute__((noinline)) int uwl_nops(int a)
+{
+	return a + 1;
+}
+#endif
+
 static void usdt(int n)
 {
 	volatile int mem = 42;
@@ -71,8 +91,12 @@ static void once(int n)
 {
 	uwl_add(n, 2);
 	uwl_neg(n + 10);
-	uwl_str("hello");
+	// on the stack: a probe cannot fault in a page not touched yet
+	char hello[16];
+	strcpy(hello, n > 1000 ? "bye" : "hello");
+	uwl_str(hello);
 	uwl_six(1, 2, 3, 4, 5, 6);
+	uwl_nops(n + 20);
 	usdt(n);
 }
 
