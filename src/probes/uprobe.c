@@ -64,7 +64,7 @@ static void add(struct probe_env *env, const struct ast_attach *a,
 	t->func = func ? arena_strdup(env->arena, func) : NULL;
 	t->offset = off;
 	t->retprobe = ret;
-	t->pid = env->pid ? env->pid : env->cpid;
+	t->pid = env->pid; /* not the -c child: bpftrace traces all there */
 	t->layout = CTXL_PT_REGS;
 	t->features = CTX_REGS | CTX_USER | (t->func ? CTX_FUNC : 0) |
 		      (ret ? CTX_RETVAL : CTX_ARGN);

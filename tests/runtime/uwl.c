@@ -97,6 +97,7 @@ static void once(int n)
 	uwl_str(hello);
 	uwl_six(1, 2, 3, 4, 5, 6);
 	uwl_nops(n + 20);
+	getpid(); // libc:getpid
 	usdt(n);
 }
 
