@@ -37,12 +37,14 @@ struct usdt_probe {
 struct usdt_probes {
 	struct usdt_probe *probes;
 	uint32_t n;
-	void *mem; /* everything above */
 };
 
-/* Reads the probes of ELF file path (none is not an error). Returns 0,
- * or -errno (-ENOEXEC: not an ELF file). */
-int usdt_load(const char *path, struct usdt_probes *out);
+struct elf_syms;
+/* Reads the probes of ELF file path (none is not an error); es, the same
+ * file's symbols, turns addresses into file offsets. Returns 0, or -errno
+ * (-ENOEXEC: not an ELF file). */
+int usdt_load(const char *path, const struct elf_syms *es,
+	      struct usdt_probes *out);
 void usdt_free(struct usdt_probes *p);
 
 /* Parses one argument spec ("-4@%eax"). Returns 0 or -EINVAL; unreadable
