@@ -30,6 +30,11 @@ const char *probe_user_path(struct probe_env *env, const struct ast_attach *a,
 struct elf_syms *probe_user_elf(struct probe_env *env,
 				const struct ast_attach *a, const char *kind,
 				const char *path);
+/* kprobe.c: the provider ("kfunc", "kretfunc") that stands in for
+ * provider ("kprobe", "kretprobe") with attach point spec when kprobes
+ * cannot attach but fentry can, or NULL (an offset needs a kprobe). */
+const char *probe_kprobe_fallback(bool kprobes, bool fentry,
+				  const char *provider, const char *spec);
 /* Attaches a uprobe or USDT target (t->a: path, t->offset, t->ref_ctr). */
 int probe_uprobe_attach(const struct probe_target *t, int prog_fd,
 			struct probe_attachment *att);

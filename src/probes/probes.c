@@ -12,7 +12,8 @@
 static const struct provider *const providers[] = {
 	&probe_begin_prov,    &probe_end_prov,      &probe_tracepoint_prov,
 	&probe_interval_prov, &probe_profile_prov,   &probe_uprobe_prov,
-	&probe_uretprobe_prov, &probe_usdt_prov,
+	&probe_uretprobe_prov, &probe_usdt_prov,     &probe_kprobe_prov,
+	&probe_kretprobe_prov,
 };
 
 const struct provider *probe_provider(const char *canonical_name)
