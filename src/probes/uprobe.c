@@ -4,6 +4,7 @@
  * tables; the kernel wants a file offset, which the load segments give. */
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -180,6 +181,43 @@ static int expand(struct probe_env *env, const struct ast_attach *a,
 	return rc;
 }
 
+int probe_user_list_path(const char *pattern, const char *kind, char *path,
+			 size_t len, const char **rest)
+{
+	size_t k = strlen(kind);
+	if (strncmp(pattern, kind, k) || pattern[k] != ':')
+		return -ENOENT;
+	const char *p = pattern + k + 1, *colon = strchr(p, ':');
+	char target[PATH_MAX];
+	size_t n = colon ? (size_t)(colon - p) : strlen(p);
+	if (!n || n >= sizeof(target))
+		return -ENOENT;
+	memcpy(target, p, n);
+	target[n] = 0;
+	if (glob_has_wildcard(target))
+		return -ENOENT;
+	*rest = colon ? colon + 1 : "*";
+	return usrpath_resolve(target, 0, path, len);
+}
+
+/* -l 'uprobe:PATH:FUNC_PATTERN' (a pattern needs its file). */
+static int list(const char *pattern, bool verbose, FILE *out)
+{
+	char path[PATH_MAX];
+	const char *rest;
+	struct elf_syms *es;
+	if (probe_user_list_path(pattern, "uprobe", path, sizeof(path), &rest) ||
+	    elfsym_load(path, &es))
+		return 0;
+	for (uint32_t i = 0; i < es->nsyms; i++) {
+		const struct elf_sym *s = &es->syms[i];
+		if (glob_match(rest, s->name) && elfsym_find(es, s->name) == s)
+			fprintf(out, "uprobe:%s:%s\n", path, s->name);
+	}
+	elfsym_free(es);
+	return 0;
+}
+
 int probe_uprobe_attach(const struct probe_target *t, int prog_fd,
 			struct probe_attachment *att)
 {
@@ -197,6 +235,7 @@ const struct provider probe_uprobe_prov = {
 	.prog_type = BPF_PROG_TYPE_KPROBE,
 	.expand = expand,
 	.attach = probe_uprobe_attach,
+	.list = list,
 };
 
 const struct provider probe_uretprobe_prov = {

@@ -3,6 +3,8 @@
  * a semaphore is handed to the kernel as the uprobe's reference counter,
  * which it raises in every process that maps the file while attached. */
 #include <errno.h>
+#include <limits.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "kernel/elfsym.h"
@@ -76,9 +78,41 @@ static int expand(struct probe_env *env, const struct ast_attach *a,
 	return 0;
 }
 
+/* -l 'usdt:PATH[:[PROVIDER:]NAME]' */
+static int list(const char *pattern, bool verbose, FILE *out)
+{
+	char path[PATH_MAX];
+	const char *rest;
+	struct elf_syms *es;
+	if (probe_user_list_path(pattern, "usdt", path, sizeof(path), &rest) ||
+	    elfsym_load(path, &es))
+		return 0;
+	struct usdt_probes up;
+	int err = usdt_load(path, es, &up);
+	elfsym_free(es);
+	if (err)
+		return 0;
+	const char *colon = strchr(rest, ':');
+	for (uint32_t i = 0; i < up.n; i++) {
+		const struct usdt_probe *u = &up.probes[i];
+		char full[512];
+		snprintf(full, sizeof(full), "%s:%s", u->provider, u->name);
+		/* one site per name, as bpftrace lists them */
+		bool seen = false;
+		for (uint32_t k = 0; k < i && !seen; k++)
+			seen = !strcmp(up.probes[k].provider, u->provider) &&
+			       !strcmp(up.probes[k].name, u->name);
+		if (!seen && glob_match(rest, colon ? full : u->name))
+			fprintf(out, "usdt:%s:%s\n", path, full);
+	}
+	usdt_free(&up);
+	return 0;
+}
+
 const struct provider probe_usdt_prov = {
 	.name = "usdt",
 	.prog_type = BPF_PROG_TYPE_KPROBE,
 	.expand = expand,
 	.attach = probe_uprobe_attach,
+	.list = list,
 };
