@@ -1,11 +1,9 @@
 #include "kernel/usdt.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "kernel/elfsym.h"
 #include "kernel/regs.h"
@@ -193,21 +191,23 @@ static int read_notes(Elf *elf, const struct elf_syms *es,
 	return 0;
 }
 
+struct load_ctx {
+	const struct elf_syms *es;
+	struct usdt_probes *out;
+};
+
+static int load_cb(Elf *elf, void *ctx)
+{
+	struct load_ctx *l = ctx;
+	return read_notes(elf, l->es, l->out);
+}
+
 int usdt_load(const char *path, const struct elf_syms *es,
 	      struct usdt_probes *out)
 {
 	memset(out, 0, sizeof(*out));
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return -ENOSYS;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	int err = elf && elf_kind(elf) == ELF_K_ELF ? read_notes(elf, es, out)
-						    : -ENOEXEC;
-	if (elf)
-		elf_end(elf);
-	close(fd);
+	struct load_ctx l = { es, out };
+	int err = elfsym_with_elf(path, load_cb, &l);
 	if (err)
 		usdt_free(out);
 	return err;

@@ -35,11 +35,11 @@ struct elf_syms *probe_user_elf(struct probe_env *env,
  * cannot attach but fentry can, or NULL (an offset needs a kprobe). */
 const char *probe_kprobe_fallback(bool kprobes, bool fentry,
 				  const char *provider, const char *spec);
-/* For -l: the file of a pattern "KIND:PATH:REST" (PATH resolved as an
- * attach point's is; no wildcards in it) and REST ("*" when absent).
- * Returns 0, or -ENOENT when the pattern names no file. */
-int probe_user_list_path(const char *pattern, const char *kind, char *path,
-			 size_t len, const char **rest);
+/* For -l: the symbols of the file a pattern "KIND:PATH:REST" names (PATH
+ * resolved as an attach point's is, into path; no wildcards in it), and
+ * REST ("*" when absent). NULL when the pattern names no ELF file. */
+struct elf_syms *probe_user_list_elf(const char *pattern, const char *kind,
+				     char *path, size_t len, const char **rest);
 /* Attaches a uprobe or USDT target (t->a: path, t->offset, t->ref_ctr). */
 int probe_uprobe_attach(const struct probe_target *t, int prog_fd,
 			struct probe_attachment *att);

@@ -181,23 +181,25 @@ static int expand(struct probe_env *env, const struct ast_attach *a,
 	return rc;
 }
 
-int probe_user_list_path(const char *pattern, const char *kind, char *path,
-			 size_t len, const char **rest)
+struct elf_syms *probe_user_list_elf(const char *pattern, const char *kind,
+				     char *path, size_t len, const char **rest)
 {
 	size_t k = strlen(kind);
 	if (strncmp(pattern, kind, k) || pattern[k] != ':')
-		return -ENOENT;
+		return NULL;
 	const char *p = pattern + k + 1, *colon = strchr(p, ':');
 	char target[PATH_MAX];
 	size_t n = colon ? (size_t)(colon - p) : strlen(p);
 	if (!n || n >= sizeof(target))
-		return -ENOENT;
+		return NULL;
 	memcpy(target, p, n);
 	target[n] = 0;
-	if (glob_has_wildcard(target))
-		return -ENOENT;
 	*rest = colon ? colon + 1 : "*";
-	return usrpath_resolve(target, 0, path, len);
+	struct elf_syms *es;
+	if (glob_has_wildcard(target) ||
+	    usrpath_resolve(target, 0, path, len) || elfsym_load(path, &es))
+		return NULL;
+	return es;
 }
 
 /* -l 'uprobe:PATH:FUNC_PATTERN' (a pattern needs its file). */
@@ -205,9 +207,9 @@ static int list(const char *pattern, bool verbose, FILE *out)
 {
 	char path[PATH_MAX];
 	const char *rest;
-	struct elf_syms *es;
-	if (probe_user_list_path(pattern, "uprobe", path, sizeof(path), &rest) ||
-	    elfsym_load(path, &es))
+	struct elf_syms *es = probe_user_list_elf(pattern, "uprobe", path,
+						  sizeof(path), &rest);
+	if (!es)
 		return 0;
 	for (uint32_t i = 0; i < es->nsyms; i++) {
 		const struct elf_sym *s = &es->syms[i];

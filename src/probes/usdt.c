@@ -83,9 +83,9 @@ static int list(const char *pattern, bool verbose, FILE *out)
 {
 	char path[PATH_MAX];
 	const char *rest;
-	struct elf_syms *es;
-	if (probe_user_list_path(pattern, "usdt", path, sizeof(path), &rest) ||
-	    elfsym_load(path, &es))
+	struct elf_syms *es = probe_user_list_elf(pattern, "usdt", path,
+						  sizeof(path), &rest);
+	if (!es)
 		return 0;
 	struct usdt_probes up;
 	int err = usdt_load(path, es, &up);
