@@ -234,14 +234,15 @@ static int parse_options(int argc, char **argv, struct options *o)
 
 /* Expands every attach point of every probe into its targets. */
 static int expand_probes(struct arena *a, struct diag *d,
-			 const struct options *o, int pid,
-			 const struct ast_program *prog,
+			 const struct options *o,
+			 const struct ast_program *prog, int cpid,
 			 struct sema_probe **out)
 {
 	struct sema_probe *sp = arena_alloc(a, sizeof(*sp) *
 						       (prog->nprobes + 1));
 	struct probe_env env = { .arena = a, .diag = d, .params = o->params,
-				 .nparams = o->nparams, .pid = pid,
+				 .nparams = o->nparams, .pid = (int)o->pid,
+				 .cpid = cpid,
 				 .no_attach = o->verify || o->dry_run ||
 					      o->dump };
 	int rc = 0;
@@ -318,8 +319,8 @@ static int compile(struct run *r, const struct options *o,
 				   r->have_child ? r->child.pid : 0 };
 	struct sema_result sres;
 	/* -c without running has a stand-in child pid: still a process. */
-	int pid = o->cmd ? r->child.pid : (int)o->pid;
-	if (expand_probes(&r->arena, diag, o, pid, prog, &probes) < 0 ||
+	int cpid = o->cmd ? r->child.pid : 0;
+	if (expand_probes(&r->arena, diag, o, prog, cpid, &probes) < 0 ||
 	    sema_check(&r->arena, diag, prog, probes, &sopts, &sres) < 0)
 		return 1;
 	struct strbuf ir_text = STRBUF_INIT;

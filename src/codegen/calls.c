@@ -69,7 +69,7 @@ static struct val str_call(struct cg *g, struct ast_expr *e)
 	}
 	ir_reg dst = ir_reg_new(g->ir);
 	ir_slot_addr(g->ir, dst, s, 0);
-	bool user = src->type->kind == TY_PTR && src->type->is_user;
+	bool user = cg_user_addr(g, src->type);
 	cg_call(g, user ? BPF_FUNC_probe_read_user_str :
 			  BPF_FUNC_probe_read_kernel_str,
 		3, dst, len, p);
@@ -99,7 +99,7 @@ static struct val bytes_of(struct cg *g, struct ast_expr *a,
 		ir_reg p = cg_int(g, a);
 		ir_reg dst = ir_reg_new(g->ir);
 		ir_slot_addr(g->ir, dst, s, off);
-		cg_call(g, at->kind == TY_PTR && at->is_user ?
+		cg_call(g, cg_user_addr(g, at) ?
 				   BPF_FUNC_probe_read_user :
 				   BPF_FUNC_probe_read_kernel,
 			3, dst, ir_const(g->ir, n), p);
@@ -130,7 +130,7 @@ static struct val buf_call(struct cg *g, struct ast_expr *e)
 	ir_store_slot(g->ir, 4, s, 0, len);
 	ir_reg dst = ir_reg_new(g->ir);
 	ir_slot_addr(g->ir, dst, s, 4);
-	cg_call(g, a->type->kind == TY_PTR && a->type->is_user ?
+	cg_call(g, cg_user_addr(g, a->type) ?
 			   BPF_FUNC_probe_read_user : BPF_FUNC_probe_read_kernel,
 		3, dst, len, cg_int(g, a));
 	struct val v = { .kind = V_MEM, .type = t, .slot = s };
@@ -274,6 +274,8 @@ struct val cg_call_expr(struct cg *g, struct ast_expr *e)
 		cg_join(g, e);
 		return none();
 	}
+	if (!strcmp(n, "reg"))
+		return cg_reg_call(g, e);
 	if (!strcmp(n, "kstack") || !strcmp(n, "ustack")) {
 		cg_error(g, e->span, "%s is not supported yet", n);
 		return none();

@@ -74,8 +74,15 @@ struct val cg_expr(struct cg *g, struct ast_expr *e);
  * false when that layout does not hold it. */
 bool cg_ctx_offset(const struct probe_target *t, const char *name,
 		   uint32_t *off);
-/* How many arguments pt_regs holds (the ABI's argument registers). */
-uint32_t cg_ctx_max_regs_args(void);
+/* pt_regs.c: func, sargN and USDT's argN in pt_regs probes (false: not
+ * one of those); reg("name"). */
+bool cg_regs_builtin(struct cg *g, struct ast_expr *e, struct val *out);
+struct val cg_reg_call(struct cg *g, struct ast_expr *e);
+/* Whether an address of type t (a pointer, or an integer in a probe
+ * whose addresses are user space) is read from user memory. */
+bool cg_user_addr(struct cg *g, const struct type *t);
+/* codegen.c: the index of name in the table `probe` values index. */
+uint32_t cg_name_index(struct cg *g, const char *name);
 /* The value as an integer in a register (reads memory as needed). */
 ir_reg cg_int(struct cg *g, struct ast_expr *e);
 ir_reg cg_to_reg(struct cg *g, struct val v);

@@ -154,7 +154,7 @@ static void gen_block(struct cg *g, const struct ast_block *b)
 		gen_stmt(g, b->stmts[i]);
 }
 
-static uint32_t probe_name_index(struct cg *g, const char *name)
+uint32_t cg_name_index(struct cg *g, const char *name)
 {
 	struct compiled *c = g->out;
 	for (uint32_t i = 0; i < c->nprobe_names; i++)
@@ -175,7 +175,7 @@ static int gen_program(struct cg *g, struct ast_probe *p,
 {
 	g->ir = ir_new();
 	g->tgt = t;
-	g->probe_index = probe_name_index(g, t->name);
+	g->probe_index = cg_name_index(g, t->name);
 	g->vars.len = 0;
 	g->loops.len = 0;
 	declare_vars(g, &p->body);

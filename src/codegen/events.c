@@ -121,7 +121,7 @@ void cg_event(struct cg *g, enum event_kind kind, struct ast_expr **args,
 void cg_join(struct cg *g, struct ast_expr *e)
 {
 	struct ast_expr *argv = e->u.call.args.items[0];
-	bool user = argv->type->kind == TY_PTR && argv->type->is_user;
+	bool user = cg_user_addr(g, argv->type);
 	struct type *arr = type_new(g->arena, TY_ARRAY, JOIN_ARGS * JOIN_LEN);
 	arr->elem = type_string(g->arena, JOIN_LEN);
 	arr->count = JOIN_ARGS;

@@ -328,6 +328,9 @@ static struct val builtin(struct cg *g, struct ast_expr *e)
 	if (!strcmp(n, "func") && g->tgt->layout == CTXL_U64_ARRAY)
 		return reg_val(t, cg_call(g, BPF_FUNC_get_func_ip, 1,
 					  ir_ctx(g->ir)));
+	struct val pv;
+	if (cg_regs_builtin(g, e, &pv))
+		return pv;
 	uint32_t off;
 	if (cg_ctx_offset(g->tgt, n, &off)) {
 		struct val v = { .kind = V_CTX, .type = t, .ctx_off = off };

@@ -132,7 +132,6 @@ static int finish(Elf *elf, const char *name, struct elf_syms **out)
 	struct elf_syms *es = xcalloc(1, sizeof(*es));
 	es->path = xstrdup(name);
 	int err = read_elf(elf, es);
-	elf_end(elf);
 	if (err) {
 		elfsym_free(es);
 		return err;
@@ -141,7 +140,8 @@ static int finish(Elf *elf, const char *name, struct elf_syms **out)
 	return 0;
 }
 
-int elfsym_load(const char *path, struct elf_syms **out)
+int elfsym_with_elf(const char *path, int (*fn)(Elf *elf, void *ctx),
+		    void *ctx)
 {
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return -ENOSYS;
@@ -149,9 +149,28 @@ int elfsym_load(const char *path, struct elf_syms **out)
 	if (fd < 0)
 		return -errno;
 	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	int err = elf ? finish(elf, path, out) : -ENOEXEC;
+	int err = elf && elf_kind(elf) == ELF_K_ELF ? fn(elf, ctx) : -ENOEXEC;
+	if (elf)
+		elf_end(elf);
 	close(fd);
 	return err;
+}
+
+struct load_ctx {
+	const char *path;
+	struct elf_syms **out;
+};
+
+static int load_cb(Elf *elf, void *ctx)
+{
+	struct load_ctx *l = ctx;
+	return finish(elf, l->path, l->out);
+}
+
+int elfsym_load(const char *path, struct elf_syms **out)
+{
+	struct load_ctx l = { path, out };
+	return elfsym_with_elf(path, load_cb, &l);
 }
 
 int elfsym_load_mem(const void *image, size_t len, const char *name,
@@ -161,7 +180,11 @@ int elfsym_load_mem(const void *image, size_t len, const char *name,
 		return -ENOSYS;
 	/* elf_memory takes a non-const buffer but ELF_C_READ never writes. */
 	Elf *elf = elf_memory((char *)(uintptr_t)image, len);
-	return elf ? finish(elf, name, out) : -ENOEXEC;
+	if (!elf)
+		return -ENOEXEC;
+	int err = finish(elf, name, out);
+	elf_end(elf);
+	return err;
 }
 
 void elfsym_free(struct elf_syms *es)

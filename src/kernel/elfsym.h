@@ -44,6 +44,13 @@ int elfsym_load_mem(const void *image, size_t len, const char *name,
 		    struct elf_syms **out);
 void elfsym_free(struct elf_syms *es);
 
+/* Opens path with libelf and calls fn on it, for readers of other parts
+ * of ELF files (USDT notes). Returns fn's result, or -errno (-ENOEXEC: not
+ * an ELF file). */
+typedef struct Elf Elf;
+int elfsym_with_elf(const char *path, int (*fn)(Elf *elf, void *ctx),
+		    void *ctx);
+
 /* The function containing vaddr: the last symbol at or below it, if vaddr
  * is inside its size (or the symbol has no size and lies in the same
  * segment). NULL if none. *offset (may be NULL) gets vaddr - sym->addr. */

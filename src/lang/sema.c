@@ -15,6 +15,7 @@
 
 #include "kernel/btf.h"
 #include "kernel/kallsyms.h"
+#include "kernel/regs.h"
 #include "lang/ctypes.h"
 #include "runtime/fmt.h"
 #include "util/arena.h"
@@ -303,6 +304,9 @@ static const struct type *builtin_type(struct sema *s, struct ast_expr *e)
 			    probe_kind(s));
 			return &type_none;
 		}
+		/* a name known per target, printed from a table as `probe` */
+		if (s->tgt->func)
+			return type_new(s->arena, TY_PROBE, 8);
 		return type_new(s->arena, TY_KSYM, 8);
 	}
 	if ((n[0] == 'a' || n[0] == 's') && strstr(n, "arg")) {
@@ -404,8 +408,10 @@ static const struct type *check_cast(struct sema *s, struct ast_expr *e)
 		    tname(s, to));
 		return &type_none;
 	}
-	/* A cast pointer keeps the address space it came from. */
-	if (to->kind == TY_PTR && from->kind == TY_PTR && from->is_user)
+	/* A cast pointer keeps the address space it came from; an integer
+	 * becomes an address of the probe's space. */
+	if (to->kind == TY_PTR && (from->kind == TY_PTR ? from->is_user :
+						      tgt_has(s, CTX_USER)))
 		to = type_ptr(s->arena, to->elem, true);
 	return to;
 }
@@ -1252,6 +1258,18 @@ static const struct type *check_call(struct sema *s, struct ast_expr *e,
 			    probe_kind(s));
 			return &type_none;
 		}
+		if (!nargs_ok(s, e, 1, 1))
+			return &type_none;
+		if (arg(e, 0)->kind != E_STRING) {
+			err(s, arg(e, 0)->span, "reg() expects a string literal");
+			return &type_none;
+		}
+		if (regs_offset(arg(e, 0)->u.str.bytes) < 0) {
+			err(s, e->span, "'%s' is not a valid register on this "
+			    "architecture", arg(e, 0)->u.str.bytes);
+			return &type_none;
+		}
+		return &type_u64;
 	}
 	err(s, e->u.call.name_span, "unknown function %s()", n);
 	for (uint32_t i = 0; i < e->u.call.args.n; i++)

@@ -9,6 +9,9 @@ extern const struct provider probe_begin_prov, probe_end_prov,
 	probe_rawtracepoint_prov, probe_kfunc_prov, probe_kretfunc_prov,
 	probe_software_prov, probe_hardware_prov, probe_watchpoint_prov,
 	probe_asyncwatchpoint_prov;
+/* uprobe.c, usdt.c, kprobe.c */
+extern const struct provider probe_uprobe_prov, probe_uretprobe_prov,
+	probe_usdt_prov, probe_kprobe_prov, probe_kretprobe_prov;
 
 /* Parses a positive decimal count (or "$N", a positional parameter) from
  * an attach point part. Returns 0, -EINVAL when it is not a number, or
@@ -54,5 +57,29 @@ const char *probe_btf_name(struct arena *a, const char *type,
  * return value as "retval"). */
 int probe_btf_list(const char *type, bool tp, const char *pattern,
 		   bool verbose, FILE *out);
+
+struct elf_syms;
+/* uprobe.c, shared with usdt.c: the file an attach point's first part
+ * names (a path, or a library or program by name), in the arena; and its
+ * ELF symbols (elfsym_free them). Both report errors with a's span, kind
+ * ("uprobe", "usdt") leading the message, and return NULL then. */
+const char *probe_user_path(struct probe_env *env, const struct ast_attach *a,
+			    const char *kind);
+struct elf_syms *probe_user_elf(struct probe_env *env,
+				const struct ast_attach *a, const char *kind,
+				const char *path);
+/* kprobe.c: the provider ("kfunc", "kretfunc") that stands in for
+ * provider ("kprobe", "kretprobe") with attach point spec when kprobes
+ * cannot attach but fentry can, or NULL (an offset needs a kprobe). */
+const char *probe_kprobe_fallback(bool kprobes, bool fentry,
+				  const char *provider, const char *spec);
+/* For -l: the symbols of the file a pattern "KIND:PATH:REST" names (PATH
+ * resolved as an attach point's is, into path; no wildcards in it), and
+ * REST ("*" when absent). NULL when the pattern names no ELF file. */
+struct elf_syms *probe_user_list_elf(const char *pattern, const char *kind,
+				     char *path, size_t len, const char **rest);
+/* Attaches a uprobe or USDT target (t->a: path, t->offset, t->ref_ctr). */
+int probe_uprobe_attach(const struct probe_target *t, int prog_fd,
+			struct probe_attachment *att);
 
 #endif

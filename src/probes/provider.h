@@ -17,6 +17,7 @@
 struct arena;
 struct diag;
 struct type;
+struct usdt_arg;
 
 /* What a program's context holds; sema refuses builtins a probe lacks. */
 enum ctx_feature {
@@ -25,6 +26,7 @@ enum ctx_feature {
 	CTX_RETVAL = 1 << 2,
 	CTX_FUNC = 1 << 3,
 	CTX_REGS = 1 << 4,   /* reg("ip") */
+	CTX_USER = 1 << 5,   /* integers used as addresses are user space */
 };
 
 /* How codegen reaches the context's args. */
@@ -57,7 +59,14 @@ struct probe_target {
 	enum bpf_attach_type attach_type;
 	uint32_t btf_id;
 	int btf_obj_fd;    /* module BTF fd, 0 for vmlinux */
-	int pid;           /* per-process perf events (-p, -c); 0: all */
+	int32_t pid;       /* per-process perf events and uprobes: only that
+			      process; 0: all */
+	/* uprobe, usdt, kprobe: */
+	const char *func;  /* the probed function, which `func` names */
+	uint64_t offset;   /* file offset (uprobe), offset in func (kprobe) */
+	uint64_t ref_ctr;  /* USDT semaphore's file offset, 0: none */
+	bool retprobe;
+	const struct usdt_arg *uargs; /* usdt: where arg0..arg(nargs-1) are */
 };
 
 struct probe_env {
@@ -65,7 +74,11 @@ struct probe_env {
 	struct diag *diag;
 	char **params; /* positional parameters, for $1 in attach points */
 	int nparams;
-	int pid;          /* -p PID or the -c child, 0 when neither */
+	/* -p PID and the -c child (0: none). uprobes trace only the -p
+	 * process (bpftrace traces all under -c); per-process perf events
+	 * (watchpoints, usdt) take either. Library names are looked up in
+	 * the -p process's mappings. */
+	int pid, cpid;
 	/* Nothing will be attached (--dry-run, -d, --verify): a probe type
 	 * this kernel cannot attach is no error then. */
 	bool no_attach;
@@ -106,6 +119,11 @@ struct provider {
 	 * follow it, indented. NULL when the type has nothing to list
 	 * (BEGIN, interval, ...). Returns 0 or -errno. */
 	int (*list)(const char *pattern, bool verbose, FILE *out);
+	/* Why this kernel cannot attach t, as one sentence for the user
+	 * (what is missing, and what to use instead); NULL when it can. Asked
+	 * of every target before anything is attached, and not by --verify.
+	 * NULL hook: always attachable. */
+	const char *(*unavailable)(const struct probe_target *t);
 };
 
 /* The provider of a canonical probe type (ast_attach.provider), or NULL

@@ -75,7 +75,7 @@ static int expand(struct probe_env *env, const struct ast_attach *a,
 	t->a = a->parts[2];
 	t->period = addr;
 	t->id = (int32_t)len;
-	t->pid = env->pid;
+	t->pid = env->pid ? env->pid : env->cpid;
 	t->layout = CTXL_PERF;
 	t->features = CTX_REGS;
 	return 0;

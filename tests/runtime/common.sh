@@ -22,6 +22,8 @@
 #                    btf          /sys/kernel/btf/vmlinux exists
 #                    cpus:N       at least N online CPUs
 #                    cmd:NAME     NAME is on $PATH
+#                    uwl          the uprobe workload built (@UWL@)
+#                    nokprobes    the kernel has no kprobe PMU
 #   EXPECT         block: stdout must be exactly these lines (byte for byte,
 #                  each line ends with \n)
 #   EXPECT_REGEX   block: stdout must have as many lines, line i matching
@@ -36,6 +38,7 @@
 #   NOREF          why bpftrace cannot be the reference (bless.sh skips it)
 #
 # In PROG, ARGS, PARAMS and CMD: @WL@ is the workload binary (wl.c),
+# @UWL@ and @UWLNP@ the uprobe/USDT workload (uwl.c) as a PIE and not,
 # @TMP@ a scratch directory of the test, emptied before the run, @BGPID@ the
 # pid of the BG command, @WLSYM:NAME@ the address (0x...) of symbol NAME in
 # the workload binary (from nm).
@@ -88,6 +91,8 @@ has_key() { case "$T_KEYS" in *" $1 "*) return 0 ;; esac; return 1; }
 subst() {
 	local s=$1
 	s=${s//@WL@/$WL}
+	s=${s//@UWL@/$UWL}
+	s=${s//@UWLNP@/$UWLNP}
 	s=${s//@TMP@/$TMPD}
 	s=${s//@BGPID@/${BGPID:-}}
 	local sym addr
@@ -111,6 +116,8 @@ missing_requirement() {
 		btf) [ -f /sys/kernel/btf/vmlinux ] || { echo "no kernel BTF"; return; } ;;
 		cpus:*) [ "$(nproc)" -ge "${w#cpus:}" ] || { echo "needs ${w#cpus:} CPUs"; return; } ;;
 		cmd:*) command -v "${w#cmd:}" >/dev/null || { echo "no ${w#cmd:} command"; return; } ;;
+		nokprobes) [ ! -e /sys/bus/event_source/devices/kprobe ] || { echo "this kernel has kprobes (the test is of the error without them)"; return; } ;;
+		uwl) [ -x "$UWLNP" ] || { echo "uwl.c did not build (no <sys/sdt.h>?)"; return; } ;;
 		*) echo "unknown requirement $w"; return ;;
 		esac
 	done
@@ -119,9 +126,17 @@ missing_requirement() {
 TRACEFS=/sys/kernel/tracing
 [ -d $TRACEFS/events ] || TRACEFS=/sys/kernel/debug/tracing
 
-# build_workload DIR: compiles wl.c into DIR/wl (sets WL).
+# build_workload DIR: compiles wl.c into DIR/wl (sets WL), and uwl.c into
+# DIR/uwl (PIE) and DIR/uwlnp (-no-pie), setting UWL and UWLNP.
 build_workload() {
 	mkdir -p "$1"
+	UWL=$1/uwl UWLNP=$1/uwlnp
+	if [ ! -x "$UWLNP" ] || [ "$RTDIR/uwl.c" -nt "$UWLNP" ]; then
+		# tests that need it say REQUIRES: uwl
+		${CC:-cc} -O2 -fPIE -pie -o "$UWL" "$RTDIR/uwl.c" &&
+			${CC:-cc} -O2 -fno-pie -no-pie -o "$UWLNP" "$RTDIR/uwl.c" ||
+			rm -f "$UWL" "$UWLNP"
+	fi
 	WL=$1/wl
 	if [ ! -x "$WL" ] || [ "$RTDIR/wl.c" -nt "$WL" ]; then
 		${CC:-cc} -O2 -static -o "$WL" "$RTDIR/wl.c" 2>/dev/null ||

@@ -585,9 +585,9 @@ TEST(provider_errors)
 		     "stdin:1:1: error: tracepoint probe type requires 2 "
 		     "arguments",
 		     "syscalls", NULL);
-	EXPECT_ERROR("kprobe:do_nanosleep", "kprobe",
-		     "stdin:1:1: error: kprobe probes are not supported yet",
-		     "do_nanosleep", NULL);
+	EXPECT_ERROR("kprobe:a:b", "kprobe",
+		     "stdin:1:1: error: kprobe probe type requires 1 argument",
+		     "a", "b", NULL);
 	EXPECT_ERROR("BEGIN:x", "BEGIN",
 		     "stdin:1:1: error: BEGIN probes take no arguments", "x",
 		     NULL);

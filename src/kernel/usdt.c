@@ -1,0 +1,228 @@
+#include "kernel/usdt.h"
+
+#include <errno.h>
+#include <gelf.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernel/elfsym.h"
+#include "kernel/regs.h"
+#include "util/xalloc.h"
+
+#define NT_STAPSDT 3
+
+/* "%reg" with the '%' already consumed: the register's name runs to a
+ * delimiter. */
+static int reg_at(const char **p, uint32_t *off)
+{
+	char name[16];
+	size_t n = strcspn(*p, ",) ");
+	if (n == 0 || n >= sizeof(name))
+		return -EINVAL;
+	memcpy(name, *p, n);
+	name[n] = 0;
+	*p += n;
+	if (!strcmp(name, "rip"))
+		return 1; /* position-dependent: not readable here */
+	int r = regs_asm_offset(name);
+	if (r < 0)
+		return -EINVAL;
+	*off = (uint32_t)r;
+	return 0;
+}
+
+int usdt_parse_arg(const char *spec, struct usdt_arg *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->text = spec;
+	const char *p = spec, *at = strchr(spec, '@');
+	long size = 8;
+	if (at) {
+		char *end;
+		size = strtol(spec, &end, 10);
+		if (end != at)
+			return -EINVAL;
+		p = at + 1;
+	}
+	out->is_signed = size < 0;
+	size = labs(size);
+	if (size != 1 && size != 2 && size != 4 && size != 8)
+		return -EINVAL;
+	out->size = (uint8_t)size;
+	char *end;
+	if (*p == '$') {
+		/* a constant: a number, or a symbol's address (unusable) */
+		out->kind = USDT_ARG_CONST;
+		errno = 0;
+		out->val = strtoll(p + 1, &end, 0);
+		if (end == p + 1 || *end || errno)
+			out->kind = USDT_ARG_BAD;
+		return 0;
+	}
+	if (*p == '%') {
+		p++;
+		int r = reg_at(&p, &out->reg);
+		if (r < 0 || *p)
+			return -EINVAL;
+		out->kind = r ? USDT_ARG_BAD : USDT_ARG_REG;
+		return 0;
+	}
+	/* DISP(%reg), (%reg), or forms with an index or a symbol */
+	out->kind = USDT_ARG_MEM;
+	if (*p != '(') {
+		errno = 0;
+		out->val = strtoll(p, &end, 0);
+		if (end == p || errno) {
+			out->kind = USDT_ARG_BAD; /* sym(%rip), sym+4(%rip) */
+			return 0;
+		}
+		p = end;
+	}
+	if (p[0] != '(' || p[1] != '%')
+		return -EINVAL;
+	p += 2;
+	int r = reg_at(&p, &out->reg);
+	if (r < 0)
+		return -EINVAL;
+	if (r || *p != ')' || p[1])
+		out->kind = USDT_ARG_BAD; /* %rip-relative, or an index */
+	return 0;
+}
+
+/* An argument that does not parse is kept as USDT_ARG_BAD: the probe
+ * stays usable, only that argument is not. */
+static void parse_args(const char *s, struct usdt_probe *pr)
+{
+	char *copy = xstrdup(s), *save = NULL;
+	for (char *tok = strtok_r(copy, " ", &save); tok;
+	     tok = strtok_r(NULL, " ", &save)) {
+		pr->args = xreallocarray(pr->args, pr->nargs + 1,
+					 sizeof(*pr->args));
+		struct usdt_arg *a = &pr->args[pr->nargs++];
+		if (usdt_parse_arg(tok, a) < 0)
+			a->kind = USDT_ARG_BAD;
+		a->text = xstrdup(tok);
+	}
+	free(copy);
+}
+
+/* One note's descriptor: pc, base and semaphore addresses (words of the
+ * file's class), then provider, name and argument strings. A note that is
+ * malformed or points outside the file's segments is skipped. */
+static void add_note(struct usdt_probes *out, const struct elf_syms *es,
+		    const char *desc, size_t len, size_t word,
+		    const GElf_Shdr *base_sh)
+{
+	uint64_t addr[3] = { 0 };
+	if (len < 3 * word)
+		return;
+	for (int i = 0; i < 3; i++) {
+		if (word == 8) {
+			memcpy(&addr[i], desc + 8 * i, 8);
+		} else {
+			uint32_t w;
+			memcpy(&w, desc + 4 * i, 4);
+			addr[i] = w;
+		}
+	}
+	const char *prov = desc + 3 * word, *end = desc + len;
+	const char *name = memchr(prov, 0, (size_t)(end - prov));
+	const char *args = name ? memchr(name + 1, 0, (size_t)(end - name - 1))
+				: NULL;
+	if (!args || !memchr(args + 1, 0, (size_t)(end - args - 1)))
+		return;
+	name++, args++;
+	/* Prelinking moves the code but not the notes: .stapsdt.base says
+	 * by how much. */
+	uint64_t pc = addr[0];
+	if (base_sh && addr[1])
+		pc += base_sh->sh_addr - addr[1];
+	struct usdt_probe pr = { 0 };
+	if (elfsym_vaddr_to_off(es, pc, &pr.pc_off) ||
+	    (addr[2] && elfsym_vaddr_to_off(es, addr[2], &pr.sema_off)))
+		return;
+	pr.provider = xstrdup(prov);
+	pr.name = xstrdup(name);
+	parse_args(args, &pr);
+	out->probes = xreallocarray(out->probes, out->n + 1,
+				    sizeof(*out->probes));
+	out->probes[out->n++] = pr;
+}
+
+static int read_notes(Elf *elf, const struct elf_syms *es,
+		      struct usdt_probes *out)
+{
+	GElf_Ehdr eh;
+	size_t shstrndx;
+	if (!gelf_getehdr(elf, &eh) || elf_getshdrstrndx(elf, &shstrndx))
+		return -ENOEXEC;
+	size_t word = eh.e_ident[EI_CLASS] == ELFCLASS64 ? 8 : 4;
+	Elf_Scn *scn = NULL, *notes = NULL;
+	GElf_Shdr sh, base_sh;
+	bool have_base = false;
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		const char *n = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (!n)
+			continue;
+		if (!strcmp(n, ".stapsdt.base")) {
+			base_sh = sh;
+			have_base = true;
+		} else if (!strcmp(n, ".note.stapsdt") &&
+			   sh.sh_type == SHT_NOTE) {
+			notes = scn;
+		}
+	}
+	if (!notes)
+		return 0;
+	Elf_Data *data = elf_getdata(notes, NULL);
+	if (!data)
+		return -ENOEXEC;
+	GElf_Nhdr nh;
+	size_t off = 0, name_off, desc_off;
+	while ((off = gelf_getnote(data, off, &nh, &name_off, &desc_off))) {
+		if (nh.n_type != NT_STAPSDT || nh.n_namesz != 8 ||
+		    memcmp((char *)data->d_buf + name_off, "stapsdt", 8))
+			continue;
+		add_note(out, es, (char *)data->d_buf + desc_off, nh.n_descsz,
+			 word, have_base ? &base_sh : NULL);
+	}
+	return 0;
+}
+
+struct load_ctx {
+	const struct elf_syms *es;
+	struct usdt_probes *out;
+};
+
+static int load_cb(Elf *elf, void *ctx)
+{
+	struct load_ctx *l = ctx;
+	return read_notes(elf, l->es, l->out);
+}
+
+int usdt_load(const char *path, const struct elf_syms *es,
+	      struct usdt_probes *out)
+{
+	memset(out, 0, sizeof(*out));
+	struct load_ctx l = { es, out };
+	int err = elfsym_with_elf(path, load_cb, &l);
+	if (err)
+		usdt_free(out);
+	return err;
+}
+
+void usdt_free(struct usdt_probes *p)
+{
+	for (uint32_t i = 0; i < p->n; i++) {
+		struct usdt_probe *pr = &p->probes[i];
+		for (uint32_t k = 0; k < pr->nargs; k++)
+			free((char *)pr->args[k].text);
+		free(pr->args);
+		free((char *)pr->provider);
+		free((char *)pr->name);
+	}
+	free(p->probes);
+	memset(p, 0, sizeof(*p));
+}

@@ -1,0 +1,54 @@
+/*
+ * USDT probes from an ELF file's .note.stapsdt notes (systemtap's <sys/sdt.h>
+ * format, which DTRACE_PROBE and friends emit): provider, name, the probe's
+ * address and its semaphore, both as file offsets, and where each argument
+ * is, parsed from the note's spec string ("-4@%eax 8@-8(%rbp) -4@$5").
+ */
+#ifndef SONDE_USDT_H
+#define SONDE_USDT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum usdt_arg_kind {
+	USDT_ARG_CONST, /* $N */
+	USDT_ARG_REG,   /* %reg */
+	USDT_ARG_MEM,   /* DISP(%reg): user memory */
+	USDT_ARG_BAD,   /* a form sonde cannot read (%rip-relative, index) */
+};
+
+struct usdt_arg {
+	enum usdt_arg_kind kind;
+	uint8_t size;   /* 1, 2, 4 or 8 bytes */
+	bool is_signed;
+	uint32_t reg;   /* REG, MEM: the pt_regs offset of the register */
+	int64_t val;    /* CONST: the value; MEM: the displacement */
+	const char *text; /* as written in the note, for errors */
+};
+
+struct usdt_probe {
+	const char *provider, *name;
+	uint64_t pc_off;      /* file offset of the probe's nop */
+	uint64_t sema_off;    /* file offset of the semaphore, 0: none */
+	uint32_t nargs;
+	struct usdt_arg *args;
+};
+
+struct usdt_probes {
+	struct usdt_probe *probes;
+	uint32_t n;
+};
+
+struct elf_syms;
+/* Reads the probes of ELF file path (none is not an error); es, the same
+ * file's symbols, turns addresses into file offsets. Returns 0, or -errno
+ * (-ENOEXEC: not an ELF file). */
+int usdt_load(const char *path, const struct elf_syms *es,
+	      struct usdt_probes *out);
+void usdt_free(struct usdt_probes *p);
+
+/* Parses one argument spec ("-4@%eax"). Returns 0 or -EINVAL; unreadable
+ * but well-formed forms give USDT_ARG_BAD and 0. */
+int usdt_parse_arg(const char *spec, struct usdt_arg *out);
+
+#endif

@@ -1,0 +1,206 @@
+/* kprobe:FUNC, kprobe:FUNC+OFFSET and kretprobe:FUNC through the kprobe
+ * PMU, with wildcards over the traceable functions. Where kprobes cannot
+ * attach but fentry can, kprobe:FUNC becomes kfunc:FUNC by itself; where
+ * neither can, the programs still load (so --verify checks them) and the
+ * run stops before attaching anything, saying why. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernel/features.h"
+#include "kernel/glob.h"
+#include "kernel/kallsyms.h"
+#include "kernel/perf.h"
+#include "kernel/regs.h"
+#include "probes/impl.h"
+#include "util/arena.h"
+#include "util/diag.h"
+
+const char *probe_kprobe_fallback(bool kprobes, bool fentry,
+				  const char *provider, const char *spec)
+{
+	if (kprobes || !fentry || strchr(spec, '+'))
+		return NULL;
+	return strcmp(provider, "kretprobe") ? "kfunc" : "kretfunc";
+}
+
+/* Calls fn for each traceable kernel function matching pat, each name
+ * once: available_filter_functions lists exactly those kprobes accept;
+ * where it cannot be read, the text symbols of kallsyms stand in. Stops
+ * when fn returns non-zero and returns that; else 0, or -errno. */
+static int each_function(const char *pat,
+			 int (*fn)(const char *name, void *ctx), void *ctx)
+{
+	FILE *f = fopen("/sys/kernel/tracing/available_filter_functions", "r");
+	if (!f)
+		f = fopen("/sys/kernel/debug/tracing/"
+			  "available_filter_functions", "r");
+	bool syms = !f;
+	if (syms && !(f = fopen("/proc/kallsyms", "r")))
+		return -errno;
+	char line[512], prev[512] = "";
+	int rc = 0;
+	while (!rc && fgets(line, sizeof(line), f)) {
+		char *name = line;
+		if (syms) {
+			char kind;
+			int n = 0;
+			if (sscanf(line, "%*s %c %n", &kind, &n) != 1 || !n ||
+			    (kind != 't' && kind != 'T'))
+				continue;
+			name = line + n;
+		}
+		name[strcspn(name, " \t\n")] = 0;
+		/* duplicates (static functions of the same name) are adjacent
+		 * often enough; the rest are harmless */
+		if (!*name || !strcmp(name, prev) || !glob_match(pat, name))
+			continue;
+		snprintf(prev, sizeof(prev), "%s", name);
+		rc = fn(name, ctx);
+	}
+	fclose(f);
+	return rc;
+}
+
+struct adder {
+	struct probe_env *env;
+	const struct ast_attach *a;
+	struct probe_target **out;
+	uint32_t *n;
+};
+
+static int add(const char *spec, void *ctx)
+{
+	struct adder *ad = ctx;
+	struct arena *ar = ad->env->arena;
+	bool ret = !strcmp(ad->a->provider, "kretprobe");
+	struct probe_target *t = probe_target_add(ar, ad->out, ad->n);
+	t->prov = ret ? &probe_kretprobe_prov : &probe_kprobe_prov;
+	t->name = arena_printf(ar, "%s:%s", ad->a->provider, spec);
+	char *func = arena_strdup(ar, spec);
+	char *plus = strchr(func, '+');
+	if (plus) {
+		*plus = 0;
+		t->offset = strtoull(plus + 1, NULL, 0);
+	}
+	t->func = func;
+	t->retprobe = ret;
+	t->layout = CTXL_PT_REGS;
+	t->features = CTX_REGS | CTX_FUNC | (ret ? CTX_RETVAL : CTX_ARGN);
+	t->nargs = ret ? 0 : regs_nargs();
+	return 0;
+}
+
+static int expand(struct probe_env *env, const struct ast_attach *a,
+		  struct probe_target **out, uint32_t *n)
+{
+	bool ret = !strcmp(a->provider, "kretprobe");
+	if (a->nparts != 1 || !a->parts[0][0]) {
+		diag_error(env->diag, a->span, "%s probe type requires 1 "
+			   "argument", a->provider);
+		return -1;
+	}
+	const char *spec = a->parts[0];
+	const char *alt = probe_kprobe_fallback(feat_has(FEAT_KPROBE),
+						feat_has(FEAT_FENTRY),
+						a->provider, spec);
+	const struct provider *kf = alt ? probe_provider(alt) : NULL;
+	if (kf) {
+		struct ast_attach fa = *a;
+		fa.provider = alt;
+		return kf->expand(env, &fa, out, n);
+	}
+	const char *plus = strchr(spec, '+');
+	if (plus) {
+		char *end;
+		strtoull(plus + 1, &end, 0);
+		if (ret || !plus[1] || *end || glob_has_wildcard(spec)) {
+			diag_error(env->diag, a->span, ret ?
+				   "kretprobe probes cannot take an offset" :
+				   "bad offset '%s'", plus + 1);
+			return -1;
+		}
+	}
+	struct adder ad = { env, a, out, n };
+	if (!glob_has_wildcard(spec))
+		return add(spec, &ad);
+	uint32_t before = *n;
+	int err = each_function(spec, add, &ad);
+	if (err < 0) {
+		diag_error(env->diag, a->span, "cannot list the kernel's "
+			   "functions: %s", strerror(-err));
+		return -1;
+	}
+	if (*n == before) {
+		diag_error(env->diag, a->span, "no kernel function matches %s",
+			   spec);
+		return -1;
+	}
+	return 0;
+}
+
+static const char *unavailable(const struct probe_target *t)
+{
+	if (feat_has(FEAT_KPROBE))
+		return NULL;
+	static char why[512];
+	snprintf(why, sizeof(why), "%ss are not available on this kernel "
+		 "(%s); use %s instead", t->prov->name,
+		 feat_reason(FEAT_KPROBE),
+		 feat_has(FEAT_FENTRY) ? "kfunc: or tracepoint: probes" :
+					 "tracepoint: or rawtracepoint: probes");
+	return why;
+}
+
+static int attach(const struct probe_target *t, int prog_fd,
+		  struct probe_attachment *att)
+{
+	/* cpu 0 with pid -1: the program runs on every CPU regardless */
+	return probe_attach_perf(perf_open_kprobe(t->func, t->offset,
+						  t->retprobe, 0),
+				 prog_fd, att);
+}
+
+struct lister {
+	const char *pattern; /* on the full name, or NULL: matched */
+	FILE *out;
+};
+
+static int print_match(const char *name, void *ctx)
+{
+	struct lister *l = ctx;
+	char full[512];
+	snprintf(full, sizeof(full), "kprobe:%s", name);
+	if (!l->pattern || glob_match(l->pattern, full))
+		fprintf(l->out, "%s\n", full);
+	return 0;
+}
+
+static int list(const char *pattern, bool verbose, FILE *out)
+{
+	if (!feat_has(FEAT_KPROBE))
+		return 0;
+	/* "kprobe:PAT" filters by function name as the functions are read */
+	bool own = !strncmp(pattern, "kprobe:", 7);
+	struct lister l = { own ? NULL : pattern, out };
+	int err = each_function(own ? pattern + 7 : "*", print_match, &l);
+	return err < 0 ? err : 0;
+}
+
+const struct provider probe_kprobe_prov = {
+	.name = "kprobe",
+	.prog_type = BPF_PROG_TYPE_KPROBE,
+	.expand = expand,
+	.attach = attach,
+	.unavailable = unavailable,
+	.list = list,
+};
+
+const struct provider probe_kretprobe_prov = {
+	.name = "kretprobe",
+	.prog_type = BPF_PROG_TYPE_KPROBE,
+	.expand = expand,
+	.attach = attach,
+	.unavailable = unavailable,
+};

@@ -1,0 +1,167 @@
+/* The pieces of uprobe, USDT and kprobe support that need no kernel: USDT
+ * argument specs and notes (of this very binary), register names, library
+ * name matching, and when kprobes fall back to fentry. */
+#include "check.h"
+
+#include <errno.h>
+#include <linux/ptrace.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sdt.h>
+
+#include "kernel/elfsym.h"
+#include "kernel/regs.h"
+#include "kernel/usdt.h"
+#include "kernel/usrpath.h"
+#include "probes/impl.h"
+
+TEST(usdt_arg_specs)
+{
+	struct usdt_arg a;
+	CHECK(usdt_parse_arg("-4@%eax", &a) == 0);
+	CHECK(a.kind == USDT_ARG_REG && a.size == 4 && a.is_signed);
+	CHECK(a.reg == offsetof(struct pt_regs, rax));
+	CHECK(usdt_parse_arg("8@%r8", &a) == 0);
+	CHECK(a.kind == USDT_ARG_REG && a.size == 8 && !a.is_signed);
+	CHECK(a.reg == offsetof(struct pt_regs, r8));
+	CHECK(usdt_parse_arg("-4@$-1", &a) == 0);
+	CHECK(a.kind == USDT_ARG_CONST && a.val == -1);
+	CHECK(usdt_parse_arg("-8@$1000000000000", &a) == 0);
+	CHECK(a.kind == USDT_ARG_CONST && a.val == 1000000000000LL);
+	CHECK(usdt_parse_arg("8@-8(%rbp)", &a) == 0);
+	CHECK(a.kind == USDT_ARG_MEM && a.val == -8);
+	CHECK(a.reg == offsetof(struct pt_regs, rbp));
+	CHECK(usdt_parse_arg("2@(%r12)", &a) == 0);
+	CHECK(a.kind == USDT_ARG_MEM && a.val == 0 && a.size == 2);
+	CHECK(a.reg == offsetof(struct pt_regs, r12));
+	/* well-formed but unreadable here */
+	CHECK(usdt_parse_arg("8@counter(%rip)", &a) == 0);
+	CHECK(a.kind == USDT_ARG_BAD);
+	CHECK(usdt_parse_arg("4@8(%rax,%rbx,4)", &a) == 0);
+	CHECK(a.kind == USDT_ARG_BAD);
+	/* malformed */
+	CHECK(usdt_parse_arg("3@%eax", &a) == -EINVAL);
+	CHECK(usdt_parse_arg("4@%nosuch", &a) == -EINVAL);
+	CHECK(usdt_parse_arg("4@%ah", &a) == -EINVAL);
+}
+
+int sondetest_with_probe(int x);
+__attribute__((noinline)) int sondetest_with_probe(int x)
+{
+	long y = x * 7L;
+	DTRACE_PROBE2(sondetest, twoargs, x, y);
+	return (int)y;
+}
+
+TEST(usdt_notes_of_self)
+{
+	struct elf_syms *es;
+	CHECK(sondetest_with_probe(3) == 21);
+	CHECK(elfsym_load("/proc/self/exe", &es) == 0);
+	if (check_failed_)
+		return;
+	struct usdt_probes up;
+	CHECK(usdt_load("/proc/self/exe", es, &up) == 0);
+	const struct usdt_probe *p = NULL;
+	for (uint32_t i = 0; i < up.n; i++)
+		if (!strcmp(up.probes[i].provider, "sondetest") &&
+		    !strcmp(up.probes[i].name, "twoargs"))
+			p = &up.probes[i];
+	CHECK(p != NULL);
+	if (p) {
+		CHECK(p->nargs == 2 && p->sema_off == 0);
+		CHECK(p->args[0].size == 4 && p->args[0].is_signed);
+		CHECK(p->args[1].size == 8 && p->args[1].is_signed);
+		/* the site is inside sondetest_with_probe, in file offsets */
+		const struct elf_sym *f = elfsym_find(es, "sondetest_with_probe");
+		uint64_t start, vaddr;
+		CHECK(f && elfsym_vaddr_to_off(es, f->addr, &start) == 0);
+		CHECK(elfsym_off_to_vaddr(es, p->pc_off, &vaddr) == 0);
+		CHECK(f && elfsym_lookup(es, vaddr, NULL) == f);
+	}
+	usdt_free(&up);
+	elfsym_free(es);
+}
+
+TEST(register_names)
+{
+	CHECK(regs_offset("ip") == (int)offsetof(struct pt_regs, rip));
+	CHECK(regs_offset("di") == (int)offsetof(struct pt_regs, rdi));
+	CHECK(regs_offset("orig_ax") == (int)offsetof(struct pt_regs, orig_rax));
+	CHECK(regs_offset("rip") == -ENOENT); /* bpftrace's names only */
+	CHECK(regs_asm_offset("r8d") == (int)offsetof(struct pt_regs, r8));
+	CHECK(regs_asm_offset("r15w") == (int)offsetof(struct pt_regs, r15));
+	CHECK(regs_asm_offset("sil") == (int)offsetof(struct pt_regs, rsi));
+	CHECK(regs_asm_offset("r16") == -ENOENT);
+	CHECK(regs_nargs() == 6);
+	CHECK(regs_arg_offset(3) == offsetof(struct pt_regs, rcx));
+}
+
+TEST(library_names)
+{
+	CHECK(usrpath_lib_matches("libc", "libc.so.6"));
+	CHECK(usrpath_lib_matches("c", "libc.so.6"));
+	CHECK(usrpath_lib_matches("libc.so.6", "libc.so.6"));
+	CHECK(!usrpath_lib_matches("libc", "libcap.so.2"));
+	CHECK(!usrpath_lib_matches("c", "libcrypt.so.1"));
+	char path[4096];
+	CHECK(usrpath_resolve("./rel/path", 0, path, sizeof(path)) == 0);
+	CHECK_STR(path, "./rel/path");
+	CHECK(usrpath_resolve("no_such_library_xyz", 0, path,
+			      sizeof(path)) == -ENOENT);
+	int err = usrpath_resolve("libc", 0, path, sizeof(path));
+	CHECK(err == 0 && strstr(path, "/libc.so"));
+}
+
+TEST(kprobe_fallback)
+{
+	CHECK_STR(probe_kprobe_fallback(false, true, "kprobe", "vfs_read"),
+		  "kfunc");
+	CHECK_STR(probe_kprobe_fallback(false, true, "kretprobe", "vfs_*"),
+		  "kretfunc");
+	CHECK(!probe_kprobe_fallback(true, true, "kprobe", "vfs_read"));
+	CHECK(!probe_kprobe_fallback(false, false, "kprobe", "vfs_read"));
+	CHECK(!probe_kprobe_fallback(false, true, "kprobe", "vfs_read+4"));
+}
+
+/* Runs the -l hook of provider on pattern; returns what it printed. */
+static char *listed(const char *provider, const char *pattern)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	const struct provider *p = probe_provider(provider);
+	CHECK(f && p && p->list && p->list(pattern, false, f) == 0);
+	if (f)
+		fclose(f);
+	return buf;
+}
+
+TEST(listing)
+{
+	char *s = listed("uprobe", "uprobe:/proc/self/exe:sondetest_*");
+	CHECK_STR(s, "uprobe:/proc/self/exe:sondetest_with_probe\n");
+	free(s);
+	s = listed("usdt", "usdt:/proc/self/exe:sondetest:*");
+	CHECK_STR(s, "usdt:/proc/self/exe:sondetest:twoargs\n");
+	free(s);
+	s = listed("usdt", "usdt:/proc/self/exe:twoargs");
+	CHECK_STR(s, "usdt:/proc/self/exe:sondetest:twoargs\n");
+	free(s);
+	s = listed("uprobe", "uprobe:*");
+	CHECK_STR(s, "");
+	free(s);
+}
+
+int main(void)
+{
+	RUN(usdt_arg_specs);
+	RUN(usdt_notes_of_self);
+	RUN(register_names);
+	RUN(library_names);
+	RUN(kprobe_fallback);
+	RUN(listing);
+	return check_done();
+}
