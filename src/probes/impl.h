@@ -13,6 +13,14 @@ extern const struct provider probe_begin_prov, probe_end_prov,
 extern const struct provider probe_uprobe_prov, probe_uretprobe_prov,
 	probe_usdt_prov, probe_kprobe_prov, probe_kretprobe_prov;
 
+/* For probe types this kernel cannot attach: unless nothing will be
+ * attached (--dry-run, -d, --verify), reports at a's span "<type> probes
+ * cannot run here: <why feature f is missing>; use <alt> instead" and
+ * returns true. Checked in expand, so nothing is ever attached first. */
+#include "kernel/features.h"
+bool probe_refuse(struct probe_env *env, const struct ast_attach *a,
+		  enum feat_id f, const char *alt);
+
 /* Parses a positive decimal count (or "$N", a positional parameter) from
  * an attach point part. Returns 0, -EINVAL when it is not a number, or
  * -ERANGE when it is zero or does not fit. */

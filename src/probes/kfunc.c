@@ -89,16 +89,11 @@ static int expand(struct probe_env *env, const struct ast_attach *a,
 	}
 	/* Checked after the lookup so that --dry-run still finds typing
 	 * errors on kernels that refuse fentry. */
-	if (!feat_has(FEAT_FENTRY) && !env->no_attach) {
-		diag_error(env->diag, a->span, "%s probes cannot run here: "
-			   "%s; use %s instead",
-			   kind, feat_reason(FEAT_FENTRY),
-			   feat_has(FEAT_KPROBE) ?
-				   (is_return(kind) ? "kretprobe:FUNCTION" :
-						      "kprobe:FUNCTION") :
-				   "a tracepoint or rawtracepoint");
+	if (probe_refuse(env, a, FEAT_FENTRY, feat_has(FEAT_KPROBE) ?
+				 (is_return(kind) ? "kretprobe:FUNCTION" :
+						    "kprobe:FUNCTION") :
+				 "a tracepoint or rawtracepoint"))
 		return -1;
-	}
 	return 0;
 }
 

@@ -111,6 +111,10 @@ static int expand(struct probe_env *env, const struct ast_attach *a,
 		fa.provider = alt;
 		return kf->expand(env, &fa, out, n);
 	}
+	if (probe_refuse(env, a, FEAT_KPROBE, feat_has(FEAT_FENTRY) ?
+				 "kfunc: or tracepoint: probes" :
+				 "tracepoint: or rawtracepoint: probes"))
+		return -1;
 	const char *plus = strchr(spec, '+');
 	if (plus) {
 		char *end;
@@ -138,19 +142,6 @@ static int expand(struct probe_env *env, const struct ast_attach *a,
 		return -1;
 	}
 	return 0;
-}
-
-static const char *unavailable(const struct probe_target *t)
-{
-	if (feat_has(FEAT_KPROBE))
-		return NULL;
-	static char why[512];
-	snprintf(why, sizeof(why), "%ss are not available on this kernel "
-		 "(%s); use %s instead", t->prov->name,
-		 feat_reason(FEAT_KPROBE),
-		 feat_has(FEAT_FENTRY) ? "kfunc: or tracepoint: probes" :
-					 "tracepoint: or rawtracepoint: probes");
-	return why;
 }
 
 static int attach(const struct probe_target *t, int prog_fd,
@@ -193,7 +184,6 @@ const struct provider probe_kprobe_prov = {
 	.prog_type = BPF_PROG_TYPE_KPROBE,
 	.expand = expand,
 	.attach = attach,
-	.unavailable = unavailable,
 	.list = list,
 };
 
@@ -202,5 +192,4 @@ const struct provider probe_kretprobe_prov = {
 	.prog_type = BPF_PROG_TYPE_KPROBE,
 	.expand = expand,
 	.attach = attach,
-	.unavailable = unavailable,
 };

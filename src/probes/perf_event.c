@@ -44,13 +44,10 @@ static int expand(struct probe_env *env, const struct ast_attach *a,
 			   "integer, not '%s'", kind, a->parts[1]);
 		return -1;
 	}
-	if (p == &probe_hardware_prov && !feat_has(FEAT_HW_EVENTS) &&
-	    !env->no_attach) {
-		diag_error(env->diag, a->span, "hardware probes cannot run "
-			   "here: %s; use software:cpu-clock or profile:hz "
-			   "instead", feat_reason(FEAT_HW_EVENTS));
+	if (p == &probe_hardware_prov &&
+	    probe_refuse(env, a, FEAT_HW_EVENTS,
+			 "software:cpu-clock or profile:hz"))
 		return -1;
-	}
 	struct probe_target *t = probe_target_add(env->arena, out, n);
 	t->prov = p;
 	/* As written, as bpftrace's `probe` prints it. */

@@ -38,6 +38,16 @@ int probe_expand(struct probe_env *env, const struct ast_attach *a,
 	return p->expand(env, a, out, n);
 }
 
+bool probe_refuse(struct probe_env *env, const struct ast_attach *a,
+		  enum feat_id f, const char *alt)
+{
+	if (feat_has(f) || env->no_attach)
+		return false;
+	diag_error(env->diag, a->span, "%s probes cannot run here: %s; use %s "
+		   "instead", a->provider, feat_reason(f), alt);
+	return true;
+}
+
 struct probe_target *probe_target_add(struct arena *a,
 				      struct probe_target **arr, uint32_t *n)
 {

@@ -119,11 +119,6 @@ struct provider {
 	 * follow it, indented. NULL when the type has nothing to list
 	 * (BEGIN, interval, ...). Returns 0 or -errno. */
 	int (*list)(const char *pattern, bool verbose, FILE *out);
-	/* Why this kernel cannot attach t, as one sentence for the user
-	 * (what is missing, and what to use instead); NULL when it can. Asked
-	 * of every target before anything is attached, and not by --verify.
-	 * NULL hook: always attachable. */
-	const char *(*unavailable)(const struct probe_target *t);
 };
 
 /* The provider of a canonical probe type (ast_attach.provider), or NULL

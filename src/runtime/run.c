@@ -136,25 +136,6 @@ static int run_once(struct run *r, uint32_t i)
 	return 0;
 }
 
-/* Refuses, before anything is attached, a target this kernel cannot
- * attach (kprobes where they are compiled out). */
-static int check_attachable(struct run *r)
-{
-	const struct compiled *c = r->c;
-	for (uint32_t i = 0; i < c->nprogs; i++)
-		for (uint32_t k = 0; k < c->progs[i].ntargets; k++) {
-			const struct probe_target *t = &c->progs[i].targets[k];
-			const char *why = t->prov && t->prov->unavailable ?
-						  t->prov->unavailable(t) : NULL;
-			if (why) {
-				fprintf(r->err, "sonde: cannot attach %s: %s\n",
-					t->name, why);
-				return -EOPNOTSUPP;
-			}
-		}
-	return 0;
-}
-
 static int attach_all(struct run *r)
 {
 	const struct compiled *c = r->c;
@@ -355,8 +336,6 @@ int run_program(const struct compiled *c, const struct run_opts *o)
 		run_close(&r);
 		return 0;
 	}
-	if (!err)
-		err = check_attachable(&r);
 	if (!err) {
 		/* bpftrace counts every target, BEGIN and END included. */
 		if (!o->quiet)
