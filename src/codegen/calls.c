@@ -274,10 +274,8 @@ struct val cg_call_expr(struct cg *g, struct ast_expr *e)
 		cg_join(g, e);
 		return none();
 	}
-	if (!strcmp(n, "kstack") || !strcmp(n, "ustack")) {
-		cg_error(g, e->span, "%s is not supported yet", n);
-		return none();
-	}
+	if (!strcmp(n, "kstack") || !strcmp(n, "ustack"))
+		return cg_stack(g, e->type);
 	cg_error(g, e->u.call.name_span, "%s() is not supported by the code "
 		 "generator yet", n);
 	return none();

@@ -120,6 +120,11 @@ void cg_event(struct cg *g, enum event_kind kind, struct ast_expr **args,
 	      uint32_t nargs, struct cevent *proto);
 
 void cg_join(struct cg *g, struct ast_expr *call);
+/* ++map[0] of a per-CPU array of one u64 (a counter read at exit). */
+void cg_counter_inc(struct cg *g, int32_t map);
+
+/* stacks.c: kstack/ustack of type t (KSTACK or USTACK). */
+struct val cg_stack(struct cg *g, const struct type *t);
 
 /* calls.c */
 struct val cg_call_expr(struct cg *g, struct ast_expr *e);

@@ -48,6 +48,17 @@ static ir_reg percpu_entry0(struct cg *g, int32_t map)
 	return cg_call(g, BPF_FUNC_map_lookup_elem, 2, m, kp);
 }
 
+void cg_counter_inc(struct cg *g, int32_t map)
+{
+	ir_reg p = percpu_entry0(g, map);
+	ir_jlist null = ir_jmpi(g->ir, BPF_JEQ, p, 0, IR_NOLABEL);
+	ir_reg t = ir_reg_new(g->ir);
+	ir_load(g->ir, 8, t, p, 0);
+	ir_alui(g->ir, BPF_ADD, t, 1);
+	ir_store(g->ir, 8, p, 0, t);
+	ir_jlist_patch_here(g->ir, null);
+}
+
 /* bpf_ringbuf_output(rb, data, size, 0); on failure ++lost[0]. */
 static void send_from(struct cg *g, ir_reg data, uint32_t size)
 {
@@ -57,12 +68,7 @@ static void send_from(struct cg *g, ir_reg data, uint32_t size)
 	ir_reg r = cg_call(g, BPF_FUNC_ringbuf_output, 4, map, data,
 			   ir_const(g->ir, size), ir_const(g->ir, 0));
 	ir_jlist ok = ir_jmpi(g->ir, BPF_JEQ, r, 0, IR_NOLABEL);
-	ir_reg p = percpu_entry0(g, g->lost);
-	ir_jlist_concat(g->ir, &ok, ir_jmpi(g->ir, BPF_JEQ, p, 0, IR_NOLABEL));
-	ir_reg t = ir_reg_new(g->ir);
-	ir_load(g->ir, 8, t, p, 0);
-	ir_alui(g->ir, BPF_ADD, t, 1);
-	ir_store(g->ir, 8, p, 0, t);
+	cg_counter_inc(g, g->lost);
 	ir_jlist_patch_here(g->ir, ok);
 }
 

@@ -35,6 +35,10 @@ struct elf_syms {
 	struct elf_seg *segs;  /* PT_LOAD, in file order */
 	uint32_t nsegs;
 	char *strs;            /* storage of every name */
+	bool has_symtab;       /* .symtab present (else stripped: .dynsym
+				  only; a debug file may have the rest) */
+	uint8_t build_id[20];  /* NT_GNU_BUILD_ID, to find the debug file */
+	uint32_t build_id_len; /* 0: none */
 };
 
 /* Reads path. Returns 0, or -errno (-ENOEXEC: not an ELF file). */

@@ -22,6 +22,7 @@
 #include "runtime/mapdump.h"
 #include "runtime/output.h"
 #include "runtime/run.h"
+#include "runtime/stacks.h"
 
 /* Signals reach the poll loop through a self-pipe, so that a signal
  * arriving just before epoll_wait() still wakes it. */
@@ -47,6 +48,7 @@ struct run {
 	uint32_t natts;
 	struct out out;
 	struct out_resolver res;
+	struct stacks st;
 	struct events ev;
 	struct ring_buffer *rb;
 	int sig_pipe[2];
@@ -189,7 +191,9 @@ static int poll_loop(struct run *r)
 	struct child *ch = r->o->child;
 	while (!r->stop && !r->ev.exit_requested) {
 		struct epoll_event evs[4];
-		int n = epoll_wait(r->epfd, evs, 4, -1);
+		/* a timeout only when user stacks need pids snapshotted */
+		int n = epoll_wait(r->epfd, evs, 4, stacks_tick_ms(&r->st));
+		stacks_tick(&r->st);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -216,17 +220,7 @@ static uint64_t lost_events(struct run *r)
 {
 	if (r->c->lost_counter < 0)
 		return 0;
-	int n = libbpf_num_possible_cpus();
-	if (n <= 0)
-		return 0;
-	uint64_t *v = calloc((size_t)n, sizeof(*v)), sum = 0;
-	uint32_t zero = 0;
-	if (v && !bpf_map_lookup_elem(r->l.map_fds[r->c->lost_counter], &zero,
-				      v))
-		for (int i = 0; i < n; i++)
-			sum += v[i];
-	free(v);
-	return sum;
+	return loader_percpu_sum(r->l.map_fds[r->c->lost_counter]);
 }
 
 static int print_maps(struct run *r)
@@ -268,6 +262,7 @@ static void run_close(struct run *r)
 		close(r->sig_pipe[0]);
 	}
 	events_fini(&r->ev);
+	stacks_fini(&r->st);
 	loader_close(&r->l);
 	if (r->o->child)
 		child_release(r->o->child);
@@ -294,6 +289,12 @@ static int run_setup(struct run *r)
 	err = loader_load(&r->l, c, &lo);
 	if (err)
 		return err;
+	stacks_init(&r->st, c, r->l.map_fds);
+	stacks_resolver(&r->st, &r->res);
+	if (o->child)
+		stacks_watch(&r->st, o->child->pid);
+	if (o->pid > 0)
+		stacks_watch(&r->st, o->pid);
 	for (uint32_t i = 0; i < c->nprogs; i++)
 		r->natts += c->progs[i].ntargets;
 	r->atts = calloc(r->natts + 1, sizeof(*r->atts));
@@ -365,6 +366,11 @@ int run_program(const struct compiled *c, const struct run_opts *o)
 		uint64_t lost = lost_events(&r);
 		if (lost)
 			out_lost_events(&r.out, lost);
+		lost = stacks_lost(&r.st);
+		if (lost)
+			fprintf(r.err, "sonde: lost %llu stack samples (stack "
+				       "map full or hash collisions)\n",
+				(unsigned long long)lost);
 	}
 	run_close(&r);
 	return err;

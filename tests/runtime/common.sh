@@ -36,6 +36,7 @@
 #   NOREF          why bpftrace cannot be the reference (bless.sh skips it)
 #
 # In PROG, ARGS, PARAMS and CMD: @WL@ is the workload binary (wl.c),
+# @SWL@ the deep-call-chain one with frame pointers (stackwl.c),
 # @TMP@ a scratch directory of the test, emptied before the run, @BGPID@ the
 # pid of the BG command.
 
@@ -87,6 +88,7 @@ has_key() { case "$T_KEYS" in *" $1 "*) return 0 ;; esac; return 1; }
 subst() {
 	local s=$1
 	s=${s//@WL@/$WL}
+	s=${s//@SWL@/$SWL}
 	s=${s//@TMP@/$TMPD}
 	s=${s//@BGPID@/${BGPID:-}}
 	printf '%s' "$s"
@@ -119,6 +121,13 @@ build_workload() {
 	if [ ! -x "$WL" ] || [ "$RTDIR/wl.c" -nt "$WL" ]; then
 		${CC:-cc} -O2 -static -o "$WL" "$RTDIR/wl.c" 2>/dev/null ||
 			${CC:-cc} -O2 -o "$WL" "$RTDIR/wl.c" || return 1
+	fi
+	# stackwl: deep call chains with frame pointers, for the stack tests
+	SWL=$1/stackwl
+	if [ ! -x "$SWL" ] || [ "$RTDIR/stackwl.c" -nt "$SWL" ]; then
+		${CC:-cc} -O1 -fno-inline -fno-optimize-sibling-calls \
+			-fno-omit-frame-pointer -mno-omit-leaf-frame-pointer \
+			-o "$SWL" "$RTDIR/stackwl.c" || return 1
 	fi
 }
 

@@ -1,0 +1,57 @@
+/*
+ * Stacks at run time: reading stack ids back from the stack trace maps
+ * codegen creates (one per kind and frame limit, named by
+ * stacks_map_name), symbolising their frames (kernel: kallsyms, user:
+ * runtime/usyms.h), and the lost-sample counter.
+ *
+ * User frames are symbolised when printed, often after the process has
+ * exited, so pids are snapshotted while they live: the -c/-p process and
+ * every pid found in a map key or value holding a ustack or usym, on each
+ * stacks_tick() while the program runs.
+ */
+#ifndef SONDE_STACKS_H
+#define SONDE_STACKS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct compiled;
+struct out_resolver;
+struct usyms;
+
+/* Slots of each stack trace map (bpftrace's default map size). */
+#define STACKS_MAP_ENTRIES 4096
+/* The per-CPU array of one u64 counting lost samples. */
+#define STACKS_LOST_MAP ".stack_lost"
+
+/* ".kstack127", ".ustack5": the stack map of a kind and limit. */
+void stacks_map_name(char *buf, size_t size, bool user, uint32_t limit);
+
+struct stacks {
+	const struct compiled *c;
+	const int *map_fds;
+	struct usyms *usyms;  /* NULL until a user address is resolved */
+	int32_t watch[2];     /* pids snapshotted on every tick; 0: none */
+	bool scan;            /* some user map holds ustack/usym values */
+	uint64_t next_ms;     /* CLOCK_MONOTONIC of the next tick; 0: now */
+	uint32_t ticks;
+};
+
+void stacks_init(struct stacks *s, const struct compiled *c,
+		 const int *map_fds);
+void stacks_fini(struct stacks *s);
+/* Fills the sym, module and stack hooks of res (ctx = s). */
+void stacks_resolver(struct stacks *s, struct out_resolver *res);
+/* Keeps pid's mappings fresh on every tick (the -c or -p process). */
+void stacks_watch(struct stacks *s, int32_t pid);
+/* Milliseconds until stacks_tick() has work to do (a timeout for the
+ * poll loop); -1: never. */
+int stacks_tick_ms(struct stacks *s);
+/* Snapshots pids if due: often just after start, when the -c command
+ * loads its libraries, then every 100 ms. Cheap when not due. */
+void stacks_tick(struct stacks *s);
+/* Samples lost so far (stack map collisions or a full map). */
+uint64_t stacks_lost(const struct stacks *s);
+
+#endif
