@@ -17,6 +17,7 @@
 #include "runtime/symbols.h"
 #include "runtime/child.h"
 #include "runtime/events.h"
+#include "runtime/flamegraph.h"
 #include "runtime/fmt.h"
 #include "runtime/loader.h"
 #include "runtime/mapdump.h"
@@ -238,6 +239,9 @@ static int print_maps(struct run *r)
 						       c->maps[i].value,
 						       c->maps[i].percpu };
 	int err = mapdump_print_exit(&r->out, m, n);
+	if (!err && (r->o->folded || r->o->flamegraph))
+		err = flamegraph_write(m, n, &r->res, r->o->folded,
+				       r->o->flamegraph, r->err);
 	free(m);
 	return err;
 }
