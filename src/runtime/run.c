@@ -106,6 +106,8 @@ static int setup_poll(struct run *r)
 		err = epoll_add(r->epfd, ring_buffer__epoll_fd(r->rb));
 	if (!err && r->o->child)
 		err = epoll_add(r->epfd, r->o->child->pidfd);
+	if (!err && stacks_poll_fd(&r->st) >= 0)
+		err = epoll_add(r->epfd, stacks_poll_fd(&r->st));
 	if (!err && r->o->pid > 0) {
 		r->pidfd = (int)syscall(SYS_pidfd_open, r->o->pid, 0);
 		if (r->pidfd < 0) {
@@ -209,6 +211,8 @@ static int poll_loop(struct run *r)
 				r->stop = true;
 			} else if (fd == r->pidfd) {
 				r->stop = true;
+			} else if (fd == stacks_poll_fd(&r->st)) {
+				stacks_consume(&r->st);
 			} else {
 				consume(r);
 			}
@@ -364,6 +368,7 @@ int run_program(const struct compiled *c, const struct run_opts *o)
 		detach_all(&r);
 		err = run_progs(&r, true);
 		consume(&r);
+		stacks_consume(&r.st);
 		int perr = print_maps(&r);
 		if (!err)
 			err = perr;

@@ -10,6 +10,7 @@
 #include "codegen/compiled.h"
 #include "lang/types.h"
 #include "runtime/loader.h"
+#include "runtime/mmap_events.h"
 #include "runtime/output.h"
 #include "runtime/symbols.h"
 #include "runtime/usyms.h"
@@ -36,29 +37,50 @@ static bool holds_user_addr(const struct type *t)
 	return false;
 }
 
+static struct usyms *usyms_of(struct stacks *s)
+{
+	if (!s->usyms)
+		s->usyms = usyms_new();
+	return s->usyms;
+}
+
 void stacks_init(struct stacks *s, const struct compiled *c,
 		 const int *map_fds)
 {
 	memset(s, 0, sizeof(*s));
 	s->c = c;
 	s->map_fds = map_fds;
-	for (uint32_t i = 0; i < c->nmaps; i++)
+	bool user = false;
+	for (uint32_t i = 0; i < c->nmaps; i++) {
 		if (c->maps[i].is_user && (holds_user_addr(c->maps[i].key) ||
 					   holds_user_addr(c->maps[i].value)))
 			s->scan = true;
+		if (!strncmp(c->maps[i].name, ".ustack", 7))
+			user = true;
+	}
+	/* Without the records (no perf events), snapshots still work for
+	 * processes that live long enough. */
+	if ((user || s->scan) && mmapev_open(&s->mmaps, usyms_of(s)))
+		s->mmaps = NULL;
+}
+
+int stacks_poll_fd(const struct stacks *s)
+{
+	return s->mmaps ? mmapev_fd(s->mmaps) : -1;
+}
+
+void stacks_consume(struct stacks *s)
+{
+	if (s->mmaps)
+		mmapev_consume(s->mmaps);
 }
 
 void stacks_fini(struct stacks *s)
 {
+	mmapev_close(s->mmaps);
+	s->mmaps = NULL;
 	usyms_free(s->usyms);
 	s->usyms = NULL;
-}
-
-static struct usyms *usyms_of(struct stacks *s)
-{
-	if (!s->usyms)
-		s->usyms = usyms_new();
-	return s->usyms;
 }
 
 static int find_map(const struct compiled *c, const char *name)

@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 struct compiled;
+struct mmap_events;
 struct out_resolver;
 struct usyms;
 
@@ -32,6 +33,7 @@ struct stacks {
 	const struct compiled *c;
 	const int *map_fds;
 	struct usyms *usyms;  /* NULL until a user address is resolved */
+	struct mmap_events *mmaps; /* mappings as they are made, or NULL */
 	int32_t watch[2];     /* pids snapshotted on every tick; 0: none */
 	bool scan;            /* some user map holds ustack/usym values */
 	uint64_t next_ms;     /* CLOCK_MONOTONIC of the next tick; 0: now */
@@ -41,6 +43,10 @@ struct stacks {
 void stacks_init(struct stacks *s, const struct compiled *c,
 		 const int *map_fds);
 void stacks_fini(struct stacks *s);
+/* A descriptor readable when stacks_consume() has work; -1: none. */
+int stacks_poll_fd(const struct stacks *s);
+/* Takes in the mappings made since the last call (before printing). */
+void stacks_consume(struct stacks *s);
 /* Fills the sym, module and stack hooks of res (ctx = s). */
 void stacks_resolver(struct stacks *s, struct out_resolver *res);
 /* Keeps pid's mappings fresh on every tick (the -c or -p process). */

@@ -108,6 +108,23 @@ bool usyms_known(const struct usyms *u, int32_t pid)
 	return find_pid(u, pid) != NULL;
 }
 
+/* The entry of pid, created empty (with no read of /proc) if needed. */
+static struct upid *pid_entry(struct usyms *u, int32_t pid)
+{
+	bool found;
+	size_t i = pid_slot(u, pid, &found);
+	if (found)
+		return u->pids.data[i];
+	struct upid *p = xcalloc(1, sizeof(*p));
+	p->pid = pid;
+	vec_reserve(&u->pids, 1);
+	memmove(u->pids.data + i + 1, u->pids.data + i,
+		(u->pids.len - i) * sizeof(*u->pids.data));
+	u->pids.data[i] = p;
+	u->pids.len++;
+	return p;
+}
+
 static struct ufile *file_for(struct usyms *u, uint64_t dev, uint64_t ino,
 			      const char *path)
 {
@@ -281,21 +298,15 @@ int usyms_snapshot(struct usyms *u, int32_t pid, bool refresh)
 	size_t i = pid_slot(u, pid, &found);
 	if (found && !refresh)
 		return 0;
-	struct upid *p = found ? u->pids.data[i] : xcalloc(1, sizeof(*p));
-	p->pid = pid;
-	int err = read_maps(u, p);
+	struct upid tmp = { .pid = pid };
+	int err = read_maps(u, found ? u->pids.data[i] : &tmp);
 	if (!found) {
-		if (err) {
-			free(p);
+		if (err)
 			return err;
-		}
-		vec_reserve(&u->pids, 1);
-		memmove(u->pids.data + i + 1, u->pids.data + i,
-			(u->pids.len - i) * sizeof(*u->pids.data));
-		u->pids.data[i] = p;
-		u->pids.len++;
+		*pid_entry(u, pid) = tmp;
 	}
 	if (!err) {
+		struct upid *p = find_pid(u, pid);
 		/* a JIT adds to its map as it runs: read it again too */
 		for (size_t k = 0; k < p->jit.len; k++)
 			free(p->jit.data[k].name);
@@ -303,6 +314,50 @@ int usyms_snapshot(struct usyms *u, int32_t pid, bool refresh)
 		read_perf_map(p);
 	}
 	return err;
+}
+
+/* Records from different CPUs arrive out of order, so an exec must not
+ * drop mappings that may already be the new image's: the new image's
+ * mappings replace the old ones they overlap instead. The entry makes the
+ * new image's mappings go in without a read of /proc. */
+void usyms_exec(struct usyms *u, int32_t pid)
+{
+	pid_entry(u, pid);
+}
+
+void usyms_fork(struct usyms *u, int32_t ppid, int32_t pid)
+{
+	if (!find_pid(u, ppid) || usyms_known(u, pid))
+		return; /* unknown parent; or the child's exec came first */
+	struct upid *p = pid_entry(u, pid);
+	struct upid *parent = find_pid(u, ppid);
+	for (size_t i = 0; i < parent->maps.len; i++)
+		vec_push(&p->maps, parent->maps.data[i]);
+}
+
+void usyms_add_mapping(struct usyms *u, int32_t pid, uint64_t start,
+		       uint64_t len, uint64_t pgoff, uint64_t dev,
+		       uint64_t ino, const char *path)
+{
+	if (!usyms_known(u, pid) && usyms_snapshot(u, pid, false) == 0)
+		return; /* the snapshot, read now, holds the mapping */
+	struct upid *p = pid_entry(u, pid);
+	if (path[0] == '[' && strcmp(path, "[vdso]"))
+		return;
+	if (path[0] == '/' || !strcmp(path, "[vdso]")) {
+		/* a new mapping replaces the ones it overlaps */
+		size_t k = 0;
+		for (size_t i = 0; i < p->maps.len; i++)
+			if (p->maps.data[i].end <= start ||
+			    p->maps.data[i].start >= start + len)
+				p->maps.data[k++] = p->maps.data[i];
+		p->maps.len = k;
+		struct umap m = { start, start + len, pgoff,
+				  file_for(u, ino ? dev : 0, ino, path) };
+		vec_push(&p->maps, m);
+		qsort(p->maps.data, p->maps.len, sizeof(*p->maps.data),
+		      cmp_map);
+	}
 }
 
 static const struct umap *find_map(const struct upid *p, uint64_t addr)

@@ -27,6 +27,17 @@ int usyms_snapshot(struct usyms *u, int32_t pid, bool refresh);
 /* Whether pid has a snapshot. */
 bool usyms_known(const struct usyms *u, int32_t pid);
 
+/* Mapping changes seen as they happen (runtime/mmap_events.h), so that
+ * processes that exit before the first snapshot still resolve. */
+/* pid exec'd: its new image's mappings follow. */
+void usyms_exec(struct usyms *u, int32_t pid);
+/* A new process shares its parent's mappings. */
+void usyms_fork(struct usyms *u, int32_t ppid, int32_t pid);
+/* An executable mapping of path at [start, start + len). */
+void usyms_add_mapping(struct usyms *u, int32_t pid, uint64_t start,
+		       uint64_t len, uint64_t pgoff, uint64_t dev,
+		       uint64_t ino, const char *path);
+
 /* Appends the symbol of addr in pid: "func", or "func+off" (decimal, as
  * bpftrace) when offset. *module (may be NULL) gets the path of the
  * mapping holding addr, or NULL when none; it lives as long as u. Returns
