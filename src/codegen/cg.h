@@ -125,6 +125,8 @@ void cg_counter_inc(struct cg *g, int32_t map);
 
 /* stacks.c: kstack/ustack of type t (KSTACK or USTACK). */
 struct val cg_stack(struct cg *g, const struct type *t);
+/* usym(addr): {addr, pid}, the pid whose mappings resolve addr. */
+struct val cg_usym(struct cg *g, const struct type *t, ir_reg addr);
 
 /* calls.c */
 struct val cg_call_expr(struct cg *g, struct ast_expr *e);

@@ -55,8 +55,14 @@ struct val cg_stack(struct cg *g, const struct type *t)
 		struct val v = { .kind = V_REG, .type = t, .reg = id };
 		return v;
 	}
+	return cg_usym(g, t, id);
+}
+
+/* {value, pid}: ustack and usym values carry the pid that resolves them. */
+struct val cg_usym(struct cg *g, const struct type *t, ir_reg value)
+{
 	ir_slot s = ir_slot_new(g->ir, 16, 8);
-	ir_store_slot(g->ir, 8, s, 0, id);
+	ir_store_slot(g->ir, 8, s, 0, value);
 	ir_reg pid = cg_call(g, BPF_FUNC_get_current_pid_tgid, 0);
 	ir_alui(g->ir, BPF_RSH, pid, 32);
 	ir_store_slot(g->ir, 8, s, 8, pid);

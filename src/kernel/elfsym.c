@@ -265,3 +265,46 @@ int elfsym_off_to_vaddr(const struct elf_syms *es, uint64_t off,
 	}
 	return -ENOENT;
 }
+
+static int find_in_symtabs(Elf *elf, const char *name, uint64_t *addr,
+			   uint64_t *size)
+{
+	Elf_Scn *scn = NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+		if (!gelf_getshdr(scn, &sh) || !sh.sh_entsize ||
+		    (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) ||
+		    !(data = elf_getdata(scn, NULL)))
+			continue;
+		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Sym sym;
+			const char *n;
+			if (!gelf_getsym(data, (int)i, &sym))
+				break;
+			if (sym.st_shndx == SHN_UNDEF || !sym.st_value ||
+			    !(n = elf_strptr(elf, sh.sh_link, sym.st_name)) ||
+			    strcmp(n, name))
+				continue;
+			*addr = sym.st_value;
+			*size = sym.st_size;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+int elfsym_find_any(const char *path, const char *name, uint64_t *addr,
+		    uint64_t *size)
+{
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -ENOSYS;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	int err = elf ? find_in_symtabs(elf, name, addr, size) : -ENOEXEC;
+	elf_end(elf);
+	close(fd);
+	return err;
+}

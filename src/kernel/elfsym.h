@@ -56,6 +56,12 @@ const struct elf_sym *elfsym_lookup(const struct elf_syms *es, uint64_t vaddr,
 /* The first symbol named name, or NULL. */
 const struct elf_sym *elfsym_find(const struct elf_syms *es, const char *name);
 
+/* Any symbol (function or object) named name in the ELF file at path:
+ * its st_value and st_size, as uaddr() needs. Returns 0, -ENOENT when
+ * there is none, or another -errno. */
+int elfsym_find_any(const char *path, const char *name, uint64_t *addr,
+		    uint64_t *size);
+
 /* Link-time virtual address <-> file offset through the PT_LOAD segments.
  * Return 0, or -ENOENT when no segment covers the address. */
 int elfsym_vaddr_to_off(const struct elf_syms *es, uint64_t vaddr,
