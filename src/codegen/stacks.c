@@ -1,6 +1,6 @@
 /*
  * kstack and ustack: bpf_get_stackid() into a BPF_MAP_TYPE_STACK_TRACE map,
- * one per kind and frame limit (runtime/stacks.h names them), and the id
+ * one per frame limit (runtime/stacks.h names and sizes them), and the id
  * (kstack: u64) or {id, pid} (ustack) as the value, symbolised in user
  * space when printed. A failed capture other than -EFAULT (no stack of
  * that kind, e.g. a kernel stack sampled in user mode) is a lost sample:
@@ -37,9 +37,10 @@ struct val cg_stack(struct cg *g, const struct type *t)
 {
 	bool user = t->kind == TY_USTACK;
 	char name[32];
-	stacks_map_name(name, sizeof(name), user, t->stack_limit);
+	stacks_map_name(name, sizeof(name), t->stack_limit);
 	int32_t mi = find_or_add(g, name, BPF_MAP_TYPE_STACK_TRACE, 4,
-				 8 * t->stack_limit, STACKS_MAP_ENTRIES);
+				 8 * t->stack_limit,
+				 stacks_map_entries(t->stack_limit));
 	int32_t lost = find_or_add(g, STACKS_LOST_MAP,
 				   BPF_MAP_TYPE_PERCPU_ARRAY, 4, 8, 1);
 	ir_reg map = ir_reg_new(g->ir);

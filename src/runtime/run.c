@@ -185,6 +185,8 @@ static int run_progs(struct run *r, bool end)
 
 static void consume(struct run *r)
 {
+	/* mappings first: the records may name processes gone by now */
+	stacks_consume(&r->st);
 	if (r->rb)
 		ring_buffer__consume(r->rb);
 }
@@ -368,7 +370,6 @@ int run_program(const struct compiled *c, const struct run_opts *o)
 		detach_all(&r);
 		err = run_progs(&r, true);
 		consume(&r);
-		stacks_consume(&r.st);
 		int perr = print_maps(&r);
 		if (!err)
 			err = perr;

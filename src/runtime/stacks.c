@@ -19,9 +19,17 @@
 #define TICK_MS 100
 #define FIRST_TICK_MS 10
 
-void stacks_map_name(char *buf, size_t size, bool user, uint32_t limit)
+void stacks_map_name(char *buf, size_t size, uint32_t limit)
 {
-	snprintf(buf, size, ".%cstack%u", user ? 'u' : 'k', limit);
+	snprintf(buf, size, ".stack%u", limit);
+}
+
+uint32_t stacks_map_entries(uint32_t limit)
+{
+	uint32_t n = 131072;
+	while (n > 1024 && (uint64_t)n * 8 * limit > (32u << 20))
+		n /= 2;
+	return n;
 }
 
 static bool holds_user_addr(const struct type *t)
@@ -51,13 +59,13 @@ void stacks_init(struct stacks *s, const struct compiled *c,
 	s->c = c;
 	s->map_fds = map_fds;
 	bool user = false;
-	for (uint32_t i = 0; i < c->nmaps; i++) {
+	for (uint32_t i = 0; i < c->nmaps; i++)
 		if (c->maps[i].is_user && (holds_user_addr(c->maps[i].key) ||
 					   holds_user_addr(c->maps[i].value)))
 			s->scan = true;
-		if (!strncmp(c->maps[i].name, ".ustack", 7))
-			user = true;
-	}
+	for (uint32_t i = 0; i < c->nevents; i++)
+		for (uint32_t k = 0; k < c->events[i].nargs; k++)
+			user |= holds_user_addr(c->events[i].args[k]);
 	/* Without the records (no perf events), snapshots still work for
 	 * processes that live long enough. */
 	if ((user || s->scan) && mmapev_open(&s->mmaps, usyms_of(s)))
@@ -96,7 +104,8 @@ static int read_stack(void *ctx, bool user, uint32_t stackid, uint64_t *ips,
 {
 	struct stacks *s = ctx;
 	char name[32];
-	stacks_map_name(name, sizeof(name), user, max);
+	(void)user;
+	stacks_map_name(name, sizeof(name), max);
 	int mi = find_map(s->c, name);
 	if (mi < 0 || (int32_t)stackid < 0)
 		return -ENOENT;

@@ -1,6 +1,6 @@
 /*
  * Stacks at run time: reading stack ids back from the stack trace maps
- * codegen creates (one per kind and frame limit, named by
+ * codegen creates (one per frame limit, named by
  * stacks_map_name), symbolising their frames (kernel: kallsyms, user:
  * runtime/usyms.h), and the lost-sample counter.
  *
@@ -21,13 +21,16 @@ struct mmap_events;
 struct out_resolver;
 struct usyms;
 
-/* Slots of each stack trace map (bpftrace's default map size). */
-#define STACKS_MAP_ENTRIES 4096
 /* The per-CPU array of one u64 counting lost samples. */
 #define STACKS_LOST_MAP ".stack_lost"
 
-/* ".kstack127", ".ustack5": the stack map of a kind and limit. */
-void stacks_map_name(char *buf, size_t size, bool user, uint32_t limit);
+/* ".stack127": the stack map of a frame limit, shared by kstack and ustack
+ * as in bpftrace. */
+void stacks_map_name(char *buf, size_t size, uint32_t limit);
+/* Its slots: a stack that hashes to a taken slot is lost, so as many as
+ * 32 MiB of frames hold (bpftrace takes 131072 slots, 133 MB and about
+ * 150 ms to create for 127 frames; 32768 take a quarter). */
+uint32_t stacks_map_entries(uint32_t limit);
 
 struct stacks {
 	const struct compiled *c;
