@@ -114,6 +114,9 @@ void cg_map_delete(struct cg *g, struct ast_expr *map);
 void cg_maps_declare(struct cg *g);
 
 /* events.c */
+/* An internal map (not printed); returns its index. */
+int32_t cg_add_map(struct cg *g, const char *name, enum bpf_map_type t,
+		   uint32_t ks, uint32_t vs, uint32_t n);
 int32_t cg_ringbuf(struct cg *g);
 /* Sends a record: header id + the args laid out as a tuple. */
 void cg_event(struct cg *g, enum event_kind kind, struct ast_expr **args,

@@ -11,8 +11,8 @@
 
 #define RINGBUF_BYTES (1u << 20)
 
-static int32_t add_map(struct cg *g, const char *name, enum bpf_map_type t,
-		       uint32_t ks, uint32_t vs, uint32_t n)
+int32_t cg_add_map(struct cg *g, const char *name, enum bpf_map_type t,
+		   uint32_t ks, uint32_t vs, uint32_t n)
 {
 	struct cmap m;
 	memset(&m, 0, sizeof(m));
@@ -28,9 +28,9 @@ static int32_t add_map(struct cg *g, const char *name, enum bpf_map_type t,
 int32_t cg_ringbuf(struct cg *g)
 {
 	if (g->ringbuf < 0) {
-		g->ringbuf = add_map(g, ".events", BPF_MAP_TYPE_RINGBUF, 0, 0,
+		g->ringbuf = cg_add_map(g, ".events", BPF_MAP_TYPE_RINGBUF, 0, 0,
 				     RINGBUF_BYTES);
-		g->lost = add_map(g, ".lost", BPF_MAP_TYPE_PERCPU_ARRAY, 4, 8,
+		g->lost = cg_add_map(g, ".lost", BPF_MAP_TYPE_PERCPU_ARRAY, 4, 8,
 				  1);
 	}
 	return g->ringbuf;
@@ -151,8 +151,8 @@ void cg_join(struct cg *g, struct ast_expr *e)
 	uint32_t id = add_event(g, &ev);
 	uint32_t size = 8 + arr->size;
 	if (g->join_scratch < 0)
-		g->join_scratch = add_map(g, ".join", BPF_MAP_TYPE_PERCPU_ARRAY,
-					  4, size, 1);
+		g->join_scratch = cg_add_map(g, ".join", BPF_MAP_TYPE_PERCPU_ARRAY,
+					     4, size, 1);
 
 	ir_reg base = cg_int(g, argv);
 	ir_reg p = percpu_entry0(g, g->join_scratch);

@@ -22,15 +22,8 @@ static int32_t find_or_add(struct cg *g, const char *name,
 	for (size_t i = 0; i < g->maps.len; i++)
 		if (!strcmp(g->maps.data[i].name, name))
 			return (int32_t)i;
-	struct cmap m;
-	memset(&m, 0, sizeof(m));
-	m.name = arena_strndup(g->arena, name, strlen(name));
-	m.type = type;
-	m.key_size = ks;
-	m.value_size = vs;
-	m.max_entries = n;
-	vec_push(&g->maps, m);
-	return (int32_t)g->maps.len - 1;
+	return cg_add_map(g, arena_strndup(g->arena, name, strlen(name)),
+			  type, ks, vs, n);
 }
 
 struct val cg_stack(struct cg *g, const struct type *t)

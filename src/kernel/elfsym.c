@@ -163,15 +163,30 @@ static int finish(Elf *elf, const char *name, struct elf_syms **out)
 	return 0;
 }
 
-int elfsym_load(const char *path, struct elf_syms **out)
+/* Opens path for libelf: 0 with *fd and *elf set, or -errno. */
+static int open_elf(const char *path, int *fd, Elf **elf)
 {
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return -ENOSYS;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	*fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (*fd < 0)
 		return -errno;
-	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	int err = elf ? finish(elf, path, out) : -ENOEXEC;
+	*elf = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
+	if (!*elf) {
+		close(*fd);
+		return -ENOEXEC;
+	}
+	return 0;
+}
+
+int elfsym_load(const char *path, struct elf_syms **out)
+{
+	int fd;
+	Elf *elf;
+	int err = open_elf(path, &fd, &elf);
+	if (err)
+		return err;
+	err = finish(elf, path, out);
 	close(fd);
 	return err;
 }
@@ -297,13 +312,12 @@ static int find_in_symtabs(Elf *elf, const char *name, uint64_t *addr,
 int elfsym_find_any(const char *path, const char *name, uint64_t *addr,
 		    uint64_t *size)
 {
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return -ENOSYS;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	int err = elf ? find_in_symtabs(elf, name, addr, size) : -ENOEXEC;
+	int fd;
+	Elf *elf;
+	int err = open_elf(path, &fd, &elf);
+	if (err)
+		return err;
+	err = find_in_symtabs(elf, name, addr, size);
 	elf_end(elf);
 	close(fd);
 	return err;

@@ -360,35 +360,36 @@ void usyms_add_mapping(struct usyms *u, int32_t pid, uint64_t start,
 	}
 }
 
-static const struct umap *find_map(const struct upid *p, uint64_t addr)
+/* The last of n elements (of size bytes, each starting with its u64
+ * start address, sorted by it) that starts at or below addr, or NULL. */
+static const void *last_at_or_below(const void *base, size_t n, size_t size,
+				    uint64_t addr)
 {
-	size_t lo = 0, hi = p->maps.len;
+	size_t lo = 0, hi = n;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (p->maps.data[mid].start <= addr)
+		uint64_t start;
+		memcpy(&start, (const char *)base + mid * size, 8);
+		if (start <= addr)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (!lo || addr >= p->maps.data[lo - 1].end)
-		return NULL;
-	return &p->maps.data[lo - 1];
+	return lo ? (const char *)base + (lo - 1) * size : NULL;
+}
+
+static const struct umap *find_map(const struct upid *p, uint64_t addr)
+{
+	const struct umap *m = last_at_or_below(p->maps.data, p->maps.len,
+						sizeof(*m), addr);
+	return m && addr < m->end ? m : NULL;
 }
 
 static const struct jitsym *find_jit(const struct upid *p, uint64_t addr)
 {
-	size_t lo = 0, hi = p->jit.len;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (p->jit.data[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (!lo)
-		return NULL;
-	const struct jitsym *j = &p->jit.data[lo - 1];
-	return addr < j->start + j->size ? j : NULL;
+	const struct jitsym *j = last_at_or_below(p->jit.data, p->jit.len,
+						  sizeof(*j), addr);
+	return j && addr < j->start + j->size ? j : NULL;
 }
 
 static void put(struct strbuf *sb, const char *name, uint64_t off,
