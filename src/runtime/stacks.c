@@ -18,6 +18,9 @@
 
 #define TICK_MS 100
 #define FIRST_TICK_MS 10
+/* With mapping records only processes older than sonde need the scans of
+ * map keys, so they can be rare: each costs a syscall per map entry. */
+#define TICK_MS_RECORDED 1000
 
 void stacks_map_name(char *buf, size_t size, uint32_t limit)
 {
@@ -217,7 +220,9 @@ void stacks_tick(struct stacks *s)
 {
 	if (stacks_tick_ms(s) != 0)
 		return;
-	s->next_ms = now_ms() + (++s->ticks < 10 ? FIRST_TICK_MS : TICK_MS);
+	s->next_ms = now_ms() + (++s->ticks < 10 ? FIRST_TICK_MS :
+				 s->mmaps     ? TICK_MS_RECORDED :
+						TICK_MS);
 	for (int i = 0; i < 2; i++)
 		if (s->watch[i] > 0)
 			usyms_snapshot(usyms_of(s), s->watch[i], true);

@@ -5,9 +5,10 @@
  * runtime/usyms.h), and the lost-sample counter.
  *
  * User frames are symbolised when printed, often after the process has
- * exited, so pids are snapshotted while they live: the -c/-p process and
- * every pid found in a map key or value holding a ustack or usym, on each
- * stacks_tick() while the program runs.
+ * exited, so mappings are kept while processes live: as they are made
+ * (runtime/mmap_events.h), and in snapshots of /proc/PID/maps of the -c/-p
+ * process and of every pid found in a map key or value holding a ustack or
+ * usym, on each stacks_tick() while the program runs.
  */
 #ifndef SONDE_STACKS_H
 #define SONDE_STACKS_H
@@ -58,7 +59,8 @@ void stacks_watch(struct stacks *s, int32_t pid);
  * poll loop); -1: never. */
 int stacks_tick_ms(struct stacks *s);
 /* Snapshots pids if due: often just after start, when the -c command
- * loads its libraries, then every 100 ms. Cheap when not due. */
+ * loads its libraries, then every 100 ms (every second when mappings are
+ * recorded as they are made). Cheap when not due. */
 void stacks_tick(struct stacks *s);
 /* Samples lost so far (stack map collisions or a full map). */
 uint64_t stacks_lost(const struct stacks *s);
