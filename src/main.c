@@ -29,6 +29,7 @@ struct options {
 	const char *prog_path; /* script file */
 	unsigned dump;         /* DUMP_* bits from -d */
 	int dry_run, verify;
+	int list;              /* -l [PATTERN] */
 	int unsafe, verbose, quiet;
 	const char *format;    /* -f */
 	const char *out_path;  /* -o */
@@ -48,9 +49,13 @@ static void usage(FILE *out)
 {
 	fputs("usage: sonde [options] PROGRAM_FILE [ARGS...]\n"
 	      "       sonde [options] -e 'PROGRAM' [ARGS...]\n"
+	      "       sonde -l [-v] [PATTERN]\n"
 	      "\n"
 	      "options:\n"
 	      "  -e PROGRAM     the program to run, instead of a file\n"
+	      "  -l [PATTERN]   list the probes matching PATTERN "
+	      "('tracepoint:sched:*');\n"
+	      "                 with -v, their arguments too\n"
 	      "  -c CMD         run CMD once every probe is attached; stop "
 	      "when it exits\n"
 	      "                 (its pid is `cpid` in the program)\n"
@@ -160,7 +165,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 	int c;
 	char *end;
 	/* '+': stop at the first non-option, which is the script or $1 */
-	while ((c = getopt_long(argc, argv, "+e:d:hc:p:f:o:qv", longopts,
+	while ((c = getopt_long(argc, argv, "+e:d:hc:p:f:o:qvl", longopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'e': o->prog_text = optarg; break;
@@ -188,6 +193,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		case 'o': o->out_path = optarg; break;
 		case 'q': o->quiet = 1; break;
 		case 'v': o->verbose = 1; break;
+		case 'l': o->list = 1; break;
 		case OPT_DRY_RUN: o->dry_run = 1; break;
 		case OPT_UNSAFE: o->unsafe = 1; break;
 		case OPT_VERIFY: o->verify = 1; break;
@@ -218,6 +224,13 @@ static int parse_options(int argc, char **argv, struct options *o)
 			return -1;
 		}
 	}
+	if (o->list) {
+		/* The pattern may come as -e PATTERN too (the test harness
+		 * passes its one-line PROG that way). */
+		if (!o->prog_text && optind < argc)
+			o->prog_text = argv[optind++];
+		return 0;
+	}
 	if (!o->prog_text && !o->object) {
 		if (optind >= argc) {
 			fputs("sonde: no program given (use -e 'PROGRAM' or a "
@@ -234,13 +247,16 @@ static int parse_options(int argc, char **argv, struct options *o)
 
 /* Expands every attach point of every probe into its targets. */
 static int expand_probes(struct arena *a, struct diag *d,
-			 const struct options *o,
+			 const struct options *o, int pid,
 			 const struct ast_program *prog,
 			 struct sema_probe **out)
 {
 	struct sema_probe *sp = arena_alloc(a, sizeof(*sp) *
 						       (prog->nprobes + 1));
-	struct probe_env env = { a, d, o->params, o->nparams };
+	struct probe_env env = { .arena = a, .diag = d, .params = o->params,
+				 .nparams = o->nparams, .pid = pid,
+				 .no_attach = o->verify || o->dry_run ||
+					      o->dump };
 	int rc = 0;
 	for (uint32_t i = 0; i < prog->nprobes; i++) {
 		const struct ast_probe *p = &prog->probes[i];
@@ -314,7 +330,9 @@ static int compile(struct run *r, const struct options *o,
 	struct sema_opts sopts = { o->params, o->nparams, o->unsafe,
 				   r->have_child ? r->child.pid : 0 };
 	struct sema_result sres;
-	if (expand_probes(&r->arena, diag, o, prog, &probes) < 0 ||
+	/* -c without running has a stand-in child pid: still a process. */
+	int pid = o->cmd ? r->child.pid : (int)o->pid;
+	if (expand_probes(&r->arena, diag, o, pid, prog, &probes) < 0 ||
 	    sema_check(&r->arena, diag, prog, probes, &sopts, &sres) < 0)
 		return 1;
 	struct strbuf ir_text = STRBUF_INIT;
@@ -390,6 +408,13 @@ int main(int argc, char **argv)
 
 	if (o.object)
 		return run_object(&o);
+	if (o.list) {
+		int err = probe_list(o.prog_text, o.verbose, stdout);
+		if (err < 0)
+			fprintf(stderr, "sonde: cannot list probes: %s\n",
+				strerror(-err));
+		return err < 0;
+	}
 
 	struct run r;
 	memset(&r, 0, sizeof(r));
@@ -444,6 +469,7 @@ int main(int argc, char **argv)
 		}
 		struct run_opts ropts = {
 			.format = o.format, .out = r.out, .err = stderr,
+			.console = stdout,
 			.verbose = o.verbose, .unsafe = o.unsafe,
 			.quiet = o.quiet,
 			.child = r.have_child ? &r.child : NULL,

@@ -131,6 +131,9 @@ struct mi_list {
 	uint32_t stack_size;
 };
 
+/* frame.c: stack offsets of the slots, sharing bytes between slots whose
+ * lifetimes do not overlap. -E2BIG past 512 bytes. */
+int ir_frame_layout(struct ir *ir, uint32_t *stack_size);
 int ir_lower(struct ir *ir, const int8_t *preg, struct mi_list *out);
 void ir_peephole(struct mi_list *ml);
 int ir_encode(struct ir *ir, const struct mi_list *ml, struct ir_prog *out);

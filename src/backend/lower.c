@@ -43,29 +43,6 @@ static int size_code(int size)
 	return BPF_DW;
 }
 
-/* Frame layout: slots by decreasing alignment, so no padding is needed
- * between them; offsets are negative from R10. */
-static int layout_frame(struct ir *ir, uint32_t *stack_size)
-{
-	uint64_t top = 0;
-	for (uint32_t align = 8; align; align /= 2)
-		for (size_t s = 0; s < ir->slots.len; s++) {
-			struct ir_slotinfo *sl = &ir->slots.data[s];
-			if (sl->align != align)
-				continue;
-			top += sl->size;
-			top = (top + align - 1) & ~(uint64_t)(align - 1);
-			sl->fp_off = top <= IR_STACK_MAX ? -(int32_t)top : 0;
-		}
-	top = (top + 7) & ~7ull;
-	if (top > IR_STACK_MAX)
-		return ir_fail(ir, E2BIG, "program needs %llu bytes of stack, "
-			       "more than the %d that BPF allows",
-			       (unsigned long long)top, IR_STACK_MAX);
-	*stack_size = top;
-	return 0;
-}
-
 /*
  * Moves call arguments into R1..R5 as one parallel assignment. A move is
  * safe once no other pending move still reads its destination; what is
@@ -231,7 +208,7 @@ static void lower_insn(struct ir *ir, const struct ir_insn *in,
 
 int ir_lower(struct ir *ir, const int8_t *preg, struct mi_list *out)
 {
-	int err = layout_frame(ir, &out->stack_size);
+	int err = ir_frame_layout(ir, &out->stack_size);
 	if (err)
 		return err;
 	out->nlabels = ir->label_pos.len;

@@ -198,7 +198,10 @@ static int gen_program(struct cg *g, struct ast_probe *p,
 	ir_free(g->ir);
 	g->ir = NULL;
 	out->name = t->name;
-	out->type = t->prov->prog_type;
+	out->type = t->prog_type ? t->prog_type : t->prov->prog_type;
+	out->expected_attach_type = t->attach_type;
+	out->attach_btf_id = t->btf_id;
+	out->attach_btf_obj_fd = t->btf_obj_fd;
 	out->targets = t;
 	out->ntargets = 1;
 	out->is_begin = !strcmp(t->prov->name, "BEGIN");

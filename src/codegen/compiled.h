@@ -43,6 +43,7 @@ struct cprog {
 	enum bpf_prog_type type;
 	enum bpf_attach_type expected_attach_type;
 	uint32_t attach_btf_id;
+	int attach_btf_obj_fd;    /* module BTF, 0: vmlinux */
 	const struct probe_target *targets;
 	uint32_t ntargets;
 	bool is_begin, is_end;    /* run once through BPF_PROG_TEST_RUN */

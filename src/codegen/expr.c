@@ -326,6 +326,10 @@ static struct val builtin(struct cg *g, struct ast_expr *e)
 		struct val v = { .kind = V_CTX, .type = t, .ctx_off = 0 };
 		return v;
 	}
+	/* fentry/fexit know their function's address; no register has it. */
+	if (!strcmp(n, "func") && g->tgt->layout == CTXL_U64_ARRAY)
+		return reg_val(t, cg_call(g, BPF_FUNC_get_func_ip, 1,
+					  ir_ctx(g->ir)));
 	uint32_t off;
 	if (cg_ctx_offset(g->tgt, n, &off)) {
 		struct val v = { .kind = V_CTX, .type = t, .ctx_off = off };
@@ -672,18 +676,31 @@ static struct val binary(struct cg *g, struct ast_expr *e)
 		break;
 	default: break;
 	}
+	/* x % 0 is 0, as in bpftrace (BPF leaves x unchanged). */
+	if (op == OP_MOD && r->kind == E_INT && r->u.num.value == 0) {
+		ir_movi(g->ir, a, 0);
+		return reg_val(e->type, a);
+	}
 	if (r->kind == E_INT && r->u.num.value <= INT32_MAX &&
 	    !((op == OP_DIV || op == OP_MOD) && sign)) {
 		ir_alui(g->ir, bop, a, (int32_t)r->u.num.value);
 		return reg_val(e->type, a);
 	}
 	ir_reg b = cg_int(g, r);
+	ir_jlist zero = IR_NOJUMP;
+	if (op == OP_MOD && r->kind != E_INT) {
+		ir_jlist nonzero = ir_jmpi(g->ir, BPF_JNE, b, 0, IR_NOLABEL);
+		ir_movi(g->ir, a, 0);
+		zero = ir_ja(g->ir, IR_NOLABEL);
+		ir_jlist_patch_here(g->ir, nonzero);
+	}
 	if (op == OP_DIV && sign)
 		ir_sdiv(g->ir, a, b);
 	else if (op == OP_MOD && sign)
 		ir_smod(g->ir, a, b);
 	else
 		ir_alu(g->ir, bop, a, b);
+	ir_jlist_patch_here(g->ir, zero);
 	return reg_val(e->type, a);
 }
 

@@ -129,7 +129,7 @@ struct val cg_map_read(struct cg *g, struct ast_expr *e)
 	return v;
 }
 
-/* log2 bucket as runtime/hist.h defines it (0.17's 5-step search). */
+/* log2 bucket as runtime/hist.h defines it (a 6-step binary search). */
 static ir_reg log2_bucket(struct cg *g, ir_reg x)
 {
 	ir_reg b = ir_reg_new(g->ir);
@@ -140,11 +140,14 @@ static ir_reg log2_bucket(struct cg *g, ir_reg x)
 					      IR_NOLABEL));
 	ir_reg n = ir_copy(g->ir, x);
 	ir_movi(g->ir, b, 2);
-	for (int i = 4; i >= 0; i--) {
+	for (int i = 5; i >= 0; i--) {
 		int shift = 1 << i;
-		ir_jlist small = ir_jmp(g->ir, BPF_JLT, n,
-					ir_const(g->ir, (int64_t)1 << shift),
-					IR_NOLABEL);
+		int64_t limit = (int64_t)1 << shift;
+		/* Jump immediates are 32 bits: only 2^32 needs a register. */
+		ir_jlist small = limit <= INT32_MAX ?
+			ir_jmpi(g->ir, BPF_JLT, n, (int32_t)limit, IR_NOLABEL) :
+			ir_jmp(g->ir, BPF_JLT, n, ir_const(g->ir, limit),
+			       IR_NOLABEL);
 		ir_alui(g->ir, BPF_RSH, n, shift);
 		ir_alui(g->ir, BPF_ADD, b, shift);
 		ir_jlist_patch_here(g->ir, small);

@@ -6,6 +6,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/btf.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -15,6 +17,7 @@
 #include "kernel/glob.h"
 #include "lang/types.h"
 #include "util/arena.h"
+#include "util/strbuf.h"
 #include "util/xalloc.h"
 
 #define SLOT_SHIFT 20
@@ -499,46 +502,115 @@ static void set_origin(uint32_t slot, struct kbtf_func *out)
 	out->module = slot ? kb.mods[slot - 1].name : NULL;
 }
 
-int kbtf_func(struct arena *a, const char *name, struct kbtf_func *out)
+/* Where the prototype of function or tp_btf name lives: its BTF, the
+ * FUNC_PROTO (or typedef) id, how many leading params to skip, and the
+ * proto whose param names to use. Fills out's name, btf_id and origin. */
+struct proto_ref {
+	struct btf *b;
+	uint32_t slot, proto_id, skip;
+	const struct btf_type *names;
+};
+
+static int find_proto(struct arena *a, const char *name, bool tp,
+		      struct kbtf_func *out, struct proto_ref *r)
 {
 	memset(out, 0, sizeof(*out));
-	int32_t h = find_kind(name, BTF_KIND_FUNC);
-	uint32_t id, slot = (uint32_t)h >> SLOT_SHIFT;
-	struct btf *b = h > 0 ? handle_btf(h, &id) : NULL;
-	if (!b)
+	memset(r, 0, sizeof(*r));
+	int32_t h = tp ? find_kind(arena_printf(a, "btf_trace_%s", name),
+				   BTF_KIND_TYPEDEF) :
+			 find_kind(name, BTF_KIND_FUNC);
+	uint32_t id;
+	r->slot = (uint32_t)h >> SLOT_SHIFT;
+	r->b = h > 0 ? handle_btf(h, &id) : NULL;
+	if (!r->b)
 		return -ENOENT;
-	const struct btf_type *f = btf__type_by_id(b, id);
-	out->name = btf__name_by_offset(b, f->name_off);
+	const struct btf_type *t = btf__type_by_id(r->b, id);
+	out->name = tp ? arena_strdup(a, name) :
+			 btf__name_by_offset(r->b, t->name_off);
 	out->btf_id = id;
-	set_origin(slot, out);
-	return fill_proto(a, slot, b, f->type, 0, NULL, out);
+	set_origin(r->slot, out);
+	r->proto_id = t->type;
+	if (!tp)
+		return 0;
+	/* The typedef's prototype has no parameter names; the stub the
+	 * tracepoint macro defines for it has the same params, named. */
+	r->skip = 1;
+	static const char *const stubs[] = { "__probestub_%s", "__bpf_trace_%s" };
+	for (size_t i = 0; i < sizeof(stubs) / sizeof(*stubs) && !r->names;
+	     i++) {
+		int32_t fid = btf__find_by_name_kind(
+			r->b, arena_printf(a, stubs[i], name), BTF_KIND_FUNC);
+		if (fid > 0)
+			r->names = btf__type_by_id(
+				r->b, btf__type_by_id(r->b, (uint32_t)fid)->type);
+	}
+	return 0;
+}
+
+static int lookup(struct arena *a, const char *name, bool tp,
+		  struct kbtf_func *out)
+{
+	struct proto_ref r;
+	int err = find_proto(a, name, tp, out, &r);
+	return err ? err : fill_proto(a, r.slot, r.b, r.proto_id, r.skip,
+				      r.names, out);
+}
+
+int kbtf_func(struct arena *a, const char *name, struct kbtf_func *out)
+{
+	return lookup(a, name, false, out);
 }
 
 int kbtf_tp_btf(struct arena *a, const char *tp, struct kbtf_func *out)
 {
-	memset(out, 0, sizeof(*out));
-	char *tname = arena_printf(a, "btf_trace_%s", tp);
-	int32_t h = find_kind(tname, BTF_KIND_TYPEDEF);
-	uint32_t id, slot = (uint32_t)h >> SLOT_SHIFT;
-	struct btf *b = h > 0 ? handle_btf(h, &id) : NULL;
-	if (!b)
-		return -ENOENT;
-	/* The typedef's prototype has no parameter names; the stub the
-	 * tracepoint macro defines for it has the same params, named. */
-	const struct btf_type *names = NULL;
-	static const char *const stubs[] = { "__probestub_%s", "__bpf_trace_%s" };
-	for (size_t i = 0; i < sizeof(stubs) / sizeof(*stubs) && !names; i++) {
-		int32_t fid = btf__find_by_name_kind(
-			b, arena_printf(a, stubs[i], tp), BTF_KIND_FUNC);
-		if (fid > 0)
-			names = btf__type_by_id(
-				b, btf__type_by_id(b, (uint32_t)fid)->type);
-	}
-	out->name = arena_strdup(a, tp);
-	out->btf_id = id;
-	set_origin(slot, out);
-	return fill_proto(a, slot, b, btf__type_by_id(b, id)->type, 1, names,
-			  out);
+	return lookup(a, tp, true, out);
+}
+
+static void decl_printf(void *ctx, const char *fmt, va_list ap)
+{
+	char buf[256];
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	sb_append(ctx, buf);
+}
+
+/* The C spelling of type id, as bpftrace -lv prints it ("struct file *"),
+ * printed by d into sb. */
+static const char *c_decl(struct arena *a, struct btf_dump *d,
+			  struct strbuf *sb, uint32_t id)
+{
+	sb_reset(sb);
+	LIBBPF_OPTS(btf_dump_emit_type_decl_opts, o, .field_name = "");
+	if (btf_dump__emit_type_decl(d, id, &o) < 0)
+		sb_append(sb, "?");
+	return arena_strdup(a, sb_str(sb));
+}
+
+int kbtf_func_ctypes(struct arena *a, const char *name, bool tp,
+		     struct kbtf_func *out)
+{
+	struct proto_ref r;
+	int err = find_proto(a, name, tp, out, &r);
+	if (!err)
+		err = fill_proto(a, r.slot, r.b, r.proto_id, r.skip, r.names,
+				 out);
+	if (err)
+		return err;
+	struct strbuf sb = STRBUF_INIT;
+	struct btf_dump *d = btf_dump__new(r.b, decl_printf, &sb, NULL);
+	if (!d)
+		return -errno;
+	const struct btf_type *p =
+		btf__type_by_id(r.b, skip_mods(r.b, r.proto_id));
+	if (p && btf_is_ptr(p))
+		p = btf__type_by_id(r.b, skip_mods(r.b, p->type));
+	/* fill_proto checked that p is a FUNC_PROTO with these params. */
+	for (uint32_t i = 0; i < out->nparams; i++)
+		out->params[i].ctype =
+			c_decl(a, d, &sb, btf_params(p)[i + r.skip].type);
+	out->ret_ctype = c_decl(a, d, &sb, p->type);
+	btf_dump__free(d);
+	sb_free(&sb);
+	return 0;
 }
 
 /* Walks the types of one BTF that are its own (split BTF shares the
@@ -594,4 +666,36 @@ int kbtf_match_funcs(const char *pattern, kbtf_match_cb cb, void *ctx)
 int kbtf_match_tp_btf(const char *pattern, kbtf_match_cb cb, void *ctx)
 {
 	return match_all(BTF_KIND_TYPEDEF, "btf_trace_", pattern, cb, ctx);
+}
+
+int kbtf_enum_value(const char *name, int64_t *value)
+{
+	struct btf *b = kbtf_vmlinux();
+	if (!b)
+		return -ENOENT;
+	/* A linear scan: scripts name few enumerators, and an index of
+	 * every enumerator would cost more than the scans it saves. */
+	uint32_t n = btf__type_cnt(b);
+	for (uint32_t id = 1; id < n; id++) {
+		const struct btf_type *t = btf__type_by_id(b, id);
+		if (btf_is_enum(t)) {
+			const struct btf_enum *e = btf_enum(t);
+			for (uint16_t i = 0; i < btf_vlen(t); i++)
+				if (!strcmp(btf__name_by_offset(b, e[i].name_off),
+					    name)) {
+					*value = btf_kflag(t) ? (int64_t)e[i].val
+						: (int64_t)(uint32_t)e[i].val;
+					return 0;
+				}
+		} else if (btf_is_enum64(t)) {
+			const struct btf_enum64 *e = btf_enum64(t);
+			for (uint16_t i = 0; i < btf_vlen(t); i++)
+				if (!strcmp(btf__name_by_offset(b, e[i].name_off),
+					    name)) {
+					*value = (int64_t)btf_enum64_value(e + i);
+					return 0;
+				}
+		}
+	}
+	return -ENOENT;
 }

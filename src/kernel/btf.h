@@ -32,6 +32,8 @@ struct btf *kbtf_vmlinux(void);
  * "union bpf_attr", "enum pid_type", "pid_t" (a bare name is tried as a
  * typedef, then a struct, then a union). Returns a handle or -ENOENT. */
 int32_t kbtf_find(const char *name);
+/* The value of a vmlinux enumerator ("TCP_ESTABLISHED"): 0 or -ENOENT. */
+int kbtf_enum_value(const char *name, int64_t *value);
 /* Converts a handle. Typedefs and qualifiers are stripped; enums are ints;
  * char arrays are strings; pointers carry their (shallow) pointee;
  * records are shells. Never NULL: unknown kinds become type_none. */
@@ -59,6 +61,7 @@ const struct type *kbtf_record(struct arena *a, const struct type *rec);
 struct kbtf_param {
 	const char *name;
 	const struct type *type;
+	const char *ctype; /* C spelling, by kbtf_func_ctypes() only */
 };
 
 struct kbtf_func {
@@ -69,6 +72,7 @@ struct kbtf_func {
 	uint32_t btf_id;            /* attach_btf_id (id within its BTF) */
 	int btf_obj_fd;             /* attach_btf_obj_fd: 0 for vmlinux */
 	const char *module;         /* NULL for vmlinux */
+	const char *ret_ctype;      /* by kbtf_func_ctypes() only */
 };
 
 /* The prototype of kernel function name (kfunc/kretfunc args and retval).
@@ -79,6 +83,11 @@ int kbtf_func(struct arena *a, const char *name, struct kbtf_func *out);
  * typedef's id, which is what tp_btf attach wants. Names come from the
  * tracepoint's stub function; arg0.. when the kernel has none. */
 int kbtf_tp_btf(struct arena *a, const char *tp, struct kbtf_func *out);
+
+/* kbtf_func (or, tp, kbtf_tp_btf) plus the C spelling of every param
+ * type and the return type ("struct file *"), for -lv listings. */
+int kbtf_func_ctypes(struct arena *a, const char *name, bool tp,
+		     struct kbtf_func *out);
 
 /* Calls cb for every kernel function (vmlinux and modules) or every BTF
  * tracepoint whose name matches pattern ('*', '?'). Stops at the first

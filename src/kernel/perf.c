@@ -74,11 +74,16 @@ static const struct perf_event_name hw_events[] = {
 	{ NULL, NULL, 0, 0 },
 };
 
+const struct perf_event_name *perf_event_names(uint32_t type)
+{
+	return type == PERF_TYPE_SOFTWARE ? sw_events
+		: type == PERF_TYPE_HARDWARE ? hw_events : NULL;
+}
+
 const struct perf_event_name *perf_event_by_name(uint32_t type,
 						 const char *name)
 {
-	const struct perf_event_name *e = type == PERF_TYPE_SOFTWARE ? sw_events
-		: type == PERF_TYPE_HARDWARE ? hw_events : NULL;
+	const struct perf_event_name *e = perf_event_names(type);
 	for (; e && e->name; e++)
 		if (!strcmp(e->name, name) || (e->alias && !strcmp(e->alias, name)))
 			return e;

@@ -29,6 +29,9 @@ struct perf_event_name {
 };
 const struct perf_event_name *perf_event_by_name(uint32_t type,
 						 const char *name);
+/* All of them, sorted by name, ending with a NULL name; NULL for a type
+ * without named events. */
+const struct perf_event_name *perf_event_names(uint32_t type);
 /* Sampling event: period, or frequency in Hz when freq. */
 int perf_open_counter(uint32_t type, uint64_t config, uint64_t period,
 		      bool freq, int pid, int cpu);

@@ -1156,8 +1156,12 @@ static struct ast_cdef *parse_cdef(struct parser *p, struct ast_cdef **inner)
 	} else {
 		d = parse_record_def(p);
 	}
-	/* The definition is complete: a missing ';' needs no recovery. */
-	if (expect_soft(p, T_SEMI, "';' after the definition"))
+	/* bpftrace 0.17 takes struct, union and enum definitions without
+	 * the ';'. The definition is complete: a missing one needs no
+	 * recovery. */
+	if (d->kind != CDEF_TYPEDEF)
+		accept(p, T_SEMI);
+	else if (expect_soft(p, T_SEMI, "';' after the definition"))
 		take(p);
 	return d;
 }

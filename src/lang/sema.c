@@ -16,6 +16,7 @@
 #include "kernel/btf.h"
 #include "kernel/elfsym.h"
 #include "kernel/kallsyms.h"
+#include "lang/ctypes.h"
 #include "runtime/fmt.h"
 #include "util/arena.h"
 #include "util/diag.h"
@@ -43,6 +44,7 @@ struct sema {
 	const struct probe_target *tgt;
 	int loop_depth;
 	bool uses_ringbuf;
+	struct ctypes *ct; /* type names, with the script's definitions */
 };
 
 static void err(struct sema *s, struct span sp, const char *fmt, ...)
@@ -294,7 +296,7 @@ static const struct type *builtin_type(struct sema *s, struct ast_expr *e)
 				"(only in return probes)", probe_kind(s));
 			return &type_none;
 		}
-		return &type_u64;
+		return s->tgt->retval ? s->tgt->retval : &type_u64;
 	}
 	if (!strcmp(n, "func")) {
 		if (!tgt_has(s, CTX_FUNC)) {
@@ -376,59 +378,7 @@ static const struct type *check_field(struct sema *s, struct ast_expr *e)
 static const struct type *resolve_typespec(struct sema *s,
 					   const struct ast_typespec *ts)
 {
-	static const struct {
-		const char *name;
-		int size;
-		bool is_signed;
-	} ints[] = {
-		{ "int8", 1, true },   { "int16", 2, true },
-		{ "int32", 4, true },  { "int64", 8, true },
-		{ "uint8", 1, false }, { "uint16", 2, false },
-		{ "uint32", 4, false }, { "uint64", 8, false },
-		{ "u8", 1, false },    { "u16", 2, false },
-		{ "u32", 4, false },   { "u64", 8, false },
-		{ "s8", 1, true },     { "s16", 2, true },
-		{ "s32", 4, true },    { "s64", 8, true },
-		{ "char", 1, true },   { "unsigned char", 1, false },
-		{ "short", 2, true },  { "unsigned short", 2, false },
-		{ "int", 4, true },    { "unsigned int", 4, false },
-		{ "unsigned", 4, false }, { "long", 8, true },
-		{ "unsigned long", 8, false }, { "long long", 8, true },
-		{ "unsigned long long", 8, false }, { "bool", 1, false },
-		{ "size_t", 8, false }, { "ssize_t", 8, true },
-		{ "pid_t", 4, true },  { "uid_t", 4, false },
-		{ "gid_t", 4, false },
-	};
-	const struct type *t = NULL;
-	for (size_t i = 0; i < sizeof(ints) / sizeof(*ints); i++)
-		if (!strcmp(ts->base, ints[i].name))
-			t = type_int(ints[i].size, ints[i].is_signed);
-	if (!t && !strcmp(ts->base, "void"))
-		t = &type_void;
-	if (!t && (!strncmp(ts->base, "struct ", 7) ||
-		   !strncmp(ts->base, "union ", 6))) {
-		t = kbtf_type_by_name(s->arena, ts->base);
-		if (!t) {
-			err(s, ts->span, "unknown type '%s' (not in the kernel's "
-				"BTF)", ts->base);
-			return &type_none;
-		}
-	}
-	if (!t) {
-		err(s, ts->span, "unknown type '%s'", ts->base);
-		return &type_none;
-	}
-	for (int i = 0; i < ts->ptr_depth; i++)
-		t = type_ptr(s->arena, t, false);
-	if (ts->array_len) {
-		struct type *a = type_new(s->arena, TY_ARRAY,
-					  t->size * ts->array_len);
-		a->elem = t;
-		a->count = ts->array_len;
-		a->align = t->align;
-		t = a;
-	}
-	return t;
+	return ctypes_resolve(s->ct, s->report, ts);
 }
 
 static const struct type *check_cast(struct sema *s, struct ast_expr *e)
@@ -1395,9 +1345,15 @@ static const struct type *check_expr_inner(struct sema *s,
 		return type_string(s->arena, e->u.str.len + 1);
 	case E_BUILTIN:
 		return builtin_type(s, e);
-	case E_IDENT:
+	case E_IDENT: {
+		int64_t v;
+		if (ctypes_constant(s->ct, e->u.name, &v)) {
+			fold_const(e, (uint64_t)v);
+			return v < 0 ? &type_s64 : &type_u64;
+		}
 		err(s, e->span, "unknown identifier '%s'", e->u.name);
 		return &type_none;
+	}
 	case E_POSITIONAL:
 		return check_positional(s, e);
 	case E_VAR: {
@@ -1644,6 +1600,7 @@ int sema_check(struct arena *a, struct diag *d, struct ast_program *prog,
 	s.muted = *d;
 	s.muted.out = NULL;
 	s.muted.max_errors = 0;
+	s.ct = ctypes_build(a, d, prog);
 	for (s.pass = 0; s.pass < 2; s.pass++) {
 		s.report = s.pass == 0 ? &s.muted : d;
 		for (uint32_t i = 0; i < prog->nprobes; i++) {

@@ -571,6 +571,7 @@ int obj_run(const struct obj_opts *o)
 	bool has_perf;
 	int err = out_init(&r.out, o->format ? o->format : "text",
 			   o->out ? o->out : stdout, NULL);
+	r.out.console = stdout; /* o->out is -o FILE */
 	if (err) {
 		fail(&r, "unknown output format '%s'", o->format);
 		goto out;

@@ -5,7 +5,10 @@
 #include "probes/provider.h"
 
 extern const struct provider probe_begin_prov, probe_end_prov,
-	probe_tracepoint_prov, probe_interval_prov, probe_profile_prov;
+	probe_tracepoint_prov, probe_interval_prov, probe_profile_prov,
+	probe_rawtracepoint_prov, probe_kfunc_prov, probe_kretfunc_prov,
+	probe_software_prov, probe_hardware_prov, probe_watchpoint_prov,
+	probe_asyncwatchpoint_prov;
 
 /* Parses a positive decimal count (or "$N", a positional parameter) from
  * an attach point part. Returns 0, -EINVAL when it is not a number, or
@@ -16,5 +19,40 @@ int probe_parse_count(const struct probe_env *env, const char *s,
 /* Attaches prog_fd to perf event pfd and records both in att. Takes
  * ownership of pfd; pfd < 0 is an error passed through. */
 int probe_attach_perf(int pfd, int prog_fd, struct probe_attachment *att);
+
+/* Opens open(t, cpu) on every online CPU and attaches prog_fd to each. */
+int probe_attach_cpus(const struct probe_target *t, int prog_fd,
+		      struct probe_attachment *att,
+		      int (*open)(const struct probe_target *t, int cpu));
+
+/* rawtracepoint.c: attaches a raw_tp program to tracepoint t->a, or a
+ * BPF_PROG_TYPE_TRACING one (t->prog_type set) to its BTF target. */
+int probe_attach_raw_tp(const struct probe_target *t, int prog_fd,
+			struct probe_attachment *att);
+
+/* btf_args.c: contexts that are a u64 array of a BTF function's args
+ * (rawtracepoint, kfunc). The `args` record: each param at 8 * its slot,
+ * then retval when with_retval (fexit stores it after the args). */
+struct kbtf_func;
+struct arena;
+const struct type *probe_btf_args_type(struct arena *a,
+				       const struct kbtf_func *f,
+				       const char *rec_name, bool with_retval);
+/* How many u64 slots f's params take (where fexit's retval sits). */
+uint32_t probe_btf_nslots(const struct kbtf_func *f);
+/* Calls add for every BTF function (or, tp, BTF tracepoint) whose name
+ * matches name and whose module matches module (NULL: any; "vmlinux" for
+ * the kernel's own). Returns how many, or -errno. */
+typedef void (*probe_btf_add_fn)(const struct kbtf_func *f, void *ctx);
+int probe_btf_each(struct arena *a, const char *module, const char *name,
+		   bool tp, probe_btf_add_fn add, void *ctx);
+/* "TYPE:NAME", or "TYPE:MODULE:NAME" for a module's. */
+const char *probe_btf_name(struct arena *a, const char *type,
+			   const char *module, const char *name);
+/* The list hook of TYPE over BTF functions (or, tp, tracepoints): with
+ * verbose, "    CTYPE NAME" for every argument (and, for functions, the
+ * return value as "retval"). */
+int probe_btf_list(const char *type, bool tp, const char *pattern,
+		   bool verbose, FILE *out);
 
 #endif

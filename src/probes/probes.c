@@ -12,6 +12,10 @@
 static const struct provider *const providers[] = {
 	&probe_begin_prov,    &probe_end_prov,      &probe_tracepoint_prov,
 	&probe_interval_prov, &probe_profile_prov,
+	/* probes branch */
+	&probe_rawtracepoint_prov, &probe_software_prov, &probe_hardware_prov,
+	&probe_kfunc_prov,    &probe_kretfunc_prov,  &probe_watchpoint_prov,
+	&probe_asyncwatchpoint_prov,
 };
 
 const struct provider *probe_provider(const char *canonical_name)

@@ -50,6 +50,14 @@ struct probe_target {
 	unsigned features; /* CTX_* available */
 	enum ctx_layout layout;
 	uint32_t nargs;    /* arg0..arg(nargs-1) */
+	const struct type *retval; /* type of retval; NULL: u64 */
+	/* Program type when it differs from the provider's (0: the
+	 * provider's), and what BPF_PROG_TYPE_TRACING loads need. */
+	enum bpf_prog_type prog_type;
+	enum bpf_attach_type attach_type;
+	uint32_t btf_id;
+	int btf_obj_fd;    /* module BTF fd, 0 for vmlinux */
+	int pid;           /* per-process perf events (-p, -c); 0: all */
 };
 
 struct probe_env {
@@ -57,6 +65,11 @@ struct probe_env {
 	struct diag *diag;
 	char **params; /* positional parameters, for $1 in attach points */
 	int nparams;
+	int pid;          /* -p PID or the -c child, 0 when neither */
+	/* Nothing will be attached (--dry-run, -d, --verify): a probe type
+	 * this kernel cannot attach is no error then. */
+	bool no_attach;
+	bool seen_begin, seen_end; /* one of each per script */
 };
 
 /* What attaching one target left open (perf event and link fds), closed
@@ -104,6 +117,11 @@ const struct provider *probe_provider(const char *canonical_name);
  * reported with a's span; returns -1 then, else 0. */
 int probe_expand(struct probe_env *env, const struct ast_attach *a,
 		 struct probe_target **out, uint32_t *n);
+
+/* -l: prints the probes matching pattern (all of them when NULL) of every
+ * type that has a list hook, sorted as bpftrace prints them. 0 or -errno
+ * (of the first hook that failed; the others still print). */
+int probe_list(const char *pattern, bool verbose, FILE *out);
 
 /* Appends one target to a growable array in the arena. */
 struct probe_target *probe_target_add(struct arena *a,

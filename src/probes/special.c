@@ -11,6 +11,15 @@ static int expand(struct probe_env *env, const struct ast_attach *a,
 			   a->provider);
 		return -1;
 	}
+	/* bpftrace refuses a second BEGIN or END: which would run first? */
+	bool end = a->provider[0] == 'E';
+	bool *seen = end ? &env->seen_end : &env->seen_begin;
+	if (*seen) {
+		diag_error(env->diag, a->span, "more than one %s probe defined",
+			   a->provider);
+		return -1;
+	}
+	*seen = true;
 	struct probe_target *t = probe_target_add(env->arena, out, n);
 	t->prov = probe_provider(a->provider);
 	t->name = a->provider;

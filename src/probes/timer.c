@@ -102,8 +102,9 @@ static int attach_interval(const struct probe_target *t, int prog_fd,
 	return probe_attach_perf(open_on(t, cpu), prog_fd, att);
 }
 
-static int attach_profile(const struct probe_target *t, int prog_fd,
-			  struct probe_attachment *att)
+int probe_attach_cpus(const struct probe_target *t, int prog_fd,
+		      struct probe_attachment *att,
+		      int (*open)(const struct probe_target *t, int cpu))
 {
 	int *cpus = malloc(sizeof(*cpus) * MAX_CPUS);
 	if (!cpus)
@@ -111,9 +112,15 @@ static int attach_profile(const struct probe_target *t, int prog_fd,
 	int n = perf_online_cpus(cpus, MAX_CPUS);
 	int err = n < 0 ? n : 0;
 	for (int i = 0; i < n && i < MAX_CPUS && !err; i++)
-		err = probe_attach_perf(open_on(t, cpus[i]), prog_fd, att);
+		err = probe_attach_perf(open(t, cpus[i]), prog_fd, att);
 	free(cpus);
 	return err;
+}
+
+static int attach_profile(const struct probe_target *t, int prog_fd,
+			  struct probe_attachment *att)
+{
+	return probe_attach_cpus(t, prog_fd, att, open_on);
 }
 
 const struct provider probe_interval_prov = {

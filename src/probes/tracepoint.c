@@ -1,9 +1,12 @@
 /* tracepoint:CATEGORY:NAME, with wildcards in both parts. Every match gets
  * its own program because the records (and so `args`) differ. */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "kernel/glob.h"
 #include "kernel/perf.h"
+#include "kernel/sysfs.h"
 #include "kernel/tracefs.h"
 #include "probes/impl.h"
 #include "util/arena.h"
@@ -72,10 +75,58 @@ static int attach(const struct probe_target *t, int prog_fd,
 				 att);
 }
 
+struct list_ctx {
+	const char *pattern;
+	bool verbose;
+	FILE *out;
+};
+
+/* -lv prints each field's declaration as the format file spells it
+ * ("__data_loc char[] filename"), as bpftrace does. */
+static void list_fields(const char *cat, const char *name, FILE *out)
+{
+	char rel[512], path[600], *text;
+	snprintf(rel, sizeof(rel), "events/%s/%s/format", cat, name);
+	if (tracefs_path(path, sizeof(path), rel) ||
+	    sysfs_slurp(path, &text, NULL))
+		return;
+	for (char *p = strstr(text, "field:"); p; p = strstr(p, "field:")) {
+		p += 6;
+		size_t n = strcspn(p, ";\n");
+		const char *last = p + n;
+		while (last > p && last[-1] != ' ' && last[-1] != '*')
+			last--;
+		if (strncmp(last, "common_", 7))
+			fprintf(out, "    %.*s\n", (int)n, p);
+	}
+	free(text);
+}
+
+static int list_one(const char *cat, const char *name, void *ctx_)
+{
+	struct list_ctx *l = ctx_;
+	char full[512];
+	snprintf(full, sizeof(full), "tracepoint:%s:%s", cat, name);
+	if (!glob_match(l->pattern, full))
+		return 0;
+	fprintf(l->out, "%s\n", full);
+	if (l->verbose)
+		list_fields(cat, name, l->out);
+	return 0;
+}
+
+static int list(const char *pattern, bool verbose, FILE *out)
+{
+	struct list_ctx l = { pattern, verbose, out };
+	int r = tracefs_match("*", "*", list_one, &l);
+	return r < 0 ? r : 0;
+}
+
 const struct provider probe_tracepoint_prov = {
 	.name = "tracepoint",
 	.prog_type = BPF_PROG_TYPE_TRACEPOINT,
 	.expand = expand,
 	.per_target_program = true,
 	.attach = attach,
+	.list = list,
 };

@@ -95,6 +95,9 @@ static void cat_file(struct events *e, const char *path)
 	if (!f) {
 		fprintf(e->err, "ERROR: failed to open file '%s': %s\n", path,
 			strerror(errno));
+		/* bpftrace still emits the (empty) output: JSON readers
+		 * get a cat record for every cat(). */
+		out_cat(e->o, "", 0);
 		return;
 	}
 	struct strbuf out = STRBUF_INIT;

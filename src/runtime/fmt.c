@@ -194,9 +194,12 @@ const struct fmt *fmt_parse(struct arena *a, const char *s, size_t len)
 		f->segs[f->nsegs++] = conv;
 		pos = p = end;
 	}
+	/* bpftrace 0.17 printed the text after the last conversion as is
+	 * ("100%%" stayed "100%%"); newer bpftrace renders it as C does. */
+	sb_reset(&pre);
+	render_prefix(&pre, s + pos, len - pos, len - pos);
+	add_text(a, f, pre.buf, pre.len);
 	sb_free(&pre);
-	/* After the last conversion bpftrace prints the text as is. */
-	add_text(a, f, s + pos, len - pos);
 	return f;
 }
 

@@ -39,11 +39,11 @@ static bool bucket_range(const uint64_t *counts, uint32_t n, uint32_t *lo,
 	return any;
 }
 
-/* 2^power with bpftrace's K/M/G/T suffixes. */
+/* 2^power with bpftrace's K/M/G/T/P/E suffixes. */
 static void log2_label(struct strbuf *sb, int power)
 {
-	static const char suffix[] = "\0KMGT";
-	int s = power >= 40 ? 4 : power / 10;
+	static const char suffix[] = "\0KMGTPE";
+	int s = power / 10;
 	sb_printf(sb, "%" PRIu64, (uint64_t)1 << (power - 10 * s));
 	if (s)
 		sb_putc(sb, suffix[s]);

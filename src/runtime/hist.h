@@ -17,9 +17,11 @@ struct strbuf;
  *   index 0       v < 0                  "(..., 0)"
  *   index 1       v == 0                 "[0]"
  *   index 2 + k   2^k <= v < 2^(k+1)     "[1]", "[2, 4)", ... "[1K, 2K)" ...
- * bpftrace 0.17 finds k with a 5-step binary search (shifts 16, 8, 4, 2, 1),
- * so k saturates at 31: every v >= 2^31 lands in "[2G, 4G)", index 33. */
-#define HIST_LOG2_MAX_INDEX 33
+ * k comes from a 6-step binary search (shifts 32, 16, 8, 4, 2, 1), so every
+ * positive int64 has its bucket, up to "[4E, 8E)" (index 64), as in newer
+ * bpftrace. bpftrace 0.17 searched with 5 steps and put every v >= 2^31
+ * into "[2G, 4G)", a bug sonde does not copy. */
+#define HIST_LOG2_MAX_INDEX 64
 /* Enough slots for any log2 index a map may hold. */
 #define HIST_LOG2_NBUCKETS (HIST_LOG2_MAX_INDEX + 1)
 
@@ -30,7 +32,7 @@ static inline uint64_t hist_log2_index(int64_t v)
 	if (v == 0)
 		return 1;
 	uint64_t n = (uint64_t)v, k = 0;
-	for (int i = 4; i >= 0; i--) {
+	for (int i = 5; i >= 0; i--) {
 		uint64_t shift = (uint64_t)(n >= (1ULL << (1 << i))) << i;
 		n >>= shift;
 		k += shift;

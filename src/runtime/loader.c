@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "codegen/compiled.h"
+#include "kernel/features.h"
 #include "runtime/loader.h"
 
 #define LOG_SIZE (16u << 20)
@@ -121,7 +122,8 @@ static int load_prog(struct loader *l, uint32_t i, char *log,
 	obj_name(name, p->name);
 	LIBBPF_OPTS(bpf_prog_load_opts, lo,
 		    .expected_attach_type = p->expected_attach_type,
-		    .attach_btf_id = p->attach_btf_id);
+		    .attach_btf_id = p->attach_btf_id,
+		    .attach_btf_obj_fd = p->attach_btf_obj_fd);
 	/* No log on the first try: the kernel verifies faster without. */
 	int fd = bpf_prog_load(p->type, name, "GPL", insns, p->code.ninsns,
 			       &lo);
@@ -133,6 +135,12 @@ static int load_prog(struct loader *l, uint32_t i, char *log,
 				"sonde: internal error: the kernel verifier "
 				"rejected the program for %s\n",
 				p->name);
+		else if (p->type == BPF_PROG_TYPE_TRACING &&
+			 !feat_has(FEAT_FENTRY))
+			/* Not our bug: the kernel takes no fentry at all. */
+			fprintf(o->err,
+				"sonde: cannot load the program for %s: %s\n",
+				p->name, feat_reason(FEAT_FENTRY));
 		else
 			fprintf(o->err,
 				"sonde: cannot load the program for %s: %s\n",

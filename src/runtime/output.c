@@ -21,6 +21,7 @@ int out_init(struct out *o, const char *format, FILE *f,
 		if (!strcmp(formats[i]->name, format)) {
 			o->ops = formats[i];
 			o->f = f;
+			o->console = f;
 			o->res = res;
 			return 0;
 		}
@@ -77,4 +78,11 @@ void out_scalar(struct strbuf *sb, const struct type *t, const void *value,
 		sb_printf(sb, "%" PRId64, (int64_t)v / (int64_t)div);
 	else
 		sb_printf(sb, "%" PRIu64, v / div);
+}
+
+void out_exit_begin(struct out *o)
+{
+	fflush(o->f);
+	fputs("\n\n", o->console);
+	fflush(o->console);
 }

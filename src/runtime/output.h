@@ -84,13 +84,12 @@ struct out_ops {
 	void (*value)(struct out *o, const struct type *t, const void *data);
 	/* print(@m) and the maps printed at exit */
 	void (*map)(struct out *o, const struct out_map *m);
-	/* Once, after END, before the maps printed at exit. */
-	void (*exit_begin)(struct out *o);
 };
 
 struct out {
 	const struct out_ops *ops;
 	FILE *f;
+	FILE *console; /* the exit newlines: stdout with -o FILE, else f */
 	const struct out_resolver *res; /* NULL: all fallbacks */
 };
 
@@ -137,10 +136,10 @@ static inline void out_map(struct out *o, const struct out_map *m)
 {
 	o->ops->map(o, m);
 }
-static inline void out_exit_begin(struct out *o)
-{
-	o->ops->exit_begin(o);
-}
+/* Once, after END, before the maps printed at exit: two newlines, in
+ * every format, to o->console (bpftrace writes them to stdout even when
+ * -o sends the rest to a file). */
+void out_exit_begin(struct out *o);
 
 /* Helpers shared by the formats. */
 

@@ -130,13 +130,6 @@ static void map(struct out *o, const struct out_map *m)
 	sb_free(&sb);
 }
 
-/* 0.17 prints the same two newlines before the exit maps in JSON too. */
-static void exit_begin(struct out *o)
-{
-	fputs("\n\n", o->f);
-	fflush(o->f);
-}
-
 const struct out_ops out_json_ops = {
 	.name = "json",
 	.attached_probes = attached_probes,
@@ -148,5 +141,4 @@ const struct out_ops out_json_ops = {
 	.lost_events = lost_events,
 	.value = value,
 	.map = map,
-	.exit_begin = exit_begin,
 };

@@ -91,11 +91,6 @@ static void map(struct out *o, const struct out_map *m)
 	sb_free(&sb);
 }
 
-static void exit_begin(struct out *o)
-{
-	raw(o, "\n\n", 2);
-}
-
 const struct out_ops out_text_ops = {
 	.name = "text",
 	.attached_probes = attached_probes,
@@ -107,5 +102,4 @@ const struct out_ops out_text_ops = {
 	.lost_events = lost_events,
 	.value = value,
 	.map = map,
-	.exit_begin = exit_begin,
 };

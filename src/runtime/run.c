@@ -289,6 +289,8 @@ static int run_setup(struct run *r)
 	r->res.boot_wall_ns = boot > 0 ? boot : 0;
 	int err = out_init(&r->out, o->format ? o->format : "text",
 			   o->out ? o->out : stdout, &r->res);
+	if (o->console)
+		r->out.console = o->console;
 	if (err) {
 		fprintf(r->err, "sonde: unknown output format '%s'\n",
 			o->format);

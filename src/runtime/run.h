@@ -29,6 +29,8 @@ struct child;
 struct run_opts {
 	const char *format;  /* NULL: "text" */
 	FILE *out;           /* NULL: stdout */
+	FILE *console;       /* the two newlines before the exit maps (stdout
+				with -o FILE); NULL: out */
 	FILE *err;           /* NULL: stderr */
 	bool verbose, unsafe, quiet;
 	struct child *child; /* -c, already spawned; NULL: none */

@@ -38,7 +38,8 @@
 # In PROG, ARGS, PARAMS and CMD: @WL@ is the workload binary (wl.c),
 # @SWL@ the deep-call-chain one with frame pointers (stackwl.c),
 # @TMP@ a scratch directory of the test, emptied before the run, @BGPID@ the
-# pid of the BG command.
+# pid of the BG command, @WLSYM:NAME@ the address (0x...) of symbol NAME in
+# the workload binary (from nm).
 
 # parse_test FILE: sets T_<KEY> for each field (blocks end with a newline)
 # and T_KEYS (the keys present).
@@ -91,6 +92,12 @@ subst() {
 	s=${s//@SWL@/$SWL}
 	s=${s//@TMP@/$TMPD}
 	s=${s//@BGPID@/${BGPID:-}}
+	local sym addr
+	while [[ $s =~ @WLSYM:([A-Za-z0-9_]+)@ ]]; do
+		sym=${BASH_REMATCH[1]}
+		addr=$(nm "$WL" 2>/dev/null | awk -v s="$sym" '$3 == s { print "0x" $1; exit }')
+		s=${s//@WLSYM:$sym@/${addr:-0}}
+	done
 	printf '%s' "$s"
 }
 

@@ -11,6 +11,9 @@
 //   lseek OFF N        N lseek(/dev/null fd, OFF, SEEK_SET) (OFF may be < 0)
 //   sleep MS           nanosleep for MS milliseconds
 //   spin MS            busy loop for MS milliseconds
+//   faults N           touches N fresh anonymous pages (N page faults)
+//   poke N             writes the global wl_target N times (watchpoints
+//                      find it with nm: the binary is static, not PIE)
 //   fork N             N children that exit at once (each waited for)
 //   kill SIG           sends SIG to itself (SIG must be ignored, see ignore)
 //   ignore SIG         ignores SIG
@@ -22,12 +25,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 static char buf[1 << 20];
+// In .data (initialised): a watchpoint on a .bss variable also counted 8
+// writes made at exec, before main (the kernel zeroing around .bss).
+volatile long wl_target = 1;
 
 static long num(const char *s)
 {
@@ -106,6 +113,22 @@ int main(int argc, char **argv)
 			while (now_ms() < end)
 				for (int k = 0; k < 1000; k++)
 					x++;
+		} else if (!strcmp(v, "faults")) {
+			need(i, 1, argc, v);
+			long n = num(argv[++i]), pg = sysconf(_SC_PAGESIZE);
+			char *m = mmap(NULL, n * pg, PROT_READ | PROT_WRITE,
+				       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			if (m == MAP_FAILED)
+				_exit(3);
+			/* one fault per page: no huge pages */
+			madvise(m, n * pg, MADV_NOHUGEPAGE);
+			for (long k = 0; k < n; k++)
+				m[k * pg] = 1;
+			munmap(m, n * pg);
+		} else if (!strcmp(v, "poke")) {
+			need(i, 1, argc, v);
+			for (long n = num(argv[++i]); n > 0; n--)
+				wl_target = n;
 		} else if (!strcmp(v, "fork")) {
 			need(i, 1, argc, v);
 			for (long n = num(argv[++i]); n > 0; n--) {

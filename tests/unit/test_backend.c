@@ -596,7 +596,9 @@ TEST(stack_limit_is_an_error)
 	ir_slot a = ir_slot_new(ir, 300, 8), b = ir_slot_new(ir, 300, 8);
 	ir_storei_slot(ir, 8, a, 0, 1);
 	ir_storei_slot(ir, 8, b, 0, 1);
-	ir_exiti(ir, 0);
+	ir_reg r = ir_reg_new(ir);
+	ir_load_slot(ir, 8, r, a, 0); /* a is still live when b is written */
+	ir_exit(ir, r);
 	struct ir_prog p;
 	CHECK(ir_compile(ir, &p) == -E2BIG);
 	CHECK(ir_error(ir) && strstr(ir_error(ir), "512"));
@@ -618,6 +620,55 @@ TEST(stack_limit_is_an_error)
 	RUN_OK(&h, ir);
 	CHECK(h.retval == 8);
 	CHECK(h.stack_size == 512);
+	harness_fini(&h);
+}
+
+/* Slots live one after the other share their bytes: three 300-byte
+ * slots fit in 512 bytes when each is dead before the next is written. */
+TEST(frame_shares_dead_slots)
+{
+	struct harness h;
+	CHECK(harness_init(&h) == 0);
+	struct ir *ir = ir_new();
+	ir_reg sum = ir_const(ir, 0), x = ir_reg_new(ir);
+	for (int i = 0; i < 3; i++) {
+		ir_slot s = ir_slot_new(ir, 300, 8);
+		ir_storei_slot(ir, 8, s, 288, i + 1);
+		ir_load_slot(ir, 8, x, s, 288);
+		ir_alu(ir, BPF_ADD, sum, x);
+	}
+	ir_exit(ir, sum);
+	RUN_OK(&h, ir);
+	CHECK(h.retval == 6);
+	CHECK(h.stack_size == 304);
+	harness_fini(&h);
+}
+
+/* A slot written before a loop and read in it stays apart from a slot
+ * used only inside the loop, although in instruction order the second
+ * comes after the first's last use: the loop brings the read back. */
+TEST(frame_loop_keeps_slots_apart)
+{
+	struct harness h;
+	CHECK(harness_init(&h) == 0);
+	struct ir *ir = ir_new();
+	ir_slot keep = ir_slot_new(ir, 8, 8), tmp = ir_slot_new(ir, 8, 8);
+	ir_reg i = ir_const(ir, 0), acc = ir_const(ir, 0);
+	ir_reg x = ir_reg_new(ir);
+	ir_storei_slot(ir, 8, keep, 0, 5);
+	ir_label head = ir_label_new(ir);
+	ir_label_bind(ir, head);
+	ir_load_slot(ir, 8, x, keep, 0);   /* last use of keep, in order */
+	ir_alu(ir, BPF_ADD, acc, x);
+	ir_storei_slot(ir, 8, tmp, 0, 100); /* would clobber keep if shared */
+	ir_load_slot(ir, 8, x, tmp, 0);
+	ir_alu(ir, BPF_ADD, acc, x);
+	ir_alui(ir, BPF_ADD, i, 1);
+	ir_jmpi(ir, BPF_JLT, i, 3, head);
+	ir_exit(ir, acc);
+	RUN_OK(&h, ir);
+	CHECK(h.retval == 315);
+	CHECK(h.stack_size == 16);
 	harness_fini(&h);
 }
 
@@ -755,6 +806,8 @@ int main(void)
 	RUN(atomic_add_and_map_value_pointers);
 	RUN(jump_offset_overflow_is_an_error);
 	RUN(stack_limit_is_an_error);
+	RUN(frame_shares_dead_slots);
+	RUN(frame_loop_keeps_slots_apart);
 	RUN(random_programs_match_reference);
 	return check_done();
 }

@@ -25,9 +25,12 @@ TEST(log2_index_matches_bpftrace)
 	CHECK(hist_log2_index(1024) == 12);
 	CHECK(hist_log2_index(1 << 20) == 22);
 	CHECK(hist_log2_index(0xffffffffLL) == 33);
-	/* 0.17 saturates: all of these print in [2G, 4G) */
-	CHECK(hist_log2_index(1LL << 32) == 33);
-	CHECK(hist_log2_index(1LL << 40) == 33);
+	/* 0.17 put all of these in [2G, 4G); newer bpftrace and sonde do
+	 * not. */
+	CHECK(hist_log2_index(1LL << 32) == 34);
+	CHECK(hist_log2_index((1LL << 40) - 1) == 41);
+	CHECK(hist_log2_index(1LL << 40) == 42);
+	CHECK(hist_log2_index(1LL << 62) == 64);
 	CHECK(hist_log2_index(INT64_MAX) == HIST_LOG2_MAX_INDEX);
 }
 
@@ -83,11 +86,13 @@ TEST(log2_text)
 }
 
 /* hist(1 << 40), hist(1 << 50), hist(1 << 62), hist(-1), hist(INT64_MAX) */
-TEST(log2_text_saturated_top_bucket)
+TEST(log2_text_top_buckets)
 {
 	uint64_t c[HIST_LOG2_NBUCKETS] = { 0 };
 	c[0] = 1;
 	c[33] = 4;
+	c[52] = 1;
+	c[64] = 4;
 	struct strbuf sb = STRBUF_INIT;
 	hist_text_log2(&sb, c, HIST_LOG2_NBUCKETS, 0);
 	CHECK(!strncmp(sb_str(&sb),
@@ -96,8 +101,13 @@ TEST(log2_text_saturated_top_bucket)
 		       "[1]                    0 " BAR0, 3 * 80));
 	CHECK(strstr(sb_str(&sb), "[512M, 1G)             0 " BAR0
 				  "[1G, 2G)               0 " BAR0
-				  "[2G, 4G)               4 " BAR52) != NULL);
-	CHECK(sb.len == 34 * 80);
+				  "[2G, 4G)               4 " BAR52
+				  "[4G, 8G)               0 " BAR0) != NULL);
+	CHECK(strstr(sb_str(&sb), "[512T, 1P)             0 " BAR0
+				  "[1P, 2P)               1 " BAR13) != NULL);
+	CHECK(strstr(sb_str(&sb), "[2E, 4E)               0 " BAR0
+				  "[4E, 8E)               4 " BAR52) != NULL);
+	CHECK(sb.len == 65 * 80);
 	sb_free(&sb);
 }
 
@@ -208,7 +218,7 @@ int main(void)
 	RUN(log2_index_matches_bpftrace);
 	RUN(linear_index_matches_bpftrace);
 	RUN(log2_text);
-	RUN(log2_text_saturated_top_bucket);
+	RUN(log2_text_top_buckets);
 	RUN(log2_text_div);
 	RUN(all_zero_renders_nothing);
 	RUN(linear_text);

@@ -176,10 +176,12 @@ TEST(percent_percent_quirks)
 	CHECK_STR(run("%%d %d|", &r), "%d 2|");
 
 	r = (struct rec){ 0 };
-	CHECK_STR(run("[%%] [100%%]\n", &r), "[%%] [100%%]\n");
+	/* After the last conversion "%%" is one '%' too (newer bpftrace; 0.17
+	 * printed that tail verbatim). */
+	CHECK_STR(run("[%%] [100%%]\n", &r), "[%] [100%]\n");
 	rec_int(&r, &type_s64, 5);
-	CHECK_STR(run("[%%] %d [%%]\n", &r), "[%] 5 [%%]\n");
-	CHECK_STR(run("%d%%\n", &r), "5%%\n");
+	CHECK_STR(run("[%%] %d [%%]\n", &r), "[%] 5 [%]\n");
+	CHECK_STR(run("%d%%\n", &r), "5%\n");
 	CHECK_STR(run("%5%|%d\n", &r), "%|5\n");
 	CHECK_STR(run("%d%\n", &r), "5%\n");
 	CHECK_STR(run("%-%d\n", &r), "%d\n");
@@ -194,13 +196,15 @@ TEST(nul_bytes)
 {
 	struct rec r = { 0 };
 	rec_int(&r, &type_s64, 5);
-	/* Before a conversion the format is a C string; after, verbatim. */
+	/* The format is a C string before a conversion and, as in newer
+	 * bpftrace, after the last one too (0.17 printed that tail
+	 * verbatim, NUL bytes included). */
 	CHECK(!memcmp(run_n("a\0b %d|\n", 8, &r), "a|\n", 4));
 	run_n("%d a\0b|\n", 9, &r);
-	CHECK(OUT.len == 8 && !memcmp(OUT.buf, "5 a\0b|\n", 8));
+	CHECK(OUT.len == 3 && !memcmp(OUT.buf, "5 a", 3));
 	r = (struct rec){ 0 };
 	run_n("xy\0z\n", 5, &r);
-	CHECK(OUT.len == 5 && !memcmp(OUT.buf, "xy\0z\n", 5));
+	CHECK(OUT.len == 2 && !memcmp(OUT.buf, "xy", 2));
 	/* %c of 0 prints nothing, padding included. */
 	rec_int(&r, &type_s64, 0);
 	rec_int(&r, &type_s64, 66);

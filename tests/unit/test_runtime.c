@@ -226,7 +226,7 @@ TEST(tracepoint_count_then_sigterm)
 		SKIP("needs root and BPF");
 	struct diag d;
 	diag_init(&d, stderr);
-	struct probe_env env = { &A, &d, NULL, 0 };
+	struct probe_env env = { .arena = &A, .diag = &d };
 	const char *parts[] = { "syscalls", "sys_enter_getpid" };
 	struct ast_attach a = { .text = "tracepoint:syscalls:sys_enter_getpid",
 				.provider = "tracepoint", .parts = parts,
@@ -472,7 +472,7 @@ static int expand(const char *text, const char *prov, const char **parts,
 	struct diag d;
 	diag_init(&d, f);
 	SRC = (struct src_file){ "stdin", text, (uint32_t)strlen(text) };
-	struct probe_env env = { &A, &d, NULL, 0 };
+	struct probe_env env = { .arena = &A, .diag = &d };
 	struct ast_attach a = { .span = { &SRC, 0, (uint32_t)strlen(text), 1,
 					  1 },
 				.text = text, .provider = prov,

@@ -1,0 +1,128 @@
+/* kfunc:[MODULE:]FUNC (aliases f, fentry) and kretfunc (fr, fexit):
+ * fentry/fexit programs on a kernel function found in BTF. The context is
+ * the function's arguments as a u64 array, typed as `args` from its BTF
+ * prototype; fexit adds retval, typed by the return type, after them.
+ *
+ * expand also takes "kprobe"/"kretprobe" attach points, so that kprobes
+ * can fall back to fentry on kernels without them: the targets keep the
+ * kprobe's name and offer argN (and retval) from the same array. */
+#include <errno.h>
+#include <string.h>
+
+#include "kernel/btf.h"
+#include "kernel/features.h"
+#include "probes/impl.h"
+#include "util/arena.h"
+#include "util/diag.h"
+
+static bool is_return(const char *provider)
+{
+	return !strcmp(provider, "kretfunc") || !strcmp(provider, "kretprobe");
+}
+
+struct add_ctx {
+	struct probe_env *env;
+	const struct ast_attach *a;
+	struct probe_target **out;
+	uint32_t *n;
+};
+
+static void add(const struct kbtf_func *f, void *ctx_)
+{
+	struct add_ctx *c = ctx_;
+	struct arena *a = c->env->arena;
+	const char *kind = c->a->provider;
+	bool ret = is_return(kind);
+	bool kprobe = strstr(kind, "probe") != NULL;
+	struct probe_target *t = probe_target_add(a, c->out, c->n);
+	t->prov = ret ? &probe_kretfunc_prov : &probe_kfunc_prov;
+	t->name = probe_btf_name(a, kind, kprobe ? NULL : f->module, f->name);
+	t->a = f->name;
+	t->b = f->module;
+	t->layout = CTXL_U64_ARRAY;
+	t->nargs = probe_btf_nslots(f);
+	t->features = CTX_ARGN | CTX_FUNC | (kprobe ? 0 : CTX_ARGS) |
+		      (ret ? CTX_RETVAL : 0);
+	t->args = probe_btf_args_type(
+		a, f, arena_printf(a, "struct %s_%s_args", kind, f->name),
+		false);
+	t->retval = ret && !kprobe ? f->ret : NULL;
+	t->prog_type = BPF_PROG_TYPE_TRACING;
+	t->attach_type = ret ? BPF_TRACE_FEXIT : BPF_TRACE_FENTRY;
+	t->btf_id = f->btf_id;
+	t->btf_obj_fd = f->btf_obj_fd;
+}
+
+static int expand(struct probe_env *env, const struct ast_attach *a,
+		  struct probe_target **out, uint32_t *n)
+{
+	const char *kind = a->provider;
+	if (a->nparts < 1 || a->nparts > 2 || !a->parts[a->nparts - 1][0]) {
+		diag_error(env->diag, a->span, "%s probe type requires 1 or 2 "
+			   "arguments ([MODULE:]FUNCTION)", kind);
+		return -1;
+	}
+	const char *name = a->parts[a->nparts - 1];
+	const char *module = a->nparts == 2 ? a->parts[0] : NULL;
+	if (strchr(name, '+')) {
+		diag_error(env->diag, a->span, "%s cannot take an offset into "
+			   "a function: fentry attaches at its entry only", kind);
+		return -1;
+	}
+	int err = kbtf_load();
+	if (err) {
+		diag_error(env->diag, a->span, "%s probes need kernel BTF, "
+			   "which cannot be read: %s", kind, strerror(-err));
+		return -1;
+	}
+	struct add_ctx c = { env, a, out, n };
+	int r = probe_btf_each(env->arena, module, name, false, add, &c);
+	if (r < 0) {
+		diag_error(env->diag, a->span, "cannot read the BTF of %s: %s",
+			   name, strerror(-r));
+		return -1;
+	}
+	if (r == 0) {
+		diag_error(env->diag, a->span, "no kernel function %s%s%s in "
+			   "BTF", module ? module : "", module ? ":" : "", name);
+		return -1;
+	}
+	/* Checked after the lookup so that --dry-run still finds typing
+	 * errors on kernels that refuse fentry. */
+	if (!feat_has(FEAT_FENTRY) && !env->no_attach) {
+		diag_error(env->diag, a->span, "%s probes cannot run here: "
+			   "%s; use %s instead",
+			   kind, feat_reason(FEAT_FENTRY),
+			   feat_has(FEAT_KPROBE) ?
+				   (is_return(kind) ? "kretprobe:FUNCTION" :
+						      "kprobe:FUNCTION") :
+				   "a tracepoint or rawtracepoint");
+		return -1;
+	}
+	return 0;
+}
+
+/* As bpftrace: kfuncs are listed only where they can be attached. */
+static int list(const char *pattern, bool verbose, FILE *out)
+{
+	if (!feat_has(FEAT_FENTRY))
+		return -EOPNOTSUPP;
+	return probe_btf_list("kfunc", false, pattern, verbose, out);
+}
+
+const struct provider probe_kfunc_prov = {
+	.name = "kfunc",
+	.prog_type = BPF_PROG_TYPE_TRACING,
+	.expand = expand,
+	.per_target_program = true,
+	.attach = probe_attach_raw_tp,
+	.list = list,
+};
+
+const struct provider probe_kretfunc_prov = {
+	.name = "kretfunc",
+	.prog_type = BPF_PROG_TYPE_TRACING,
+	.expand = expand,
+	.per_target_program = true,
+	.attach = probe_attach_raw_tp,
+};

@@ -1,0 +1,142 @@
+/* -l [PATTERN] and -lv: every provider with a list hook prints the probes
+ * matching the pattern; the lines are then sorted and deduplicated as a
+ * whole, as bpftrace 0.17 does (it collects them in a std::set), with a
+ * probe's -lv argument lines kept under it. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernel/glob.h"
+#include "lang/ast.h"
+#include "probes/provider.h"
+#include "util/arena.h"
+#include "util/vec.h"
+
+/* Every probe type that can list something, in no particular order (the
+ * output is sorted). Return probes list under their entry type, as in
+ * bpftrace. */
+static const char *const listable[] = {
+	"tracepoint", "rawtracepoint", "kprobe",   "uprobe",    "usdt",
+	"kfunc",      "software",      "hardware", "watchpoint", "iter",
+};
+
+/* One probe: its name line and the argument lines under it. */
+struct block {
+	char *text;
+	size_t name_len, len;
+};
+
+static int cmp_block(const void *x, const void *y)
+{
+	const struct block *a = x, *b = y;
+	size_t n = a->name_len < b->name_len ? a->name_len : b->name_len;
+	int c = memcmp(a->text, b->text, n);
+	if (c)
+		return c;
+	return (a->name_len > b->name_len) - (a->name_len < b->name_len);
+}
+
+/* Splits a hook's output into blocks: a block starts at every line that
+ * does not start with a space. */
+static void split(char *buf, size_t len, void *vec)
+{
+	VEC(struct block) *v = vec;
+	char *p = buf, *end = buf + len;
+	while (p < end) {
+		char *start = p;
+		char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t name_len = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		p = nl ? nl + 1 : end;
+		while (p < end && *p == ' ') {
+			nl = memchr(p, '\n', (size_t)(end - p));
+			p = nl ? nl + 1 : end;
+		}
+		struct block b = { start, name_len, (size_t)(p - start) };
+		vec_push(v, b);
+	}
+}
+
+/* bpftrace's reading of a pattern: none lists everything, one without a
+ * probe type ("*sched*", "vfs_read") matches any type, and a type alias
+ * stands for its type ("t:sched:*"). */
+static char *normalise(const char *pattern)
+{
+	char *r;
+	if (!pattern || !*pattern)
+		return strdup("*");
+	const char *colon = strchr(pattern, ':');
+	if (!colon) {
+		if (asprintf(&r, "*:%s", pattern) < 0)
+			return NULL;
+		return r;
+	}
+	char *type = strndup(pattern, (size_t)(colon - pattern));
+	if (!type)
+		return NULL;
+	const char *canon = glob_has_wildcard(type) ?
+				    NULL : ast_provider_canonical(type);
+	int n = asprintf(&r, "%s%s", canon ? canon : type, colon);
+	free(type);
+	return n < 0 ? NULL : r;
+}
+
+/* Whether provider name could match pattern's type part. A '*' there may
+ * swallow later ':'s too, so then any type can match. */
+static bool type_matches(const char *pattern, const char *name)
+{
+	size_t n = strcspn(pattern, ":");
+	if (memchr(pattern, '*', n))
+		return true;
+	char *type = strndup(pattern, n);
+	bool ok = type && glob_match(type, name);
+	free(type);
+	return ok;
+}
+
+int probe_list(const char *pattern, bool verbose, FILE *out)
+{
+	char *pat = normalise(pattern);
+	if (!pat)
+		return -ENOMEM;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&buf, &len);
+	if (!mem) {
+		free(pat);
+		return -errno;
+	}
+	int err = 0;
+	for (size_t i = 0; i < sizeof(listable) / sizeof(*listable); i++) {
+		const struct provider *p = probe_provider(listable[i]);
+		if (!p || !p->list || !type_matches(pat, p->name))
+			continue;
+		int r = p->list(pat, verbose, mem);
+		/* A type this kernel cannot attach lists nothing; asked for
+		 * by name, it says so. */
+		if (r == -EOPNOTSUPP) {
+			if (!strncmp(pat, p->name, strlen(p->name)) &&
+			    pat[strlen(p->name)] == ':')
+				fprintf(stderr, "sonde: %s probes are not "
+						"available on this kernel\n",
+					p->name);
+			continue;
+		}
+		if (r < 0 && !err)
+			err = r;
+	}
+	fclose(mem);
+	VEC(struct block) v = { 0 };
+	split(buf, len, &v);
+	qsort(v.data, v.len, sizeof(*v.data), cmp_block);
+	for (size_t i = 0; i < v.len; i++) {
+		if (i && !cmp_block(&v.data[i - 1], &v.data[i]))
+			continue;
+		fwrite(v.data[i].text, 1, v.data[i].len, out);
+	}
+	vec_free(&v);
+	free(buf);
+	free(pat);
+	return err;
+}

@@ -1,0 +1,127 @@
+/* software:EVENT[:COUNT] (alias s) and hardware:EVENT[:COUNT] (alias h):
+ * a perf counter on every online CPU that runs the program every COUNT
+ * events (bpftrace's default periods when COUNT is left out). Like
+ * bpftrace 0.17 they count system-wide, -p and -c notwithstanding: a
+ * predicate on pid selects a process. */
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "kernel/features.h"
+#include "kernel/glob.h"
+#include "kernel/perf.h"
+#include "probes/impl.h"
+#include "util/arena.h"
+#include "util/diag.h"
+
+static uint32_t perf_type(const struct provider *p)
+{
+	return p == &probe_hardware_prov ? PERF_TYPE_HARDWARE :
+					   PERF_TYPE_SOFTWARE;
+}
+
+static int expand(struct probe_env *env, const struct ast_attach *a,
+		  struct probe_target **out, uint32_t *n)
+{
+	const struct provider *p = probe_provider(a->provider);
+	const char *kind = p->name;
+	if (a->nparts < 1 || a->nparts > 2 || !a->parts[0][0]) {
+		diag_error(env->diag, a->span, "%s probe type requires 1 or 2 "
+			   "arguments (EVENT[:COUNT])", kind);
+		return -1;
+	}
+	const struct perf_event_name *e =
+		perf_event_by_name(perf_type(p), a->parts[0]);
+	if (!e) {
+		diag_error(env->diag, a->span, "%s is not a %s probe (see "
+			   "sonde -l '%s:*')", a->parts[0], kind, kind);
+		return -1;
+	}
+	uint64_t count = e->default_period;
+	if (a->nparts == 2 && probe_parse_count(env, a->parts[1], &count)) {
+		diag_error(env->diag, a->span, "%s count should be a positive "
+			   "integer, not '%s'", kind, a->parts[1]);
+		return -1;
+	}
+	if (p == &probe_hardware_prov && !feat_has(FEAT_HW_EVENTS) &&
+	    !env->no_attach) {
+		diag_error(env->diag, a->span, "hardware probes cannot run "
+			   "here: %s; use software:cpu-clock or profile:hz "
+			   "instead", feat_reason(FEAT_HW_EVENTS));
+		return -1;
+	}
+	struct probe_target *t = probe_target_add(env->arena, out, n);
+	t->prov = p;
+	/* As written, as bpftrace's `probe` prints it. */
+	t->name = a->nparts == 2 ?
+		arena_printf(env->arena, "%s:%s:%s", kind, a->parts[0],
+			     a->parts[1][0] == '$' ?
+				     arena_printf(env->arena, "%llu",
+						  (unsigned long long)count) :
+				     a->parts[1]) :
+		arena_printf(env->arena, "%s:%s", kind, a->parts[0]);
+	t->a = e->name;
+	t->id = (int32_t)e->config;
+	t->period = count;
+	t->layout = CTXL_PERF;
+	t->features = CTX_REGS;
+	return 0;
+}
+
+static int open_on(const struct probe_target *t, int cpu)
+{
+	return perf_open_counter(perf_type(t->prov), (uint64_t)t->id,
+				 t->period, false, -1, cpu);
+}
+
+static int attach(const struct probe_target *t, int prog_fd,
+		  struct probe_attachment *att)
+{
+	return probe_attach_cpus(t, prog_fd, att, open_on);
+}
+
+/* Lines as bpftrace lists its software/hardware probe tables:
+ * "software:cpu-clock:" (the empty part is the count). */
+static int list_type(uint32_t type, const char *kind, const char *pattern,
+		     FILE *out)
+{
+	for (const struct perf_event_name *e = perf_event_names(type);
+	     e && e->name; e++) {
+		char full[128];
+		snprintf(full, sizeof(full), "%s:%s:", kind, e->name);
+		size_t len = strlen(full);
+		full[len - 1] = '\0';
+		bool hit = glob_match(pattern, full);
+		full[len - 1] = ':';
+		if (hit || glob_match(pattern, full))
+			fprintf(out, "%s\n", full);
+	}
+	return 0;
+}
+
+static int list_sw(const char *pattern, bool verbose, FILE *out)
+{
+	return list_type(PERF_TYPE_SOFTWARE, "software", pattern, out);
+}
+
+static int list_hw(const char *pattern, bool verbose, FILE *out)
+{
+	return list_type(PERF_TYPE_HARDWARE, "hardware", pattern, out);
+}
+
+const struct provider probe_software_prov = {
+	.name = "software",
+	.prog_type = BPF_PROG_TYPE_PERF_EVENT,
+	.expand = expand,
+	.attach = attach,
+	.list = list_sw,
+};
+
+const struct provider probe_hardware_prov = {
+	.name = "hardware",
+	.prog_type = BPF_PROG_TYPE_PERF_EVENT,
+	.expand = expand,
+	.attach = attach,
+	.list = list_hw,
+};

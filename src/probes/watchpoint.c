@@ -1,0 +1,116 @@
+/* watchpoint:ADDR:LEN:MODE (alias w) and asyncwatchpoint (aw): a hardware
+ * breakpoint on LEN bytes at ADDR for MODE accesses (r, w, rw, x). As in
+ * bpftrace, with -p or -c ADDR is an address in that process, watched in
+ * it alone; without, it is a kernel address, watched on every CPU. The
+ * FUNC+argN form (watch what an argument points to once FUNC is entered)
+ * needs uprobes and is not supported yet. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernel/perf.h"
+#include "probes/impl.h"
+#include "util/arena.h"
+#include "util/diag.h"
+
+/* A number in C syntax (0x...), or "$N" for a positional parameter. */
+static int parse_u64(const struct probe_env *env, const char *s, uint64_t *out)
+{
+	if (s[0] == '$') {
+		char *end;
+		long i = strtol(s + 1, &end, 10);
+		if (end == s + 1 || *end || i < 1 || i > env->nparams)
+			return -EINVAL;
+		s = env->params[i - 1];
+	}
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 0);
+	if (*end || errno)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+static int expand(struct probe_env *env, const struct ast_attach *a,
+		  struct probe_target **out, uint32_t *n)
+{
+	const char *kind = a->provider;
+	if (a->nparts != 3) {
+		diag_error(env->diag, a->span, "%s probe type requires 3 "
+			   "arguments (ADDRESS:LENGTH:MODE)", kind);
+		return -1;
+	}
+	if (strchr(a->parts[0], '+')) {
+		diag_error(env->diag, a->span, "%s:FUNCTION+argN needs "
+			   "uprobes, which sonde does not support here yet; "
+			   "watch an absolute address instead", kind);
+		return -1;
+	}
+	uint64_t addr, len;
+	if (parse_u64(env, a->parts[0], &addr)) {
+		diag_error(env->diag, a->span, "%s address should be a number, "
+			   "not '%s'", kind, a->parts[0]);
+		return -1;
+	}
+	if (parse_u64(env, a->parts[1], &len) ||
+	    (len != 1 && len != 2 && len != 4 && len != 8)) {
+		diag_error(env->diag, a->span, "%s length should be 1, 2, 4 or "
+			   "8, not '%s'", kind, a->parts[1]);
+		return -1;
+	}
+	if (perf_bp_mode_parse(a->parts[2]) < 0) {
+		diag_error(env->diag, a->span, "%s mode should be r, w, rw or "
+			   "x, not '%s' (execution cannot be watched together "
+			   "with data)", kind, a->parts[2]);
+		return -1;
+	}
+	struct probe_target *t = probe_target_add(env->arena, out, n);
+	t->prov = probe_provider(kind);
+	t->name = arena_printf(env->arena, "%s:0x%llx:%llu:%s", kind,
+			       (unsigned long long)addr,
+			       (unsigned long long)len, a->parts[2]);
+	t->a = a->parts[2];
+	t->period = addr;
+	t->id = (int32_t)len;
+	t->pid = env->pid;
+	t->layout = CTXL_PERF;
+	t->features = CTX_REGS;
+	return 0;
+}
+
+static int open_on(const struct probe_target *t, int cpu)
+{
+	return perf_open_breakpoint(t->period, t->id,
+				    perf_bp_mode_parse(t->a), -1, cpu);
+}
+
+static int attach(const struct probe_target *t, int prog_fd,
+		  struct probe_attachment *att)
+{
+	/* One task-bound breakpoint follows the process across CPUs and
+	 * takes one debug register; a kernel address needs one per CPU. */
+	if (t->pid > 0)
+		return probe_attach_perf(
+			perf_open_breakpoint(t->period, t->id,
+					     perf_bp_mode_parse(t->a), t->pid,
+					     -1),
+			prog_fd, att);
+	return probe_attach_cpus(t, prog_fd, att, open_on);
+}
+
+const struct provider probe_watchpoint_prov = {
+	.name = "watchpoint",
+	.prog_type = BPF_PROG_TYPE_PERF_EVENT,
+	.expand = expand,
+	.attach = attach,
+};
+
+const struct provider probe_asyncwatchpoint_prov = {
+	.name = "asyncwatchpoint",
+	.prog_type = BPF_PROG_TYPE_PERF_EVENT,
+	.expand = expand,
+	.attach = attach,
+};
