@@ -14,6 +14,7 @@ PKGS=(
 	bpftrace                              # the reference: comparison tests, /usr/sbin/*.bt
 	bpftool                               # /usr/sbin/bpftool: inspecting loaded programs
 	systemtap-sdt-dev                     # <sys/sdt.h> for USDT test programs
+	chromium                              # headless rendering of flame graph SVGs (tests/flamegraph)
 )
 
 # One dpkg-query for all; unknown packages print nothing and count as missing.

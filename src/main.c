@@ -42,6 +42,7 @@ struct options {
 	const char *obj_progs[64], *obj_sets[64];
 	size_t nobj_progs, nobj_sets;
 	const char *perf_event;
+	const char *folded, *flamegraph; /* --folded, --flamegraph */
 };
 
 static void usage(FILE *out)
@@ -70,6 +71,13 @@ static void usage(FILE *out)
 	      "verifier checks it),\n"
 	      "                 then exit without attaching anything\n"
 	      "  --unsafe       allow unsafe functions such as system()\n"
+	      "  --folded FILE  at exit, write the maps keyed by kstack/ustack "
+	      "(with count()\n"
+	      "                 values) as folded stacks, flamegraph.pl's "
+	      "input\n"
+	      "  --flamegraph FILE.svg\n"
+	      "                 at exit, draw them as an interactive SVG flame "
+	      "graph\n"
 	      "\n"
 	      "object mode (a clang-built BPF object instead of a program):\n"
 	      "  --object FILE.bpf.o      load FILE, attach its programs by "
@@ -138,7 +146,8 @@ static int parse_dump(struct options *o, const char *what)
 static int parse_options(int argc, char **argv, struct options *o)
 {
 	enum { OPT_DRY_RUN = 256, OPT_VERSION, OPT_UNSAFE, OPT_OBJECT,
-	       OPT_PROG, OPT_SET, OPT_PERF_EVENT, OPT_VERIFY };
+	       OPT_PROG, OPT_SET, OPT_PERF_EVENT, OPT_VERIFY, OPT_FOLDED,
+	       OPT_FLAMEGRAPH };
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
@@ -149,6 +158,8 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "prog", required_argument, NULL, OPT_PROG },
 		{ "set", required_argument, NULL, OPT_SET },
 		{ "perf-event", required_argument, NULL, OPT_PERF_EVENT },
+		{ "folded", required_argument, NULL, OPT_FOLDED },
+		{ "flamegraph", required_argument, NULL, OPT_FLAMEGRAPH },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -188,6 +199,8 @@ static int parse_options(int argc, char **argv, struct options *o)
 		case OPT_VERIFY: o->verify = 1; break;
 		case OPT_OBJECT: o->object = optarg; break;
 		case OPT_PERF_EVENT: o->perf_event = optarg; break;
+		case OPT_FOLDED: o->folded = optarg; break;
+		case OPT_FLAMEGRAPH: o->flamegraph = optarg; break;
 		case OPT_PROG:
 		case OPT_SET: {
 			bool prog = c == OPT_PROG;
@@ -463,6 +476,7 @@ int main(int argc, char **argv)
 			.child = r.have_child ? &r.child : NULL,
 			.pid = (pid_t)o.pid,
 			.verify_only = o.verify,
+			.folded = o.folded, .flamegraph = o.flamegraph,
 		};
 		if (run_program(&r.compiled, &ropts) < 0)
 			rc = 1;

@@ -276,10 +276,10 @@ struct val cg_call_expr(struct cg *g, struct ast_expr *e)
 	}
 	if (!strcmp(n, "reg"))
 		return cg_reg_call(g, e);
-	if (!strcmp(n, "kstack") || !strcmp(n, "ustack")) {
-		cg_error(g, e->span, "%s is not supported yet", n);
-		return none();
-	}
+	if (!strcmp(n, "kstack") || !strcmp(n, "ustack"))
+		return cg_stack(g, e->type);
+	if (!strcmp(n, "usym"))
+		return cg_usym(g, e->type, cg_int(g, arg(e, 0)));
 	cg_error(g, e->u.call.name_span, "%s() is not supported by the code "
 		 "generator yet", n);
 	return none();

@@ -121,12 +121,22 @@ void cg_map_delete(struct cg *g, struct ast_expr *map);
 void cg_maps_declare(struct cg *g);
 
 /* events.c */
+/* An internal map (not printed); returns its index. */
+int32_t cg_add_map(struct cg *g, const char *name, enum bpf_map_type t,
+		   uint32_t ks, uint32_t vs, uint32_t n);
 int32_t cg_ringbuf(struct cg *g);
 /* Sends a record: header id + the args laid out as a tuple. */
 void cg_event(struct cg *g, enum event_kind kind, struct ast_expr **args,
 	      uint32_t nargs, struct cevent *proto);
 
 void cg_join(struct cg *g, struct ast_expr *call);
+/* ++map[0] of a per-CPU array of one u64 (a counter read at exit). */
+void cg_counter_inc(struct cg *g, int32_t map);
+
+/* stacks.c: kstack/ustack of type t (KSTACK or USTACK). */
+struct val cg_stack(struct cg *g, const struct type *t);
+/* usym(addr): {addr, pid}, the pid whose mappings resolve addr. */
+struct val cg_usym(struct cg *g, const struct type *t, ir_reg addr);
 
 /* calls.c */
 struct val cg_call_expr(struct cg *g, struct ast_expr *e);

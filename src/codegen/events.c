@@ -11,8 +11,8 @@
 
 #define RINGBUF_BYTES (1u << 20)
 
-static int32_t add_map(struct cg *g, const char *name, enum bpf_map_type t,
-		       uint32_t ks, uint32_t vs, uint32_t n)
+int32_t cg_add_map(struct cg *g, const char *name, enum bpf_map_type t,
+		   uint32_t ks, uint32_t vs, uint32_t n)
 {
 	struct cmap m;
 	memset(&m, 0, sizeof(m));
@@ -28,9 +28,9 @@ static int32_t add_map(struct cg *g, const char *name, enum bpf_map_type t,
 int32_t cg_ringbuf(struct cg *g)
 {
 	if (g->ringbuf < 0) {
-		g->ringbuf = add_map(g, ".events", BPF_MAP_TYPE_RINGBUF, 0, 0,
+		g->ringbuf = cg_add_map(g, ".events", BPF_MAP_TYPE_RINGBUF, 0, 0,
 				     RINGBUF_BYTES);
-		g->lost = add_map(g, ".lost", BPF_MAP_TYPE_PERCPU_ARRAY, 4, 8,
+		g->lost = cg_add_map(g, ".lost", BPF_MAP_TYPE_PERCPU_ARRAY, 4, 8,
 				  1);
 	}
 	return g->ringbuf;
@@ -48,6 +48,17 @@ static ir_reg percpu_entry0(struct cg *g, int32_t map)
 	return cg_call(g, BPF_FUNC_map_lookup_elem, 2, m, kp);
 }
 
+void cg_counter_inc(struct cg *g, int32_t map)
+{
+	ir_reg p = percpu_entry0(g, map);
+	ir_jlist null = ir_jmpi(g->ir, BPF_JEQ, p, 0, IR_NOLABEL);
+	ir_reg t = ir_reg_new(g->ir);
+	ir_load(g->ir, 8, t, p, 0);
+	ir_alui(g->ir, BPF_ADD, t, 1);
+	ir_store(g->ir, 8, p, 0, t);
+	ir_jlist_patch_here(g->ir, null);
+}
+
 /* bpf_ringbuf_output(rb, data, size, 0); on failure ++lost[0]. */
 static void send_from(struct cg *g, ir_reg data, uint32_t size)
 {
@@ -57,12 +68,7 @@ static void send_from(struct cg *g, ir_reg data, uint32_t size)
 	ir_reg r = cg_call(g, BPF_FUNC_ringbuf_output, 4, map, data,
 			   ir_const(g->ir, size), ir_const(g->ir, 0));
 	ir_jlist ok = ir_jmpi(g->ir, BPF_JEQ, r, 0, IR_NOLABEL);
-	ir_reg p = percpu_entry0(g, g->lost);
-	ir_jlist_concat(g->ir, &ok, ir_jmpi(g->ir, BPF_JEQ, p, 0, IR_NOLABEL));
-	ir_reg t = ir_reg_new(g->ir);
-	ir_load(g->ir, 8, t, p, 0);
-	ir_alui(g->ir, BPF_ADD, t, 1);
-	ir_store(g->ir, 8, p, 0, t);
+	cg_counter_inc(g, g->lost);
 	ir_jlist_patch_here(g->ir, ok);
 }
 
@@ -145,8 +151,8 @@ void cg_join(struct cg *g, struct ast_expr *e)
 	uint32_t id = add_event(g, &ev);
 	uint32_t size = 8 + arr->size;
 	if (g->join_scratch < 0)
-		g->join_scratch = add_map(g, ".join", BPF_MAP_TYPE_PERCPU_ARRAY,
-					  4, size, 1);
+		g->join_scratch = cg_add_map(g, ".join", BPF_MAP_TYPE_PERCPU_ARRAY,
+					     4, size, 1);
 
 	ir_reg base = cg_int(g, argv);
 	ir_reg p = percpu_entry0(g, g->join_scratch);

@@ -320,6 +320,8 @@ static struct val builtin(struct cg *g, struct ast_expr *e)
 			ir_const(g->ir, 16));
 		return mem_val(t, s, 0);
 	}
+	if (!strcmp(n, "kstack") || !strcmp(n, "ustack"))
+		return cg_stack(g, t);
 	if (!strcmp(n, "args")) {
 		struct val v = { .kind = V_CTX, .type = t, .ctx_off = 0 };
 		return v;

@@ -90,6 +90,23 @@ static void sort_unique(struct elf_syms *es)
 	es->nsyms = k;
 }
 
+static void read_build_id(struct elf_syms *es, Elf_Scn *scn)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+	GElf_Nhdr nh;
+	size_t off = 0, noff, doff;
+	while (data && (off = gelf_getnote(data, off, &nh, &noff, &doff))) {
+		if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+		    !memcmp((const char *)data->d_buf + noff, "GNU", 4) &&
+		    nh.n_descsz <= sizeof(es->build_id)) {
+			memcpy(es->build_id, (const char *)data->d_buf + doff,
+			       nh.n_descsz);
+			es->build_id_len = nh.n_descsz;
+			return;
+		}
+	}
+}
+
 static int read_elf(Elf *elf, struct elf_syms *es)
 {
 	GElf_Ehdr eh;
@@ -117,9 +134,14 @@ static int read_elf(Elf *elf, struct elf_syms *es)
 	Elf_Scn *scn = NULL;
 	while ((scn = elf_nextscn(elf, scn))) {
 		GElf_Shdr sh;
-		if (gelf_getshdr(scn, &sh) &&
-		    (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM))
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		if (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM)
 			read_symtab(&b, elf, scn, &sh);
+		if (sh.sh_type == SHT_SYMTAB)
+			es->has_symtab = true;
+		if (sh.sh_type == SHT_NOTE)
+			read_build_id(es, scn);
 	}
 	for (uint32_t i = 0; i < es->nsyms; i++)
 		es->syms[i].name = es->strs + (uintptr_t)es->syms[i].name;
@@ -265,4 +287,50 @@ int elfsym_off_to_vaddr(const struct elf_syms *es, uint64_t off,
 		}
 	}
 	return -ENOENT;
+}
+
+static int find_in_symtabs(Elf *elf, const char *name, uint64_t *addr,
+			   uint64_t *size)
+{
+	Elf_Scn *scn = NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+		if (!gelf_getshdr(scn, &sh) || !sh.sh_entsize ||
+		    (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) ||
+		    !(data = elf_getdata(scn, NULL)))
+			continue;
+		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Sym sym;
+			const char *n;
+			if (!gelf_getsym(data, (int)i, &sym))
+				break;
+			if (sym.st_shndx == SHN_UNDEF || !sym.st_value ||
+			    !(n = elf_strptr(elf, sh.sh_link, sym.st_name)) ||
+			    strcmp(n, name))
+				continue;
+			*addr = sym.st_value;
+			*size = sym.st_size;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+struct find_ctx {
+	const char *name;
+	uint64_t *addr, *size;
+};
+
+static int find_cb(Elf *elf, void *ctx)
+{
+	struct find_ctx *f = ctx;
+	return find_in_symtabs(elf, f->name, f->addr, f->size);
+}
+
+int elfsym_find_any(const char *path, const char *name, uint64_t *addr,
+		    uint64_t *size)
+{
+	struct find_ctx f = { name, addr, size };
+	return elfsym_with_elf(path, find_cb, &f);
 }

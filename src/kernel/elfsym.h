@@ -35,6 +35,10 @@ struct elf_syms {
 	struct elf_seg *segs;  /* PT_LOAD, in file order */
 	uint32_t nsegs;
 	char *strs;            /* storage of every name */
+	bool has_symtab;       /* .symtab present (else stripped: .dynsym
+				  only; a debug file may have the rest) */
+	uint8_t build_id[20];  /* NT_GNU_BUILD_ID, to find the debug file */
+	uint32_t build_id_len; /* 0: none */
 };
 
 /* Reads path. Returns 0, or -errno (-ENOEXEC: not an ELF file). */
@@ -58,6 +62,12 @@ const struct elf_sym *elfsym_lookup(const struct elf_syms *es, uint64_t vaddr,
 				    uint64_t *offset);
 /* The first symbol named name, or NULL. */
 const struct elf_sym *elfsym_find(const struct elf_syms *es, const char *name);
+
+/* Any symbol (function or object) named name in the ELF file at path:
+ * its st_value and st_size, as uaddr() needs. Returns 0, -ENOENT when
+ * there is none, or another -errno. */
+int elfsym_find_any(const char *path, const char *name, uint64_t *addr,
+		    uint64_t *size);
 
 /* Link-time virtual address <-> file offset through the PT_LOAD segments.
  * Return 0, or -ENOENT when no segment covers the address. */

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "kernel/btf.h"
+#include "kernel/elfsym.h"
 #include "kernel/kallsyms.h"
 #include "kernel/regs.h"
 #include "lang/ctypes.h"
@@ -815,6 +816,35 @@ static const struct type *check_format_call(struct sema *s,
 	return &type_void;
 }
 
+/* uaddr("sym"): as bpftrace 0.17, the symbol's link-time address in the
+ * probe's binary (so not what ASLR makes of it), typed as a user pointer
+ * to an unsigned integer of the symbol's size (1, 2, 4 or 8 bytes). */
+static const struct type *uaddr_call(struct sema *s, struct ast_expr *e)
+{
+	if (!nargs_ok(s, e, 1, 1))
+		return &type_none;
+	if (arg(e, 0)->kind != E_STRING) {
+		err(s, arg(e, 0)->span, "uaddr() expects a string literal");
+		return &type_none;
+	}
+	const char *kind = probe_kind(s);
+	if (!s->tgt || (strcmp(kind, "uprobe") && strcmp(kind, "uretprobe") &&
+			strcmp(kind, "usdt")) || !s->tgt->a) {
+		err(s, e->span, "uaddr() is only available in uprobe, "
+			"uretprobe and usdt probes, not %s probes", kind);
+		return &type_none;
+	}
+	const char *name = arg(e, 0)->u.str.bytes;
+	uint64_t addr, size;
+	if (elfsym_find_any(s->tgt->a, name, &addr, &size) < 0) {
+		err(s, arg(e, 0)->span, "no symbol %s in %s", name, s->tgt->a);
+		return &type_none;
+	}
+	fold_const(e, addr);
+	int w = size == 1 || size == 2 || size == 4 ? (int)size : 8;
+	return type_ptr(s->arena, type_int(w, false), true);
+}
+
 static const struct type *stack_call(struct sema *s, struct ast_expr *e,
 				     bool user)
 {
@@ -1231,6 +1261,13 @@ static const struct type *check_call(struct sema *s, struct ast_expr *e,
 			return &type_none;
 		return type_new(s->arena, TY_KSYM, 8);
 	}
+	if (!strcmp(n, "usym")) {
+		if (!nargs_ok(s, e, 1, 1) || !want_int_arg(s, e, 0))
+			return &type_none;
+		return type_new(s->arena, TY_USYM, 16);
+	}
+	if (!strcmp(n, "uaddr"))
+		return uaddr_call(s, e);
 	if (!strcmp(n, "kaddr") || !strcmp(n, "cgroupid")) {
 		if (!nargs_ok(s, e, 1, 1))
 			return &type_none;

@@ -47,14 +47,7 @@ uint32_t mapdump_value_size(const struct type *value)
 	}
 }
 
-/* All entries of a map, values merged across CPUs. */
-struct raw {
-	uint32_t ksize, vsize;
-	size_t n, cap;
-	uint8_t *keys, *vals;
-};
-
-static void raw_free(struct raw *r)
+void mapdump_entries_free(struct mapdump_entries *r)
 {
 	free(r->keys);
 	free(r->vals);
@@ -124,7 +117,7 @@ static int num_cpus(const struct mapdump_map *m)
 	return m->percpu ? libbpf_num_possible_cpus() : 1;
 }
 
-static int read_all(const struct mapdump_map *m, struct raw *r)
+int mapdump_read(const struct mapdump_map *m, struct mapdump_entries *r)
 {
 	memset(r, 0, sizeof(*r));
 	r->ksize = mapdump_key_size(m->key, m->value);
@@ -160,7 +153,7 @@ static int read_all(const struct mapdump_map *m, struct raw *r)
 	free(buf);
 	free(prev);
 	if (err != -ENOENT) {
-		raw_free(r);
+		mapdump_entries_free(r);
 		return err;
 	}
 	return 0;
@@ -234,7 +227,7 @@ static uint32_t nbuckets_of(const struct type *vt)
 
 /* Hist entries grouped by key prefix, in key-byte order. Each group's
  * buckets are allocated in *bufs (one block). */
-static size_t group_hist(const struct mapdump_map *m, const struct raw *r,
+static size_t group_hist(const struct mapdump_map *m, const struct mapdump_entries *r,
 			 struct item *items, uint64_t **bufs)
 {
 	size_t plen = m->key ? m->key->size : 0;
@@ -276,8 +269,8 @@ static size_t group_hist(const struct mapdump_map *m, const struct raw *r,
 int mapdump_print(struct out *o, const struct mapdump_map *m, uint32_t top,
 		  uint32_t div)
 {
-	struct raw r;
-	int err = read_all(m, &r);
+	struct mapdump_entries r;
+	int err = mapdump_read(m, &r);
 	if (err)
 		return err;
 	const struct type *vt = m->value;
@@ -348,7 +341,7 @@ int mapdump_print(struct out *o, const struct mapdump_map *m, uint32_t top,
 	free(order);
 	free(bufs);
 	free(items);
-	raw_free(&r);
+	mapdump_entries_free(&r);
 	return 0;
 }
 

@@ -48,6 +48,16 @@ uint32_t mapdump_bucket_offset(const struct type *key);
 int mapdump_print(struct out *o, const struct mapdump_map *m, uint32_t top,
 		  uint32_t div);
 
+/* Every entry of a map, values merged across CPUs: n keys of ksize bytes
+ * at keys, their values of vsize bytes at vals. */
+struct mapdump_entries {
+	uint32_t ksize, vsize;
+	size_t n, cap;
+	uint8_t *keys, *vals;
+};
+int mapdump_read(const struct mapdump_map *m, struct mapdump_entries *e);
+void mapdump_entries_free(struct mapdump_entries *e);
+
 /* clear(@m): deletes every entry (arrays are zeroed instead). */
 int mapdump_clear(const struct mapdump_map *m);
 /* zero(@m): sets every existing entry's value to zero on every CPU. */

@@ -30,6 +30,10 @@ struct out_resolver {
 	 * when unknown. [the address as "0x1f2e"] */
 	int (*sym)(void *ctx, uint64_t addr, int32_t pid, bool offset,
 		   struct strbuf *sb);
+	/* Appends the file holding user address addr of pid (perf-mode
+	 * stacks print it). [unknown] */
+	int (*module)(void *ctx, uint64_t addr, int32_t pid,
+		      struct strbuf *sb);
 	/* Reads the frames of a stack id into ips; returns how many (at most
 	 * max), or -errno. [an empty stack] */
 	int (*stack)(void *ctx, bool user, uint32_t stackid, uint64_t *ips,

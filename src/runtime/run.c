@@ -17,11 +17,13 @@
 #include "runtime/symbols.h"
 #include "runtime/child.h"
 #include "runtime/events.h"
+#include "runtime/flamegraph.h"
 #include "runtime/fmt.h"
 #include "runtime/loader.h"
 #include "runtime/mapdump.h"
 #include "runtime/output.h"
 #include "runtime/run.h"
+#include "runtime/stacks.h"
 
 /* Signals reach the poll loop through a self-pipe, so that a signal
  * arriving just before epoll_wait() still wakes it. */
@@ -47,6 +49,7 @@ struct run {
 	uint32_t natts;
 	struct out out;
 	struct out_resolver res;
+	struct stacks st;
 	struct events ev;
 	struct ring_buffer *rb;
 	int sig_pipe[2];
@@ -103,6 +106,8 @@ static int setup_poll(struct run *r)
 		err = epoll_add(r->epfd, ring_buffer__epoll_fd(r->rb));
 	if (!err && r->o->child)
 		err = epoll_add(r->epfd, r->o->child->pidfd);
+	if (!err && stacks_poll_fd(&r->st) >= 0)
+		err = epoll_add(r->epfd, stacks_poll_fd(&r->st));
 	if (!err && r->o->pid > 0) {
 		r->pidfd = (int)syscall(SYS_pidfd_open, r->o->pid, 0);
 		if (r->pidfd < 0) {
@@ -180,6 +185,8 @@ static int run_progs(struct run *r, bool end)
 
 static void consume(struct run *r)
 {
+	/* mappings first: the records may name processes gone by now */
+	stacks_consume(&r->st);
 	if (r->rb)
 		ring_buffer__consume(r->rb);
 }
@@ -189,7 +196,9 @@ static int poll_loop(struct run *r)
 	struct child *ch = r->o->child;
 	while (!r->stop && !r->ev.exit_requested) {
 		struct epoll_event evs[4];
-		int n = epoll_wait(r->epfd, evs, 4, -1);
+		/* a timeout only when user stacks need pids snapshotted */
+		int n = epoll_wait(r->epfd, evs, 4, stacks_tick_ms(&r->st));
+		stacks_tick(&r->st);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -204,6 +213,8 @@ static int poll_loop(struct run *r)
 				r->stop = true;
 			} else if (fd == r->pidfd) {
 				r->stop = true;
+			} else if (fd == stacks_poll_fd(&r->st)) {
+				stacks_consume(&r->st);
 			} else {
 				consume(r);
 			}
@@ -216,17 +227,7 @@ static uint64_t lost_events(struct run *r)
 {
 	if (r->c->lost_counter < 0)
 		return 0;
-	int n = libbpf_num_possible_cpus();
-	if (n <= 0)
-		return 0;
-	uint64_t *v = calloc((size_t)n, sizeof(*v)), sum = 0;
-	uint32_t zero = 0;
-	if (v && !bpf_map_lookup_elem(r->l.map_fds[r->c->lost_counter], &zero,
-				      v))
-		for (int i = 0; i < n; i++)
-			sum += v[i];
-	free(v);
-	return sum;
+	return loader_percpu_sum(r->l.map_fds[r->c->lost_counter]);
 }
 
 static int print_maps(struct run *r)
@@ -244,6 +245,9 @@ static int print_maps(struct run *r)
 						       c->maps[i].value,
 						       c->maps[i].percpu };
 	int err = mapdump_print_exit(&r->out, m, n);
+	if (!err && (r->o->folded || r->o->flamegraph))
+		err = flamegraph_write(m, n, &r->res, r->o->folded,
+				       r->o->flamegraph, r->err);
 	free(m);
 	return err;
 }
@@ -268,6 +272,7 @@ static void run_close(struct run *r)
 		close(r->sig_pipe[0]);
 	}
 	events_fini(&r->ev);
+	stacks_fini(&r->st);
 	loader_close(&r->l);
 	if (r->o->child)
 		child_release(r->o->child);
@@ -296,6 +301,12 @@ static int run_setup(struct run *r)
 	err = loader_load(&r->l, c, &lo);
 	if (err)
 		return err;
+	stacks_init(&r->st, c, r->l.map_fds);
+	stacks_resolver(&r->st, &r->res);
+	if (o->child)
+		stacks_watch(&r->st, o->child->pid);
+	if (o->pid > 0)
+		stacks_watch(&r->st, o->pid);
 	for (uint32_t i = 0; i < c->nprogs; i++)
 		r->natts += c->progs[i].ntargets;
 	r->atts = calloc(r->natts + 1, sizeof(*r->atts));
@@ -367,6 +378,11 @@ int run_program(const struct compiled *c, const struct run_opts *o)
 		uint64_t lost = lost_events(&r);
 		if (lost)
 			out_lost_events(&r.out, lost);
+		lost = stacks_lost(&r.st);
+		if (lost)
+			fprintf(r.err, "sonde: lost %llu stack samples (stack "
+				       "map full or hash collisions)\n",
+				(unsigned long long)lost);
 	}
 	run_close(&r);
 	return err;

@@ -12,6 +12,9 @@
  *                  codegen knows cpid; started after BEGIN; the run stops
  *                  when it exits
  *   -p PID         pid: the run stops when that process exits
+ *   --folded FILE, --flamegraph FILE
+ *                  folded, flamegraph: stack-keyed maps written at exit
+ *                  (runtime/flamegraph.h)
  */
 #ifndef SONDE_RUN_H
 #define SONDE_RUN_H
@@ -34,6 +37,8 @@ struct run_opts {
 	pid_t pid;           /* -p; 0: none */
 	bool verify_only;    /* --verify: load (the verifier checks every
 				program), report, attach nothing */
+	const char *folded;     /* --folded: stack maps as folded stacks */
+	const char *flamegraph; /* --flamegraph: ... as an SVG flame graph */
 };
 
 /*

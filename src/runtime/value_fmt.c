@@ -89,6 +89,19 @@ static void put_sym(struct strbuf *sb, const struct out_resolver *res,
 	sb_free(&name);
 }
 
+/* " (/path/of/file)", as bpftrace's perf-mode user frames. */
+static void put_module(struct strbuf *sb, const struct out_resolver *res,
+		       uint64_t addr, int32_t pid)
+{
+	sb_append(sb, " (");
+	size_t len = sb->len;
+	if (!res || !res->module || res->module(res->ctx, addr, pid, sb) < 0) {
+		sb->len = len;
+		sb_append(sb, "[unknown]");
+	}
+	sb_putc(sb, ')');
+}
+
 static void put_stack(struct strbuf *sb, const struct vfmt *f,
 		      const struct type *t, uint32_t stackid, int32_t pid)
 {
@@ -111,6 +124,8 @@ static void put_stack(struct strbuf *sb, const struct vfmt *f,
 		case STACK_PERF:
 			sb_printf(sb, "\t%" PRIx64 " ", ips[i]);
 			put_sym(sb, res, ips[i], spid, true);
+			if (user)
+				put_module(sb, res, ips[i], spid);
 			break;
 		case STACK_RAW:
 			sb_printf(sb, "%" PRIx64, ips[i]);

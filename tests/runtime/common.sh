@@ -39,6 +39,7 @@
 #
 # In PROG, ARGS, PARAMS and CMD: @WL@ is the workload binary (wl.c),
 # @UWL@ and @UWLNP@ the uprobe/USDT workload (uwl.c) as a PIE and not,
+# @SWL@ the deep-call-chain one with frame pointers (stackwl.c),
 # @TMP@ a scratch directory of the test, emptied before the run, @BGPID@ the
 # pid of the BG command, @WLSYM:NAME@ the address (0x...) of symbol NAME in
 # the workload binary (from nm).
@@ -93,6 +94,7 @@ subst() {
 	s=${s//@WL@/$WL}
 	s=${s//@UWL@/$UWL}
 	s=${s//@UWLNP@/$UWLNP}
+	s=${s//@SWL@/$SWL}
 	s=${s//@TMP@/$TMPD}
 	s=${s//@BGPID@/${BGPID:-}}
 	local sym addr
@@ -141,6 +143,13 @@ build_workload() {
 	if [ ! -x "$WL" ] || [ "$RTDIR/wl.c" -nt "$WL" ]; then
 		${CC:-cc} -O2 -static -o "$WL" "$RTDIR/wl.c" 2>/dev/null ||
 			${CC:-cc} -O2 -o "$WL" "$RTDIR/wl.c" || return 1
+	fi
+	# stackwl: deep call chains with frame pointers, for the stack tests
+	SWL=$1/stackwl
+	if [ ! -x "$SWL" ] || [ "$RTDIR/stackwl.c" -nt "$SWL" ]; then
+		${CC:-cc} -O1 -fno-inline -fno-optimize-sibling-calls \
+			-fno-omit-frame-pointer -mno-omit-leaf-frame-pointer \
+			-o "$SWL" "$RTDIR/stackwl.c" || return 1
 	fi
 }
 

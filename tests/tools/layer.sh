@@ -6,7 +6,7 @@
 # root, `sonde --verify FILE` must load every program of the tool through
 # the kernel's verifier (NAME:loads). A tool that needs what this kernel
 # lacks (a probe type it cannot run, a kernel function or symbol it does
-# not have) is skipped with the reason.
+# not have, a library function) is skipped with the reason.
 # shellcheck source=tests/lib.sh
 . "$TOP/tests/lib.sh"
 
@@ -29,7 +29,7 @@ check() {
 	[ "$(id -u)" = 0 ] || return 0
 	run_sonde "$out" "$err" --verify "$2"
 	if grep -qE "cannot run here|no kernel (symbol|function)|no function .* in /|no tracepoint|does not exist|not found in BTF" "$err"; then
-		echo "skip $1:loads: this kernel lacks what it needs: $(grep -m1 error: "$err" | sed 's/^[^ ]* error: //')"
+		echo "skip $1:loads: this system lacks what it needs: $(grep -m1 error: "$err" | sed 's/^[^ ]* error: //')"
 	elif ! why=$(status_problem 0 "$err") || [ -n "$why" ]; then
 		echo "not ok $1:loads: $why"
 		indent "$err" 10

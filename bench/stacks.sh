@@ -1,0 +1,57 @@
+#!/bin/bash
+# Stack benchmarks (root): prints a markdown section on stdout.
+#   1. printing a map of 10,000 distinct user stacks (10 frames each),
+#      every frame symbolised (bench/stacks/print_stacks.c; median of 5);
+#   2. profile:hz:999 on all CPUs with @[kstack, ustack] = count() for
+#      DURATION seconds (default 5) under a workload of varied stacks:
+#      samples, distinct stacks, lost samples (stack map collisions or a
+#      full map, which sonde reports at exit) and the time from the end of
+#      sampling to sonde's exit (reading, symbolising and printing).
+# usage: bench/stacks.sh [-d DURATION] [--sonde PATH]
+set -u
+cd "$(dirname "$0")/.."
+dur=5 sonde=$PWD/build/sonde
+while [ $# -gt 0 ]; do
+	case "$1" in
+	-d) dur=$2; shift 2 ;;
+	--sonde) sonde=$2; shift 2 ;;
+	*) echo "usage: $0 [-d DURATION] [--sonde PATH]" >&2; exit 2 ;;
+	esac
+done
+out=build/bench/stacks
+mkdir -p "$out"
+make -s all >/dev/null || exit 1
+cc -std=gnu11 -O2 -Wall -Wextra -Werror -Isrc -o "$out/print_stacks" \
+	bench/stacks/print_stacks.c build/libsonde.a -lbpf -lelf -lz || exit 1
+
+echo "## Stacks"
+echo
+times=()
+for _ in 1 2 3 4 5; do
+	times+=("$("$out/print_stacks" 10000 | awk '{ print $(NF-1) }')")
+done
+med=$(printf '%s\n' "${times[@]}" | sort -n | sed -n 3p)
+echo "- printing 10,000 distinct user stacks (10 frames each, all symbolised): **$med ms** (median of 5)"
+
+if [ "$(id -u)" != 0 ]; then
+	echo "- profile at 999 Hz: n/a (not root)"
+	exit 0
+fi
+# A workload with many distinct stacks: file system walks and hashing.
+( end=$((SECONDS + dur + 1))
+  while [ $SECONDS -lt $end ]; do
+	find /usr/lib -maxdepth 3 -name '*.so*' 2>/dev/null | head -200 | xargs -r sha1sum >/dev/null 2>&1
+	ls -lR /usr/share/doc >/dev/null 2>&1
+  done ) &
+wl=$!
+start=$(date +%s.%N)
+"$sonde" -q -e "profile:hz:999 { @[kstack, ustack] = count(); } interval:s:$dur { exit(); }" \
+	>"$out/profile.out" 2>"$out/profile.err"
+end=$(date +%s.%N)
+kill "$wl" 2>/dev/null
+wait "$wl" 2>/dev/null
+samples=$(grep -aoE '\]: [0-9]+$' "$out/profile.out" | awk '{ s += $2 } END { print s + 0 }')
+stacks=$(grep -acE '\]: [0-9]+$' "$out/profile.out")
+lost=$(grep -aoE 'lost [0-9]+ stack samples' "$out/profile.err" | awk '{ print $2 }')
+exit_ms=$(awk -v s="$start" -v e="$end" -v d="$dur" 'BEGIN { printf "%.0f", (e - s - d) * 1000 }')
+echo "- profile:hz:999 on $(nproc) CPUs for ${dur} s, @[kstack, ustack] = count(): $samples samples in $stacks distinct stacks, **${lost:-0} lost** samples; start-up plus exit (maps read, symbolised, printed): **$exit_ms ms**"

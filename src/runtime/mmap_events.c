@@ -1,0 +1,135 @@
+#include "runtime/mmap_events.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "runtime/usyms.h"
+#include "util/xalloc.h"
+
+#define PAGES_PER_CPU 64
+
+struct mmap_events {
+	struct usyms *u;
+	int map_fd; /* the PERF_EVENT_ARRAY libbpf keeps the events in */
+	struct perf_buffer *pb;
+};
+
+struct rec_mmap2 {
+	struct perf_event_header h;
+	uint32_t pid, tid;
+	uint64_t addr, len, pgoff;
+	uint32_t maj, min;
+	uint64_t ino, ino_generation;
+	uint32_t prot, flags;
+	char filename[];
+};
+
+struct rec_comm {
+	struct perf_event_header h;
+	uint32_t pid, tid;
+	char comm[];
+};
+
+struct rec_fork {
+	struct perf_event_header h;
+	uint32_t pid, ppid, tid, ptid;
+	uint64_t time;
+};
+
+static enum bpf_perf_event_ret on_record(void *ctx, int cpu,
+					 struct perf_event_header *h)
+{
+	struct mmap_events *m = ctx;
+	(void)cpu;
+	switch (h->type) {
+	case PERF_RECORD_MMAP2: {
+		const struct rec_mmap2 *r = (const void *)h;
+		size_t max = h->size - sizeof(*r);
+		if (max && memchr(r->filename, '\0', max))
+			usyms_add_mapping(m->u, (int32_t)r->pid, r->addr,
+					  r->len, r->pgoff,
+					  makedev(r->maj, r->min), r->ino,
+					  r->filename);
+		break;
+	}
+	case PERF_RECORD_COMM:
+		if (h->misc & PERF_RECORD_MISC_COMM_EXEC) {
+			const struct rec_comm *r = (const void *)h;
+			if (r->pid == r->tid)
+				usyms_exec(m->u, (int32_t)r->pid);
+		}
+		break;
+	case PERF_RECORD_FORK: {
+		const struct rec_fork *r = (const void *)h;
+		if (r->pid != r->ppid) /* a process, not a thread */
+			usyms_fork(m->u, (int32_t)r->ppid, (int32_t)r->pid);
+		break;
+	}
+	default:
+		break;
+	}
+	return LIBBPF_PERF_EVENT_CONT;
+}
+
+int mmapev_open(struct mmap_events **out, struct usyms *u)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	if (ncpu <= 0)
+		return ncpu < 0 ? ncpu : -ENODEV;
+	struct mmap_events *m = xcalloc(1, sizeof(*m));
+	m->u = u;
+	m->map_fd = bpf_map_create(BPF_MAP_TYPE_PERF_EVENT_ARRAY, "mmap_events",
+				   4, 4, (uint32_t)ncpu, NULL);
+	if (m->map_fd < 0) {
+		int err = -errno;
+		free(m);
+		return err;
+	}
+	struct perf_event_attr attr;
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = PERF_TYPE_SOFTWARE;
+	attr.config = PERF_COUNT_SW_DUMMY;
+	attr.mmap = 1;
+	attr.mmap2 = 1;
+	attr.comm = 1;
+	attr.comm_exec = 1;
+	attr.task = 1;
+	attr.sample_period = 1;
+	attr.wakeup_events = 1;
+	m->pb = perf_buffer__new_raw(m->map_fd, PAGES_PER_CPU, &attr,
+				     on_record, m, NULL);
+	if (!m->pb) {
+		int err = -errno;
+		close(m->map_fd);
+		free(m);
+		return err;
+	}
+	*out = m;
+	return 0;
+}
+
+int mmapev_fd(const struct mmap_events *m)
+{
+	return perf_buffer__epoll_fd(m->pb);
+}
+
+void mmapev_consume(struct mmap_events *m)
+{
+	perf_buffer__consume(m->pb);
+}
+
+void mmapev_close(struct mmap_events *m)
+{
+	if (!m)
+		return;
+	perf_buffer__free(m->pb);
+	close(m->map_fd);
+	free(m);
+}

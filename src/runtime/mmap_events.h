@@ -1,0 +1,21 @@
+/*
+ * The kernel's record of executable mappings as they are made: a dummy
+ * software perf event per CPU with mmap/comm/task tracking (as perf record
+ * uses), fed into runtime/usyms.h. Without it a process that exits before
+ * sonde reads its /proc/PID/maps would print bare addresses.
+ */
+#ifndef SONDE_MMAP_EVENTS_H
+#define SONDE_MMAP_EVENTS_H
+
+struct mmap_events;
+struct usyms;
+
+/* Starts recording into u. Returns 0 or -errno (e.g. -EACCES). */
+int mmapev_open(struct mmap_events **out, struct usyms *u);
+/* Readable when records are waiting. */
+int mmapev_fd(const struct mmap_events *m);
+/* Applies every waiting record. */
+void mmapev_consume(struct mmap_events *m);
+void mmapev_close(struct mmap_events *m);
+
+#endif

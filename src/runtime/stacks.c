@@ -1,0 +1,238 @@
+#include "runtime/stacks.h"
+
+#include <bpf/bpf.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "codegen/compiled.h"
+#include "lang/types.h"
+#include "runtime/loader.h"
+#include "runtime/mmap_events.h"
+#include "runtime/output.h"
+#include "runtime/symbols.h"
+#include "runtime/usyms.h"
+#include "util/strbuf.h"
+
+#define TICK_MS 100
+#define FIRST_TICK_MS 10
+/* With mapping records only processes older than sonde need the scans of
+ * map keys, so they can be rare: each costs a syscall per map entry. */
+#define TICK_MS_RECORDED 1000
+
+void stacks_map_name(char *buf, size_t size, uint32_t limit)
+{
+	snprintf(buf, size, ".stack%u", limit);
+}
+
+uint32_t stacks_map_entries(uint32_t limit)
+{
+	uint32_t n = 131072;
+	while (n > 1024 && (uint64_t)n * 8 * limit > (32u << 20))
+		n /= 2;
+	return n;
+}
+
+static bool holds_user_addr(const struct type *t)
+{
+	if (!t)
+		return false;
+	if (t->kind == TY_USTACK || t->kind == TY_USYM)
+		return true;
+	if (t->kind == TY_TUPLE)
+		for (uint32_t i = 0; i < t->nfields; i++)
+			if (holds_user_addr(t->fields[i].type))
+				return true;
+	return false;
+}
+
+static struct usyms *usyms_of(struct stacks *s)
+{
+	if (!s->usyms)
+		s->usyms = usyms_new();
+	return s->usyms;
+}
+
+void stacks_init(struct stacks *s, const struct compiled *c,
+		 const int *map_fds)
+{
+	memset(s, 0, sizeof(*s));
+	s->c = c;
+	s->map_fds = map_fds;
+	bool user = false;
+	for (uint32_t i = 0; i < c->nmaps; i++)
+		if (c->maps[i].is_user && (holds_user_addr(c->maps[i].key) ||
+					   holds_user_addr(c->maps[i].value)))
+			s->scan = true;
+	for (uint32_t i = 0; i < c->nevents; i++)
+		for (uint32_t k = 0; k < c->events[i].nargs; k++)
+			user |= holds_user_addr(c->events[i].args[k]);
+	/* Without the records (no perf events), snapshots still work for
+	 * processes that live long enough. */
+	if ((user || s->scan) && mmapev_open(&s->mmaps, usyms_of(s)))
+		s->mmaps = NULL;
+}
+
+int stacks_poll_fd(const struct stacks *s)
+{
+	return s->mmaps ? mmapev_fd(s->mmaps) : -1;
+}
+
+void stacks_consume(struct stacks *s)
+{
+	if (s->mmaps)
+		mmapev_consume(s->mmaps);
+}
+
+void stacks_fini(struct stacks *s)
+{
+	mmapev_close(s->mmaps);
+	s->mmaps = NULL;
+	usyms_free(s->usyms);
+	s->usyms = NULL;
+}
+
+static int find_map(const struct compiled *c, const char *name)
+{
+	for (uint32_t i = 0; i < c->nmaps; i++)
+		if (!strcmp(c->maps[i].name, name))
+			return (int)i;
+	return -1;
+}
+
+static int read_stack(void *ctx, bool user, uint32_t stackid, uint64_t *ips,
+		      uint32_t max)
+{
+	struct stacks *s = ctx;
+	char name[32];
+	(void)user;
+	stacks_map_name(name, sizeof(name), max);
+	int mi = find_map(s->c, name);
+	if (mi < 0 || (int32_t)stackid < 0)
+		return -ENOENT;
+	if (bpf_map_lookup_elem(s->map_fds[mi], &stackid, ips))
+		return -errno;
+	uint32_t n = 0;
+	while (n < max && ips[n])
+		n++;
+	return (int)n;
+}
+
+static int sym(void *ctx, uint64_t addr, int32_t pid, bool offset,
+	       struct strbuf *sb)
+{
+	if (pid < 0)
+		return symbols_resolve(NULL, addr, pid, offset, sb);
+	return usyms_resolve(usyms_of(ctx), pid, addr, offset, sb, NULL);
+}
+
+static int module(void *ctx, uint64_t addr, int32_t pid, struct strbuf *sb)
+{
+	struct strbuf junk = STRBUF_INIT;
+	const char *path = NULL;
+	usyms_resolve(usyms_of(ctx), pid, addr, false, &junk, &path);
+	sb_free(&junk);
+	if (!path)
+		return -ENOENT;
+	sb_append(sb, path);
+	return 0;
+}
+
+void stacks_resolver(struct stacks *s, struct out_resolver *res)
+{
+	res->ctx = s;
+	res->sym = sym;
+	res->module = module;
+	res->stack = read_stack;
+}
+
+void stacks_watch(struct stacks *s, int32_t pid)
+{
+	for (int i = 0; i < 2; i++)
+		if (!s->watch[i] || s->watch[i] == pid) {
+			s->watch[i] = pid;
+			return;
+		}
+}
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+int stacks_tick_ms(struct stacks *s)
+{
+	if (!s->scan)
+		return -1;
+	uint64_t now = now_ms();
+	if (!s->next_ms)
+		s->next_ms = now + FIRST_TICK_MS;
+	return s->next_ms > now ? (int)(s->next_ms - now) : 0;
+}
+
+/* Snapshots the pid of every user address at off in t (in data). */
+static void note_pids(struct stacks *s, const struct type *t,
+		      const uint8_t *data)
+{
+	if (t->kind == TY_TUPLE) {
+		for (uint32_t i = 0; i < t->nfields; i++)
+			note_pids(s, t->fields[i].type,
+				  data + t->fields[i].offset);
+		return;
+	}
+	if (t->kind != TY_USTACK && t->kind != TY_USYM)
+		return;
+	uint64_t pid;
+	memcpy(&pid, data + 8, 8);
+	if (pid)
+		usyms_snapshot(usyms_of(s), (int32_t)pid, false);
+}
+
+static void scan_map(struct stacks *s, uint32_t mi)
+{
+	const struct cmap *m = &s->c->maps[mi];
+	bool in_key = holds_user_addr(m->key);
+	bool in_value = holds_user_addr(m->value) && !m->percpu;
+	if (!in_key && !in_value)
+		return;
+	uint8_t *key = calloc(2, m->key_size), *next = key + m->key_size;
+	uint8_t *val = in_value ? calloc(1, m->value_size) : NULL;
+	void *prev = NULL;
+	int fd = s->map_fds[mi];
+	while (key && (!in_value || val) &&
+	       !bpf_map_get_next_key(fd, prev, next)) {
+		memcpy(key, next, m->key_size);
+		prev = key;
+		if (in_key)
+			note_pids(s, m->key, key);
+		if (in_value && !bpf_map_lookup_elem(fd, key, val))
+			note_pids(s, m->value, val);
+	}
+	free(key);
+	free(val);
+}
+
+void stacks_tick(struct stacks *s)
+{
+	if (stacks_tick_ms(s) != 0)
+		return;
+	s->next_ms = now_ms() + (++s->ticks < 10 ? FIRST_TICK_MS :
+				 s->mmaps     ? TICK_MS_RECORDED :
+						TICK_MS);
+	for (int i = 0; i < 2; i++)
+		if (s->watch[i] > 0)
+			usyms_snapshot(usyms_of(s), s->watch[i], true);
+	for (uint32_t i = 0; i < s->c->nmaps; i++)
+		if (s->c->maps[i].is_user)
+			scan_map(s, i);
+}
+
+uint64_t stacks_lost(const struct stacks *s)
+{
+	int mi = find_map(s->c, STACKS_LOST_MAP);
+	return mi < 0 ? 0 : loader_percpu_sum(s->map_fds[mi]);
+}
