@@ -33,17 +33,6 @@ static uint64_t frame(uint32_t id, uint32_t i)
 	return text_lo + h % (text_hi - text_lo);
 }
 
-static int stack(void *ctx, bool user, uint32_t id, uint64_t *ips,
-		 uint32_t max)
-{
-	(void)ctx;
-	(void)user;
-	uint32_t n = max < FRAMES ? max : FRAMES;
-	for (uint32_t i = 0; i < n; i++)
-		ips[i] = frame(id, i);
-	return (int)n;
-}
-
 static int sym(void *ctx, uint64_t addr, int32_t pid, bool offset,
 	       struct strbuf *sb)
 {
@@ -81,17 +70,20 @@ int main(int argc, char **argv)
 	find_text();
 	struct arena a;
 	arena_init(&a);
-	struct type *kt = type_new(&a, TY_USTACK, 16);
-	kt->stack_mode = STACK_BPFTRACE;
-	kt->stack_limit = 127;
+	const struct type *kt = type_stack(&a, true, STACK_BPFTRACE, 127);
 	struct type *vt = type_new(&a, TY_COUNT, 8);
-	uint64_t *keys = calloc(n, 16), *vals = calloc(n, 8);
+	/* ustack keys as the kernel fills them: {nframes, pid, ips[127]} */
+	size_t kw = kt->size / 8;
+	uint64_t *keys = calloc(n, kt->size), *vals = calloc(n, 8);
 	struct out_entry *es = calloc(n, sizeof(*es));
 	for (size_t i = 0; i < n; i++) {
-		keys[2 * i] = i;
-		keys[2 * i + 1] = (uint64_t)getpid();
+		uint64_t *k = &keys[kw * i];
+		k[0] = FRAMES;
+		k[1] = (uint64_t)getpid();
+		for (uint32_t f = 0; f < FRAMES; f++)
+			k[2 + f] = frame((uint32_t)i, f);
 		vals[i] = i + 1;
-		es[i].key = (const uint8_t *)&keys[2 * i];
+		es[i].key = (const uint8_t *)k;
 		es[i].value = (const uint8_t *)&vals[i];
 	}
 	FILE *devnull = fopen(argc > 2 ? argv[2] : "/dev/null", "w");
@@ -99,7 +91,7 @@ int main(int argc, char **argv)
 		return 1;
 	double t0 = now();
 	U = usyms_new();
-	struct out_resolver res = { .sym = sym, .stack = stack };
+	struct out_resolver res = { .sym = sym };
 	struct out o;
 	out_init(&o, "text", devnull, &res);
 	struct out_map m = { "@", kt, vt, es, n, 0 };

@@ -23,6 +23,7 @@ enum val_kind {
 	V_ADDR, /* reg holds the address of the bytes (user or kernel) */
 	V_CTX,  /* the bytes are in the context at ctx_off (tracepoints) */
 	V_NONE, /* no value (void calls) */
+	V_STACK, /* kstack/ustack of .type, captured where it is stored */
 };
 
 struct val {
@@ -33,6 +34,14 @@ struct val {
 	uint32_t off;
 	uint32_t ctx_off;
 	bool user; /* V_ADDR: the address is in user space */
+};
+
+/* Memory being written: a stack slot, or (ptr != IR_NOREG) map value
+ * memory ptr points to, the per-CPU scratch that keys and records holding
+ * stacks are built in when they outgrow the 512-byte BPF stack. */
+struct cg_mem {
+	ir_slot slot;
+	ir_reg ptr;
 };
 
 struct cg_var {
@@ -57,7 +66,10 @@ struct cg {
 	VEC(struct cmap) maps;
 	int32_t ringbuf;     /* map index, -1 until needed */
 	int32_t lost;        /* map index of the lost-events counter */
-	int32_t join_scratch; /* per-CPU buffer for join() records, or -1 */
+	int32_t scratch;     /* per-CPU array of scratch values, or -1 */
+	uint32_t scratch_size;  /* bytes of its value: the most a program uses */
+	uint32_t scratch_progs; /* its entries: one per program that uses it */
+	int32_t map_full;    /* per-CPU counters of failed map inserts, or -1 */
 	int32_t *user_maps;  /* sema map index -> compiled map index */
 	/* per program */
 	struct ir *ir;
@@ -65,6 +77,9 @@ struct cg {
 	uint32_t probe_index;
 	VEC(struct cg_var) vars;
 	VEC(struct cg_loop) loops;
+	int32_t scratch_index; /* this program's scratch entry, or -1 */
+	uint32_t scratch_used;  /* bytes of it in use at this point */
+	ir_jlist bail;          /* jumps to the program's exit */
 	bool failed;
 };
 
@@ -93,11 +108,22 @@ ir_jlist cg_cond_false(struct cg *g, struct ast_expr *e);
 /* Stores v (of any type) into dst_slot+off converted to type dst. */
 void cg_store(struct cg *g, ir_slot dst, uint32_t off,
 	      const struct type *dst_type, struct val v);
+void cg_store_mem(struct cg *g, struct cg_mem dst, uint32_t off,
+		  const struct type *dst_type, struct val v);
+struct cg_mem cg_slot_mem(ir_slot s);
+/* The address of byte off of m, in a new register. */
+ir_reg cg_mem_addr(struct cg *g, struct cg_mem m, uint32_t off);
 void cg_zero(struct cg *g, ir_slot dst, uint32_t off, uint32_t size);
+void cg_zero_mem(struct cg *g, struct cg_mem dst, uint32_t off,
+		 uint32_t size);
 /* Zeroes the bytes of layout t (a tuple, size bytes in all, at dst+off)
  * that no field covers: for memory whose fields are all stored next. */
-void cg_zero_gaps(struct cg *g, ir_slot dst, uint32_t off,
+void cg_zero_gaps(struct cg *g, struct cg_mem dst, uint32_t off,
 		  const struct type *t, uint32_t size);
+void cg_mem_store(struct cg *g, int size, struct cg_mem m, uint32_t off,
+		  ir_reg r);
+void cg_mem_storei(struct cg *g, int size, struct cg_mem m, uint32_t off,
+		   int32_t imm);
 /* The widest access (8, 4, 2 or 1 bytes) that fits in left bytes with
  * both offsets a and b aligned to it. */
 uint32_t cg_piece(uint32_t left, uint32_t a, uint32_t b);
@@ -130,11 +156,20 @@ void cg_event(struct cg *g, enum event_kind kind, struct ast_expr **args,
 	      uint32_t nargs, struct cevent *proto);
 
 void cg_join(struct cg *g, struct ast_expr *call);
-/* ++map[0] of a per-CPU array of one u64 (a counter read at exit). */
-void cg_counter_inc(struct cg *g, int32_t map);
+/* ++map[index] of a per-CPU array of u64 (counters read at exit). */
+void cg_counter_inc(struct cg *g, int32_t map, uint32_t index);
+/* size bytes of this program's per-CPU scratch value, free until the
+ * current statement ends (its key, value or record). */
+struct cg_mem cg_scratch(struct cg *g, uint32_t size);
 
-/* stacks.c: kstack/ustack of type t (KSTACK or USTACK). */
+/* stacks.c: kstack/ustack of type t (KSTACK or USTACK): a V_STACK,
+ * captured by cg_stack_capture where it is stored. */
 struct val cg_stack(struct cg *g, const struct type *t);
+void cg_stack_capture(struct cg *g, const struct type *t, struct cg_mem dst,
+		      uint32_t off);
+/* Whether keys, values or records of type t are built in the scratch: they
+ * hold a stack and would crowd the 512-byte BPF stack. */
+bool cg_stack_in_scratch(const struct type *t);
 /* usym(addr): {addr, pid}, the pid whose mappings resolve addr. */
 struct val cg_usym(struct cg *g, const struct type *t, ir_reg addr);
 

@@ -85,7 +85,17 @@ static void assign_var(struct cg *g, struct ast_stmt *s)
 
 static void gen_block(struct cg *g, const struct ast_block *b);
 
+static void gen_stmt_at(struct cg *g, struct ast_stmt *s);
+
+/* Scratch regions live for one statement: the next reuses them. */
 static void gen_stmt(struct cg *g, struct ast_stmt *s)
+{
+	uint32_t used = g->scratch_used;
+	gen_stmt_at(g, s);
+	g->scratch_used = used;
+}
+
+static void gen_stmt_at(struct cg *g, struct ast_stmt *s)
 {
 	switch (s->kind) {
 	case S_EXPR:
@@ -178,11 +188,15 @@ static int gen_program(struct cg *g, struct ast_probe *p,
 	g->probe_index = cg_name_index(g, t->name);
 	g->vars.len = 0;
 	g->loops.len = 0;
+	g->scratch_index = -1;
+	g->scratch_used = 0;
+	g->bail = IR_NOJUMP;
 	declare_vars(g, &p->body);
 	ir_jlist skip = IR_NOJUMP;
 	if (p->pred)
 		skip = cg_cond_false(g, p->pred);
 	gen_block(g, &p->body);
+	ir_jlist_concat(g->ir, &skip, g->bail);
 	ir_jlist_patch_here(g->ir, skip);
 	ir_exiti(g->ir, 0);
 	if (g->opts->dump_ir) {
@@ -221,7 +235,7 @@ int codegen(struct arena *a, struct diag *d, struct ast_program *prog,
 	g.opts = opts;
 	g.sr = sr;
 	g.out = out;
-	g.ringbuf = g.lost = g.join_scratch = -1;
+	g.ringbuf = g.lost = g.scratch = g.map_full = -1;
 	cg_maps_declare(&g);
 	VEC(struct cprog) progs = { 0 };
 	int rc = 0;
@@ -237,6 +251,10 @@ int codegen(struct arena *a, struct diag *d, struct ast_program *prog,
 			}
 			vec_push(&progs, cp);
 		}
+	}
+	if (g.scratch >= 0) {
+		g.maps.data[g.scratch].value_size = g.scratch_size;
+		g.maps.data[g.scratch].max_entries = g.scratch_progs;
 	}
 	/* Everything the runtime keeps lives in the arena. */
 	out->nmaps = (uint32_t)g.maps.len;

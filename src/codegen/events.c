@@ -36,27 +36,52 @@ int32_t cg_ringbuf(struct cg *g)
 	return g->ringbuf;
 }
 
-/* Pointer to this CPU's value of key 0 of a per-CPU array (NULL-checked
- * by the caller). */
-static ir_reg percpu_entry0(struct cg *g, int32_t map)
+/* Pointer to this CPU's value of key index of a per-CPU array
+ * (NULL-checked by the caller). */
+static ir_reg percpu_entry(struct cg *g, int32_t map, uint32_t index)
 {
 	ir_slot key = ir_slot_new(g->ir, 4, 4);
-	ir_storei_slot(g->ir, 4, key, 0, 0);
+	ir_storei_slot(g->ir, 4, key, 0, (int32_t)index);
 	ir_reg m = ir_reg_new(g->ir), kp = ir_reg_new(g->ir);
 	ir_ld_map(g->ir, m, (uint32_t)map);
 	ir_slot_addr(g->ir, kp, key, 0);
 	return cg_call(g, BPF_FUNC_map_lookup_elem, 2, m, kp);
 }
 
-void cg_counter_inc(struct cg *g, int32_t map)
+void cg_counter_inc(struct cg *g, int32_t map, uint32_t index)
 {
-	ir_reg p = percpu_entry0(g, map);
+	ir_reg p = percpu_entry(g, map, index);
 	ir_jlist null = ir_jmpi(g->ir, BPF_JEQ, p, 0, IR_NOLABEL);
 	ir_reg t = ir_reg_new(g->ir);
 	ir_load(g->ir, 8, t, p, 0);
 	ir_alui(g->ir, BPF_ADD, t, 1);
 	ir_store(g->ir, 8, p, 0, t);
 	ir_jlist_patch_here(g->ir, null);
+}
+
+/* Each program has its own entry: a program can interrupt another on the
+ * same CPU (a perf event during a raw tracepoint), never itself. Regions
+ * are handed out in order and freed when the statement ends (gen_stmt), so
+ * the value is as big as the most one statement needs. */
+struct cg_mem cg_scratch(struct cg *g, uint32_t size)
+{
+	if (g->scratch < 0)
+		g->scratch = cg_add_map(g, ".scratch",
+					BPF_MAP_TYPE_PERCPU_ARRAY, 4, 8, 1);
+	if (g->scratch_index < 0)
+		g->scratch_index = (int32_t)g->scratch_progs++;
+	uint32_t off = g->scratch_used;
+	g->scratch_used += (size + 7) & ~7u;
+	if (g->scratch_used > g->scratch_size)
+		g->scratch_size = g->scratch_used;
+	ir_reg p = percpu_entry(g, g->scratch, (uint32_t)g->scratch_index);
+	/* Never NULL (the entry exists), but the verifier wants a check. */
+	ir_jlist_concat(g->ir, &g->bail,
+			ir_jmpi(g->ir, BPF_JEQ, p, 0, IR_NOLABEL));
+	if (off)
+		ir_alui(g->ir, BPF_ADD, p, (int32_t)off);
+	struct cg_mem m = { 0, p };
+	return m;
 }
 
 /* bpf_ringbuf_output(rb, data, size, 0); on failure ++lost[0]. */
@@ -68,15 +93,8 @@ static void send_from(struct cg *g, ir_reg data, uint32_t size)
 	ir_reg r = cg_call(g, BPF_FUNC_ringbuf_output, 4, map, data,
 			   ir_const(g->ir, size), ir_const(g->ir, 0));
 	ir_jlist ok = ir_jmpi(g->ir, BPF_JEQ, r, 0, IR_NOLABEL);
-	cg_counter_inc(g, g->lost);
+	cg_counter_inc(g, g->lost, 0);
 	ir_jlist_patch_here(g->ir, ok);
-}
-
-static void send(struct cg *g, ir_slot rec, uint32_t size)
-{
-	ir_reg data = ir_reg_new(g->ir);
-	ir_slot_addr(g->ir, data, rec, 0);
-	send_from(g, data, size);
 }
 
 static uint32_t add_event(struct cg *g, const struct cevent *ev)
@@ -107,20 +125,22 @@ void cg_event(struct cg *g, enum event_kind kind, struct ast_expr **args,
 	uint32_t id = add_event(g, &ev);
 
 	uint32_t size = 8 + ((layout->size + 7) & ~7u);
-	ir_slot rec = ir_slot_new(g->ir, size, 8);
-	ir_storei_slot(g->ir, 4, rec, 0, (int32_t)id);
-	ir_storei_slot(g->ir, 4, rec, 4, 0);
+	struct cg_mem rec = cg_stack_in_scratch(layout) ?
+				    cg_scratch(g, size) :
+				    cg_slot_mem(ir_slot_new(g->ir, size, 8));
+	cg_mem_storei(g, 4, rec, 0, (int32_t)id);
+	cg_mem_storei(g, 4, rec, 4, 0);
 	/* Padding between fields reaches user space: zero it; the fields
 	 * themselves are stored whole below. */
 	cg_zero_gaps(g, rec, 8, layout, size - 8);
 	for (uint32_t i = 0; i < nargs; i++)
-		cg_store(g, rec, 8 + offsets[i], types[i],
-			 cg_expr(g, args[i]));
-	send(g, rec, size);
+		cg_store_mem(g, rec, 8 + offsets[i], types[i],
+			     cg_expr(g, args[i]));
+	send_from(g, cg_mem_addr(g, rec, 0), size);
 }
 
 /* join(argv [, sep]): up to JOIN_ARGS strings of JOIN_LEN bytes, too big
- * for the stack, so the record is built in a per-CPU scratch map. */
+ * for the stack, so the record is built in the scratch. */
 #define JOIN_ARGS 16
 #define JOIN_LEN 64
 
@@ -150,13 +170,8 @@ void cg_join(struct cg *g, struct ast_expr *e)
 	}
 	uint32_t id = add_event(g, &ev);
 	uint32_t size = 8 + arr->size;
-	if (g->join_scratch < 0)
-		g->join_scratch = cg_add_map(g, ".join", BPF_MAP_TYPE_PERCPU_ARRAY,
-					     4, size, 1);
-
 	ir_reg base = cg_int(g, argv);
-	ir_reg p = percpu_entry0(g, g->join_scratch);
-	ir_jlist done = ir_jmpi(g->ir, BPF_JEQ, p, 0, IR_NOLABEL);
+	ir_reg p = cg_scratch(g, size).ptr;
 	ir_storei(g->ir, 4, p, 0, (int32_t)id);
 	ir_storei(g->ir, 4, p, 4, 0);
 	ir_slot ptr = ir_slot_new(g->ir, 8, 8);
@@ -184,5 +199,4 @@ void cg_join(struct cg *g, struct ast_expr *e)
 	}
 	ir_jlist_patch_here(g->ir, last);
 	send_from(g, p, size);
-	ir_jlist_patch_here(g->ir, done);
 }

@@ -76,44 +76,83 @@ uint32_t cg_piece(uint32_t left, uint32_t a, uint32_t b)
 	return n;
 }
 
-void cg_zero(struct cg *g, ir_slot dst, uint32_t off, uint32_t size)
+struct cg_mem cg_slot_mem(ir_slot s)
+{
+	struct cg_mem m = { s, IR_NOREG };
+	return m;
+}
+
+void cg_mem_store(struct cg *g, int size, struct cg_mem m, uint32_t off,
+		  ir_reg r)
+{
+	if (m.ptr != IR_NOREG)
+		ir_store(g->ir, size, m.ptr, (int16_t)off, r);
+	else
+		ir_store_slot(g->ir, size, m.slot, off, r);
+}
+
+void cg_mem_storei(struct cg *g, int size, struct cg_mem m, uint32_t off,
+		   int32_t imm)
+{
+	if (m.ptr != IR_NOREG)
+		ir_storei(g->ir, size, m.ptr, (int16_t)off, imm);
+	else
+		ir_storei_slot(g->ir, size, m.slot, off, imm);
+}
+
+ir_reg cg_mem_addr(struct cg *g, struct cg_mem m, uint32_t off)
+{
+	if (m.ptr == IR_NOREG)
+		return slot_addr(g, m.slot, off);
+	ir_reg r = ir_copy(g->ir, m.ptr);
+	if (off)
+		ir_alui(g->ir, BPF_ADD, r, (int32_t)off);
+	return r;
+}
+
+void cg_zero_mem(struct cg *g, struct cg_mem dst, uint32_t off, uint32_t size)
 {
 	for (uint32_t i = 0, n; i < size; i += n) {
 		n = cg_piece(size - i, off + i, 0);
-		ir_storei_slot(g->ir, (int)n, dst, off + i, 0);
+		cg_mem_storei(g, (int)n, dst, off + i, 0);
 	}
 }
 
-void cg_zero_gaps(struct cg *g, ir_slot dst, uint32_t off,
+void cg_zero(struct cg *g, ir_slot dst, uint32_t off, uint32_t size)
+{
+	cg_zero_mem(g, cg_slot_mem(dst), off, size);
+}
+
+void cg_zero_gaps(struct cg *g, struct cg_mem dst, uint32_t off,
 		  const struct type *t, uint32_t size)
 {
 	uint32_t at = 0;
 	for (uint32_t i = 0; i < t->nfields; i++) {
 		const struct type_field *f = &t->fields[i];
 		if (f->offset > at)
-			cg_zero(g, dst, off + at, f->offset - at);
+			cg_zero_mem(g, dst, off + at, f->offset - at);
 		if (f->offset + f->type->size > at)
 			at = f->offset + f->type->size;
 	}
 	if (size > at)
-		cg_zero(g, dst, off + at, size - at);
+		cg_zero_mem(g, dst, off + at, size - at);
 }
 
-/* Copies between stack slots in the widest aligned pieces. */
-static void copy_slot(struct cg *g, ir_slot dst, uint32_t doff, ir_slot src,
-		      uint32_t soff, uint32_t size)
+/* Copies a stack slot's bytes in the widest aligned pieces. */
+static void copy_slot(struct cg *g, struct cg_mem dst, uint32_t doff,
+		      ir_slot src, uint32_t soff, uint32_t size)
 {
 	ir_reg t = ir_reg_new(g->ir);
 	for (uint32_t i = 0, n; i < size; i += n) {
 		n = cg_piece(size - i, doff + i, soff + i);
 		ir_load_slot(g->ir, (int)n, t, src, soff + i);
-		ir_store_slot(g->ir, (int)n, dst, doff + i, t);
+		cg_mem_store(g, (int)n, dst, doff + i, t);
 	}
 }
 
-/* Copies context bytes (a tracepoint record) into a slot: the verifier
- * allows only direct, aligned loads from the context. */
-static void copy_ctx(struct cg *g, ir_slot dst, uint32_t doff,
+/* Copies context bytes (a tracepoint record): the verifier allows only
+ * direct, aligned loads from the context. */
+static void copy_ctx(struct cg *g, struct cg_mem dst, uint32_t doff,
 		     uint32_t ctx_off, uint32_t size)
 {
 	ir_reg t = ir_reg_new(g->ir);
@@ -121,7 +160,7 @@ static void copy_ctx(struct cg *g, ir_slot dst, uint32_t doff,
 		n = cg_piece(size - i, ctx_off + i, doff + i);
 		ir_load(g->ir, (int)n, t, ir_ctx(g->ir),
 			(int16_t)(ctx_off + i));
-		ir_store_slot(g->ir, (int)n, dst, doff + i, t);
+		cg_mem_store(g, (int)n, dst, doff + i, t);
 	}
 }
 
@@ -164,6 +203,7 @@ ir_reg cg_to_reg(struct cg *g, struct val v)
 		extend(g, r, size, sign);
 		return r;
 	}
+	case V_STACK: /* not an integer: sema lets no stack reach here */
 	case V_NONE:
 		break;
 	}
@@ -183,7 +223,11 @@ struct val cg_to_mem(struct cg *g, struct val v)
 		return mem_val(v.type, s, 0);
 	case V_CTX:
 		s = ir_slot_new(g->ir, size, 8);
-		copy_ctx(g, s, 0, v.ctx_off, size);
+		copy_ctx(g, cg_slot_mem(s), 0, v.ctx_off, size);
+		return mem_val(v.type, s, 0);
+	case V_STACK:
+		s = ir_slot_new(g->ir, size, 8);
+		cg_stack_capture(g, v.type, cg_slot_mem(s), 0);
 		return mem_val(v.type, s, 0);
 	case V_ADDR:
 		if (v.type->kind == TY_STRING) {
@@ -221,19 +265,23 @@ static bool is_scalar(const struct type *t)
 	case TY_USERNAME:
 	case TY_PROBE:
 	case TY_TIMESTAMP:
-	case TY_KSTACK:
 		return true;
 	default:
 		return false;
 	}
 }
 
-void cg_store(struct cg *g, ir_slot dst, uint32_t off,
-	      const struct type *dt, struct val v)
+void cg_store_mem(struct cg *g, struct cg_mem dst, uint32_t off,
+		  const struct type *dt, struct val v)
 {
 	if (is_scalar(dt) && scalar_size_ok(dt->size)) {
 		ir_reg r = cg_to_reg(g, v);
-		ir_store_slot(g->ir, (int)dt->size, dst, off, r);
+		cg_mem_store(g, (int)dt->size, dst, off, r);
+		return;
+	}
+	if (v.kind == V_STACK && type_equal(dt, v.type)) {
+		/* straight into place: no copy of up to 8 KiB of frames */
+		cg_stack_capture(g, dt, dst, off);
 		return;
 	}
 	if (dt->kind == TY_TUPLE && v.type->kind == TY_TUPLE) {
@@ -245,8 +293,8 @@ void cg_store(struct cg *g, ir_slot dst, uint32_t off,
 			const struct type_field *sf = &v.type->fields[i];
 			struct val el = mem_val(sf->type, src.slot,
 						src.off + sf->offset);
-			cg_store(g, dst, off + dt->fields[i].offset,
-				 dt->fields[i].type, el);
+			cg_store_mem(g, dst, off + dt->fields[i].offset,
+				     dt->fields[i].type, el);
 		}
 		return;
 	}
@@ -258,7 +306,13 @@ void cg_store(struct cg *g, ir_slot dst, uint32_t off,
 		copy_slot(g, dst, off, src.slot, src.off, n);
 	}
 	if (n < dt->size)
-		cg_zero(g, dst, off + n, dt->size - n);
+		cg_zero_mem(g, dst, off + n, dt->size - n);
+}
+
+void cg_store(struct cg *g, ir_slot dst, uint32_t off,
+	      const struct type *dt, struct val v)
+{
+	cg_store_mem(g, cg_slot_mem(dst), off, dt, v);
 }
 
 /* ---- builtins ---- */
@@ -805,7 +859,7 @@ static struct val tuple(struct cg *g, struct ast_expr *e)
 {
 	const struct type *t = e->type;
 	ir_slot s = ir_slot_new(g->ir, t->size ? t->size : 8, 8);
-	cg_zero_gaps(g, s, 0, t, t->size);
+	cg_zero_gaps(g, cg_slot_mem(s), 0, t, t->size);
 	for (uint32_t i = 0; i < e->u.list.n; i++)
 		cg_store(g, s, t->fields[i].offset, t->fields[i].type,
 			 cg_expr(g, e->u.list.items[i]));

@@ -45,13 +45,6 @@ const struct cmap *cg_map(struct cg *g, int32_t idx)
 	return &g->maps.data[idx];
 }
 
-static ir_reg slot_addr(struct cg *g, ir_slot s)
-{
-	ir_reg r = ir_reg_new(g->ir);
-	ir_slot_addr(g->ir, r, s, 0);
-	return r;
-}
-
 static ir_reg map_ref(struct cg *g, int32_t idx)
 {
 	ir_reg r = ir_reg_new(g->ir);
@@ -59,44 +52,64 @@ static ir_reg map_ref(struct cg *g, int32_t idx)
 	return r;
 }
 
-/* The key of map access e in a new slot; bucket (hist/lhist) goes last. */
-static ir_slot build_key(struct cg *g, const struct cmap *m,
-			 struct ast_expr *e, ir_reg bucket)
+/* The key of map access e in a new slot (in the scratch when it holds
+ * big stacks); bucket (hist/lhist) goes last. */
+static struct cg_mem build_key(struct cg *g, const struct cmap *m,
+			       struct ast_expr *e, ir_reg bucket)
 {
-	ir_slot k = ir_slot_new(g->ir, m->key_size, 8);
+	struct cg_mem k = m->key && cg_stack_in_scratch(m->key) ?
+				  cg_scratch(g, m->key_size) :
+				  cg_slot_mem(ir_slot_new(g->ir, m->key_size, 8));
 	if (!m->key) {
 		if (bucket == IR_NOREG)
-			cg_zero(g, k, 0, 8);
+			cg_zero_mem(g, k, 0, 8);
 	} else if (e->u.map.keys.n == 1) {
-		cg_store(g, k, 0, m->key, cg_expr(g, e->u.map.keys.items[0]));
+		cg_store_mem(g, k, 0, m->key,
+			     cg_expr(g, e->u.map.keys.items[0]));
 	} else {
 		cg_zero_gaps(g, k, 0, m->key, m->key->size);
 		for (uint32_t i = 0; i < e->u.map.keys.n; i++)
-			cg_store(g, k, m->key->fields[i].offset,
-				 m->key->fields[i].type,
-				 cg_expr(g, e->u.map.keys.items[i]));
+			cg_store_mem(g, k, m->key->fields[i].offset,
+				     m->key->fields[i].type,
+				     cg_expr(g, e->u.map.keys.items[i]));
 	}
 	if (bucket != IR_NOREG) {
 		uint32_t off = mapdump_bucket_offset(m->key);
 		if (m->key && off > m->key->size)
-			cg_zero(g, k, m->key->size, off - m->key->size);
-		ir_store_slot(g->ir, 8, k, off, bucket);
+			cg_zero_mem(g, k, m->key->size, off - m->key->size);
+		cg_mem_store(g, 8, k, off, bucket);
 	}
 	return k;
 }
 
-static ir_reg lookup(struct cg *g, int32_t mi, ir_slot key)
+static ir_reg lookup(struct cg *g, int32_t mi, struct cg_mem key)
 {
 	return cg_call(g, BPF_FUNC_map_lookup_elem, 2, map_ref(g, mi),
-		       slot_addr(g, key));
+		       cg_mem_addr(g, key, 0));
 }
 
-static ir_reg update(struct cg *g, int32_t mi, ir_slot key, ir_slot val,
-		     int flags)
+static ir_reg update(struct cg *g, int32_t mi, struct cg_mem key,
+		     struct cg_mem val, int flags)
 {
 	return cg_call(g, BPF_FUNC_map_update_elem, 4, map_ref(g, mi),
-		       slot_addr(g, key), slot_addr(g, val),
+		       cg_mem_addr(g, key, 0), cg_mem_addr(g, val, 0),
 		       ir_const(g->ir, flags));
+}
+
+/* A failed insert of an aggregation (the map is full) bumps the map's
+ * counter, which the runtime reports at exit (runtime/mapdump.h names it). An atomic add to
+ * global data needs no lookup and adds no branch: every branch counts
+ * towards the verifier's limits on loops. */
+static void count_full(struct cg *g, struct ast_expr *map)
+{
+	if (g->map_full < 0)
+		g->map_full = cg_add_map(g, MAPDUMP_FULL_MAP,
+					 BPF_MAP_TYPE_ARRAY, 4,
+					 8 * g->sr->nmaps, 1);
+	ir_reg p = ir_reg_new(g->ir);
+	ir_ld_map_value(g->ir, p, (uint32_t)g->map_full,
+			8 * (uint32_t)map->aux);
+	ir_atomic_add(g->ir, 8, p, 0, ir_const(g->ir, 1));
 }
 
 struct val cg_map_read(struct cg *g, struct ast_expr *e)
@@ -104,7 +117,7 @@ struct val cg_map_read(struct cg *g, struct ast_expr *e)
 	int32_t mi = cg_map_index(g, e);
 	const struct cmap *m = cg_map(g, mi);
 	const struct type *vt = m->value;
-	ir_slot key = build_key(g, m, e, IR_NOREG);
+	struct cg_mem key = build_key(g, m, e, IR_NOREG);
 	ir_reg p = lookup(g, mi, key);
 	if (vt->kind == TY_INT || vt->kind == TY_PTR) {
 		ir_reg r = ir_reg_new(g->ir);
@@ -253,7 +266,7 @@ static void aggregate(struct cg *g, struct ast_expr *map,
 		bucket = log2_bucket(g, x);
 	else if (vt->kind == TY_LHIST)
 		bucket = linear_bucket(g, x, vt);
-	ir_slot key = build_key(g, m, map, bucket);
+	struct cg_mem key = build_key(g, m, map, bucket);
 	ir_reg p = lookup(g, mi, key);
 	ir_jlist fresh = ir_jmpi(g->ir, BPF_JEQ, p, 0, IR_NOLABEL);
 	agg_modify(g, vt, p, x);
@@ -261,14 +274,17 @@ static void aggregate(struct cg *g, struct ast_expr *map,
 	ir_jlist_patch_here(g->ir, fresh);
 	ir_slot init = ir_slot_new(g->ir, m->value_size, 8);
 	agg_init(g, vt, init, x);
-	ir_reg r = update(g, mi, key, init, BPF_NOEXIST);
+	ir_reg r = update(g, mi, key, cg_slot_mem(init), BPF_NOEXIST);
 	ir_jlist_concat(g->ir, &done, ir_jmpi(g->ir, BPF_JEQ, r, 0,
 					      IR_NOLABEL));
-	/* Another CPU created the key between our lookup and update. */
+	/* Another CPU created the key between our lookup and update, or
+	 * the map is full. */
 	ir_reg p2 = lookup(g, mi, key);
-	ir_jlist_concat(g->ir, &done, ir_jmpi(g->ir, BPF_JEQ, p2, 0,
-					      IR_NOLABEL));
+	ir_jlist full = ir_jmpi(g->ir, BPF_JEQ, p2, 0, IR_NOLABEL);
 	agg_modify(g, vt, p2, x);
+	ir_jlist_concat(g->ir, &done, ir_ja(g->ir, IR_NOLABEL));
+	ir_jlist_patch_here(g->ir, full);
+	count_full(g, map);
 	ir_jlist_patch_here(g->ir, done);
 }
 
@@ -276,9 +292,13 @@ static void store_value(struct cg *g, struct ast_expr *map, struct val v)
 {
 	int32_t mi = cg_map_index(g, map);
 	const struct cmap *m = cg_map(g, mi);
-	ir_slot key = build_key(g, m, map, IR_NOREG);
-	ir_slot val = ir_slot_new(g->ir, m->value_size, 8);
-	cg_store(g, val, 0, m->value, v);
+	struct cg_mem key = build_key(g, m, map, IR_NOREG);
+	struct cg_mem val = cg_stack_in_scratch(m->value) ?
+		cg_scratch(g, m->value_size) :
+		cg_slot_mem(ir_slot_new(g->ir, m->value_size, 8));
+	cg_store_mem(g, val, 0, m->value, v);
+	/* Unchecked: a branch here halves the iterations the verifier
+	 * accepts in a loop that stores (8000 -> 4000). */
 	update(g, mi, key, val, BPF_ANY);
 }
 
@@ -317,7 +337,7 @@ void cg_map_delete(struct cg *g, struct ast_expr *map)
 			 "not supported: use clear()");
 		return;
 	}
-	ir_slot key = build_key(g, m, map, IR_NOREG);
+	struct cg_mem key = build_key(g, m, map, IR_NOREG);
 	cg_call(g, BPF_FUNC_map_delete_elem, 2, map_ref(g, mi),
-		slot_addr(g, key));
+		cg_mem_addr(g, key, 0));
 }

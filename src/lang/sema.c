@@ -275,14 +275,8 @@ static const struct type *builtin_type(struct sema *s, struct ast_expr *e)
 							 "struct task_struct");
 		return t ? type_ptr(s->arena, t, false) : &type_u64;
 	}
-	if (!strcmp(n, "kstack") || !strcmp(n, "ustack")) {
-		bool user = n[0] == 'u';
-		struct type *t = type_new(s->arena, user ? TY_USTACK : TY_KSTACK,
-					  user ? 16 : 8);
-		t->stack_mode = STACK_BPFTRACE;
-		t->stack_limit = 127;
-		return t;
-	}
+	if (!strcmp(n, "kstack") || !strcmp(n, "ustack"))
+		return type_stack(s->arena, n[0] == 'u', STACK_BPFTRACE, 127);
 	if (!strcmp(n, "args")) {
 		if (!tgt_has(s, CTX_ARGS) || !s->tgt->args) {
 			err(s, e->span, "args is not available in %s probes",
@@ -850,20 +844,18 @@ static const struct type *stack_call(struct sema *s, struct ast_expr *e,
 {
 	if (!nargs_ok(s, e, 0, 2))
 		return &type_none;
-	struct type *t = type_new(s->arena, user ? TY_USTACK : TY_KSTACK,
-				  user ? 16 : 8);
-	t->stack_mode = STACK_BPFTRACE;
-	t->stack_limit = 127;
+	enum stack_mode mode = STACK_BPFTRACE;
+	uint32_t limit = 127;
 	for (uint32_t i = 0; i < e->u.call.args.n; i++) {
 		struct ast_expr *a = arg(e, i);
 		int64_t v;
 		if (a->kind == E_IDENT && i == 0) {
 			if (!strcmp(a->u.name, "bpftrace"))
-				t->stack_mode = STACK_BPFTRACE;
+				mode = STACK_BPFTRACE;
 			else if (!strcmp(a->u.name, "perf"))
-				t->stack_mode = STACK_PERF;
+				mode = STACK_PERF;
 			else if (!strcmp(a->u.name, "raw"))
-				t->stack_mode = STACK_RAW;
+				mode = STACK_RAW;
 			else {
 				err(s, a->span, "unknown stack mode '%s' "
 					"(bpftrace, perf or raw)", a->u.name);
@@ -876,7 +868,7 @@ static const struct type *stack_call(struct sema *s, struct ast_expr *e,
 					"and 1024");
 				return &type_none;
 			}
-			t->stack_limit = (uint32_t)v;
+			limit = (uint32_t)v;
 			a->type = &type_s64;
 		} else {
 			err(s, a->span, "expected a stack mode or a constant "
@@ -884,7 +876,7 @@ static const struct type *stack_call(struct sema *s, struct ast_expr *e,
 			return &type_none;
 		}
 	}
-	return t;
+	return type_stack(s->arena, user, mode, limit);
 }
 
 /* Signal names for signal("SIGUSR1"), with or without the SIG prefix. */

@@ -45,6 +45,48 @@ const struct type *type_string(struct arena *a, uint32_t size)
 	return t;
 }
 
+bool type_holds(const struct type *t, const enum type_kind *kinds)
+{
+	if (!t)
+		return false;
+	for (const enum type_kind *k = kinds; *k != TY_NONE; k++)
+		if (t->kind == *k)
+			return true;
+	if (t->kind == TY_TUPLE)
+		for (uint32_t i = 0; i < t->nfields; i++)
+			if (type_holds(t->fields[i].type, kinds))
+				return true;
+	return false;
+}
+
+const struct type *type_stack(struct arena *a, bool user,
+			      enum stack_mode mode, uint32_t limit)
+{
+	uint32_t head = user ? 16 : 8;
+	struct type *t = type_new(a, user ? TY_USTACK : TY_KSTACK,
+				  head + 8 * limit);
+	t->stack_mode = mode;
+	t->stack_limit = limit;
+	return t;
+}
+
+uint32_t type_stack_frames(const struct type *t, const uint8_t *data,
+			   const uint8_t **ips)
+{
+	uint64_t n, ip;
+	memcpy(&n, data, 8);
+	*ips = data + (t->kind == TY_USTACK ? 16 : 8);
+	if (n > t->stack_limit)
+		n = t->stack_limit;
+	/* A zero frame ends a stack, as it did bpf_get_stackid()'s. */
+	for (uint64_t i = 0; i < n; i++) {
+		memcpy(&ip, *ips + 8 * i, 8);
+		if (!ip)
+			return (uint32_t)i;
+	}
+	return (uint32_t)n;
+}
+
 const struct type *type_ptr(struct arena *a, const struct type *elem,
 			    bool is_user)
 {

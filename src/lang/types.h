@@ -22,8 +22,10 @@ enum type_kind {
 	TY_RECORD, /* struct/union (BTF or script-defined) */
 	TY_PTR,    /* elem; is_user says which address space */
 	TY_ARRAY,  /* elem[count] */
-	TY_KSTACK, /* u64: stack id in the low 32 bits (see runtime/stacks) */
-	TY_USTACK, /* struct { u64 stackid; u64 pid; } */
+	TY_KSTACK, /* struct { u64 nframes; u64 ips[stack_limit]; } */
+	TY_USTACK, /* struct { u64 nframes; u64 pid; u64 ips[stack_limit]; }
+		    * ips past nframes are zero, so equal stacks are equal
+		    * bytes (map keys) */
 	TY_KSYM,   /* u64 address */
 	TY_USYM,   /* struct { u64 addr; u64 pid; } */
 	TY_INET,   /* struct { u64 af; u8 addr[16]; } from ntop() */
@@ -91,6 +93,16 @@ const struct type *type_ptr(struct arena *a, const struct type *elem,
 /* Builds a tuple, laying its fields out with C alignment. */
 const struct type *type_tuple(struct arena *a, const struct type **elems,
 			      uint32_t n);
+/* Whether t (NULL: no) or a field of a tuple t is of a kind in kinds
+ * (a list ended by TY_NONE). */
+bool type_holds(const struct type *t, const enum type_kind *kinds);
+/* kstack/ustack of up to limit frames, printed in mode. */
+const struct type *type_stack(struct arena *a, bool user,
+			      enum stack_mode mode, uint32_t limit);
+/* The frames of stack type t at data: how many (at most its limit, up to
+ * the first zero); ips points to them. */
+uint32_t type_stack_frames(const struct type *t, const uint8_t *data,
+			   const uint8_t **ips);
 bool type_equal(const struct type *a, const struct type *b);
 bool type_is_aggregation(const struct type *t);
 bool type_is_integer_like(const struct type *t); /* INT, or PTR */

@@ -13,8 +13,6 @@
 #include "util/vec.h"
 #include "util/xalloc.h"
 
-#define MAX_FRAMES 1024
-
 static bool is_stack(const struct type *t)
 {
 	return t->kind == TY_KSTACK || t->kind == TY_USTACK;
@@ -27,13 +25,9 @@ bool flamegraph_can_draw(const struct type *key, const struct type *value)
 	if (value->kind != TY_COUNT && value->kind != TY_SUM &&
 	    value->kind != TY_INT)
 		return false;
-	if (is_stack(key))
-		return true;
-	if (key->kind == TY_TUPLE)
-		for (uint32_t i = 0; i < key->nfields; i++)
-			if (is_stack(key->fields[i].type))
-				return true;
-	return false;
+	static const enum type_kind stacks[] = { TY_KSTACK, TY_USTACK,
+						 TY_NONE };
+	return type_holds(key, stacks);
 }
 
 /* Appends one frame, with the separator and characters folded stacks
@@ -54,22 +48,20 @@ static void add_stack(struct strbuf *line, const struct out_resolver *res,
 		      const struct type *t, const uint8_t *data)
 {
 	bool user = t->kind == TY_USTACK;
-	uint32_t id, max = t->stack_limit ? t->stack_limit : 127;
-	uint64_t pid = 0, ips[MAX_FRAMES];
-	memcpy(&id, data, 4);
+	uint64_t pid = 0;
 	if (user)
 		memcpy(&pid, data + 8, 8);
-	if (max > MAX_FRAMES)
-		max = MAX_FRAMES;
-	int n = res && res->stack ? res->stack(res->ctx, user, id, ips, max)
-				  : -ENOENT;
+	const uint8_t *ips;
+	uint32_t n = type_stack_frames(t, data, &ips);
 	struct strbuf name = STRBUF_INIT;
-	for (int i = n - 1; i >= 0; i--) {
+	for (uint32_t i = n; i-- > 0;) {
+		uint64_t ip;
+		memcpy(&ip, ips + 8 * i, 8);
 		sb_reset(&name);
-		if (!res->sym || res->sym(res->ctx, ips[i],
-					  user ? (int32_t)pid : -1, false,
-					  &name) < 0)
-			sb_printf(&name, "%#" PRIx64, ips[i]);
+		if (!res || !res->sym ||
+		    res->sym(res->ctx, ip, user ? (int32_t)pid : -1, false,
+			     &name) < 0)
+			sb_printf(&name, "%#" PRIx64, ip);
 		add_frame(line, sb_str(&name), name.len, user ? "" : "_[k]");
 	}
 	sb_free(&name);

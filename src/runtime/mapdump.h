@@ -25,6 +25,10 @@
 struct out;
 struct type;
 
+/* An array of one value, a u64 per user map (in sema's order of maps):
+ * inserts lost because the map was full, reported at exit. */
+#define MAPDUMP_FULL_MAP ".map_full"
+
 struct mapdump_map {
 	const char *name;          /* "@", "@name" */
 	int fd;

@@ -34,10 +34,6 @@ struct out_resolver {
 	 * stacks print it). [unknown] */
 	int (*module)(void *ctx, uint64_t addr, int32_t pid,
 		      struct strbuf *sb);
-	/* Reads the frames of a stack id into ips; returns how many (at most
-	 * max), or -errno. [an empty stack] */
-	int (*stack)(void *ctx, bool user, uint32_t stackid, uint64_t *ips,
-		     uint32_t max);
 	/* Appends the path(s) of a cgroup id. [the id in decimal] */
 	int (*cgroup_path)(void *ctx, uint64_t cgid, struct strbuf *sb);
 	/* probe() values index this table. [the index in decimal] */

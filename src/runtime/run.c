@@ -227,7 +227,37 @@ static uint64_t lost_events(struct run *r)
 {
 	if (r->c->lost_counter < 0)
 		return 0;
-	return loader_percpu_sum(r->l.map_fds[r->c->lost_counter]);
+	return loader_percpu_sum(r->l.map_fds[r->c->lost_counter], 0);
+}
+
+/* Inserts lost because a map was full (codegen counts them per user map,
+ * in sema's order, which is the order of the user maps here). */
+static void report_full_maps(struct run *r)
+{
+	const struct compiled *c = r->c;
+	int mi = -1;
+	for (uint32_t i = 0; i < c->nmaps; i++)
+		if (!strcmp(c->maps[i].name, MAPDUMP_FULL_MAP))
+			mi = (int)i;
+	if (mi < 0)
+		return;
+	uint64_t *n = calloc(1, c->maps[mi].value_size);
+	uint32_t zero = 0, user = 0;
+	if (!n || bpf_map_lookup_elem(r->l.map_fds[mi], &zero, n)) {
+		free(n);
+		return;
+	}
+	for (uint32_t i = 0; i < c->nmaps; i++) {
+		if (!c->maps[i].is_user)
+			continue;
+		if (n[user])
+			fprintf(r->err, "sonde: lost %llu updates of %s: the "
+					"map is full (%u entries)\n",
+				(unsigned long long)n[user], c->maps[i].name,
+				c->maps[i].max_entries);
+		user++;
+	}
+	free(n);
 }
 
 static int print_maps(struct run *r)
@@ -378,11 +408,7 @@ int run_program(const struct compiled *c, const struct run_opts *o)
 		uint64_t lost = lost_events(&r);
 		if (lost)
 			out_lost_events(&r.out, lost);
-		lost = stacks_lost(&r.st);
-		if (lost)
-			fprintf(r.err, "sonde: lost %llu stack samples (stack "
-				       "map full or hash collisions)\n",
-				(unsigned long long)lost);
+		report_full_maps(&r);
 	}
 	run_close(&r);
 	return err;

@@ -22,30 +22,10 @@
  * map keys, so they can be rare: each costs a syscall per map entry. */
 #define TICK_MS_RECORDED 1000
 
-void stacks_map_name(char *buf, size_t size, uint32_t limit)
-{
-	snprintf(buf, size, ".stack%u", limit);
-}
-
-uint32_t stacks_map_entries(uint32_t limit)
-{
-	uint32_t n = 131072;
-	while (n > 1024 && (uint64_t)n * 8 * limit > (32u << 20))
-		n /= 2;
-	return n;
-}
-
 static bool holds_user_addr(const struct type *t)
 {
-	if (!t)
-		return false;
-	if (t->kind == TY_USTACK || t->kind == TY_USYM)
-		return true;
-	if (t->kind == TY_TUPLE)
-		for (uint32_t i = 0; i < t->nfields; i++)
-			if (holds_user_addr(t->fields[i].type))
-				return true;
-	return false;
+	static const enum type_kind user[] = { TY_USTACK, TY_USYM, TY_NONE };
+	return type_holds(t, user);
 }
 
 static struct usyms *usyms_of(struct stacks *s)
@@ -94,32 +74,6 @@ void stacks_fini(struct stacks *s)
 	s->usyms = NULL;
 }
 
-static int find_map(const struct compiled *c, const char *name)
-{
-	for (uint32_t i = 0; i < c->nmaps; i++)
-		if (!strcmp(c->maps[i].name, name))
-			return (int)i;
-	return -1;
-}
-
-static int read_stack(void *ctx, bool user, uint32_t stackid, uint64_t *ips,
-		      uint32_t max)
-{
-	struct stacks *s = ctx;
-	char name[32];
-	(void)user;
-	stacks_map_name(name, sizeof(name), max);
-	int mi = find_map(s->c, name);
-	if (mi < 0 || (int32_t)stackid < 0)
-		return -ENOENT;
-	if (bpf_map_lookup_elem(s->map_fds[mi], &stackid, ips))
-		return -errno;
-	uint32_t n = 0;
-	while (n < max && ips[n])
-		n++;
-	return (int)n;
-}
-
 static int sym(void *ctx, uint64_t addr, int32_t pid, bool offset,
 	       struct strbuf *sb)
 {
@@ -145,7 +99,6 @@ void stacks_resolver(struct stacks *s, struct out_resolver *res)
 	res->ctx = s;
 	res->sym = sym;
 	res->module = module;
-	res->stack = read_stack;
 }
 
 void stacks_watch(struct stacks *s, int32_t pid)
@@ -229,10 +182,4 @@ void stacks_tick(struct stacks *s)
 	for (uint32_t i = 0; i < s->c->nmaps; i++)
 		if (s->c->maps[i].is_user)
 			scan_map(s, i);
-}
-
-uint64_t stacks_lost(const struct stacks *s)
-{
-	int mi = find_map(s->c, STACKS_LOST_MAP);
-	return mi < 0 ? 0 : loader_percpu_sum(s->map_fds[mi]);
 }

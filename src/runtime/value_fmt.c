@@ -12,7 +12,6 @@
 #include "runtime/output.h"
 #include "util/strbuf.h"
 
-#define DEFAULT_STACK_LIMIT 127
 
 uint64_t vfmt_load_int(const void *p, uint32_t size, bool is_signed)
 {
@@ -103,32 +102,31 @@ static void put_module(struct strbuf *sb, const struct out_resolver *res,
 }
 
 static void put_stack(struct strbuf *sb, const struct vfmt *f,
-		      const struct type *t, uint32_t stackid, int32_t pid)
+		      const struct type *t, const uint8_t *data)
 {
 	const struct out_resolver *res = f->res;
 	bool user = t->kind == TY_USTACK;
-	uint32_t max = t->stack_limit ? t->stack_limit : DEFAULT_STACK_LIMIT;
-	uint64_t ips[max];
-	int n = res && res->stack ? res->stack(res->ctx, user, stackid, ips, max)
-				  : -ENOENT;
-	if (n < 0)
-		return; /* as bpftrace: an unreadable stack prints nothing */
+	const uint8_t *at;
+	uint32_t n = type_stack_frames(t, data, &at);
+	if (!n)
+		return; /* as bpftrace: a stack not captured prints nothing */
+	int32_t spid = user ? (int32_t)u64_at(data, 8) : -1;
 	sb_putc(sb, '\n');
-	for (int i = 0; i < n && ips[i]; i++) {
-		int32_t spid = user ? pid : -1;
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t ip = u64_at(at, 8 * i);
 		switch (t->stack_mode) {
 		case STACK_BPFTRACE:
 			sb_printf(sb, "%*s", f->stack_indent, "");
-			put_sym(sb, res, ips[i], spid, true);
+			put_sym(sb, res, ip, spid, true);
 			break;
 		case STACK_PERF:
-			sb_printf(sb, "\t%" PRIx64 " ", ips[i]);
-			put_sym(sb, res, ips[i], spid, true);
+			sb_printf(sb, "\t%" PRIx64 " ", ip);
+			put_sym(sb, res, ip, spid, true);
 			if (user)
-				put_module(sb, res, ips[i], spid);
+				put_module(sb, res, ip, spid);
 			break;
 		case STACK_RAW:
-			sb_printf(sb, "%" PRIx64, ips[i]);
+			sb_printf(sb, "%" PRIx64, ip);
 			break;
 		}
 		sb_putc(sb, '\n');
@@ -244,11 +242,8 @@ static bool put_stringish(struct strbuf *sb, const struct vfmt *f,
 			false);
 		return true;
 	case TY_KSTACK:
-		put_stack(sb, f, t, (uint32_t)u64_at(data, 0), -1);
-		return true;
 	case TY_USTACK:
-		put_stack(sb, f, t, (uint32_t)u64_at(data, 0),
-			  (int32_t)u64_at(data, 8));
+		put_stack(sb, f, t, data);
 		return true;
 	case TY_INET:
 		put_inet(sb, data);

@@ -162,17 +162,6 @@ static int mock_sym(void *ctx, uint64_t addr, int32_t pid, bool offset,
 	return 0;
 }
 
-static int mock_stack(void *ctx, bool user, uint32_t stackid, uint64_t *ips,
-		      uint32_t max)
-{
-	if (stackid == 99)
-		return -ENOENT;
-	uint64_t frames[] = { 0x2000, 0x10, 0 };
-	for (uint32_t i = 0; i < 3 && i < max; i++)
-		ips[i] = frames[i];
-	return max < 3 ? (int)max : 3;
-}
-
 static int mock_cgroup(void *ctx, uint64_t id, struct strbuf *sb)
 {
 	sb_printf(sb, "unified:/cg%llu", (unsigned long long)id);
@@ -183,7 +172,6 @@ static const char *const probe_names[] = { "BEGIN", "kprobe:vfs_read" };
 
 static const struct out_resolver mock = {
 	.sym = mock_sym,
-	.stack = mock_stack,
 	.cgroup_path = mock_cgroup,
 	.probe_names = probe_names,
 	.nprobes = 2,
@@ -205,43 +193,47 @@ TEST(symbols_through_the_hook)
 	CHECK_STR(fmt(type_new(&A, TY_USYM, 16), us, false, &mock), "ufunc");
 }
 
-TEST(stacks_through_the_hook)
+TEST(stacks_from_their_frames)
 {
-	struct type *kt = type_new(&A, TY_KSTACK, 8);
-	kt->stack_mode = STACK_BPFTRACE;
-	uint64_t id = 5;
-	CHECK_STR(fmt(kt, &id, false, &mock),
+	const struct type *kt = type_stack(&A, false, STACK_BPFTRACE, 3);
+	/* {nframes, ips...}: zero frames after the last */
+	uint64_t k[4] = { 2, 0x2000, 0x10, 0 };
+	CHECK_STR(fmt(kt, k, false, &mock),
 		  "\n        kfunc+16\n        0x10\n");
-	CHECK_STR(fmt(kt, &id, true, &mock),
+	CHECK_STR(fmt(kt, k, true, &mock),
 		  "\"\\n        kfunc+16\\n        0x10\\n\"");
-	kt->stack_mode = STACK_PERF;
-	CHECK_STR(fmt(kt, &id, false, &mock), "\n\t2000 kfunc+16\n\t10 0x10\n");
-	kt->stack_mode = STACK_RAW;
-	CHECK_STR(fmt(kt, &id, false, &mock), "\n2000\n10\n");
-	kt->stack_mode = STACK_BPFTRACE;
-	kt->stack_limit = 1;
-	CHECK_STR(fmt(kt, &id, false, &mock), "\n        kfunc+16\n");
-	id = 99; /* unreadable: nothing, as bpftrace */
-	CHECK_STR(fmt(kt, &id, false, &mock), "");
-	CHECK_STR(fmt(kt, &id, false, NULL), "");
+	CHECK_STR(fmt(type_stack(&A, false, STACK_PERF, 3), k, false, &mock),
+		  "\n\t2000 kfunc+16\n\t10 0x10\n");
+	CHECK_STR(fmt(type_stack(&A, false, STACK_RAW, 3), k, false, &mock),
+		  "\n2000\n10\n");
+	/* no more than the limit, nor past a zero frame */
+	CHECK_STR(fmt(type_stack(&A, false, STACK_BPFTRACE, 1), k, false,
+		      &mock), "\n        kfunc+16\n");
+	k[0] = 3;
+	CHECK_STR(fmt(kt, k, false, &mock),
+		  "\n        kfunc+16\n        0x10\n");
+	k[0] = 0; /* not captured: nothing, as bpftrace */
+	CHECK_STR(fmt(kt, k, false, &mock), "");
+	k[0] = 2;
+	CHECK_STR(fmt(kt, k, false, NULL), "\n        0x2000\n        0x10\n");
 
-	struct type *ut = type_new(&A, TY_USTACK, 16);
-	uint64_t u[2] = { 7, 1234 };
+	/* {nframes, pid, ips...} */
+	const struct type *ut = type_stack(&A, true, STACK_BPFTRACE, 2);
+	uint64_t u[4] = { 2, 1234, 0x2000, 0x10 };
 	CHECK_STR(fmt(ut, u, false, &mock),
 		  "\n        ufunc+16\n        0x10\n");
 
-	/* as a key: indented by 4, e.g. @ks[kstack(2), 5] */
+	/* as a key: indented by 4, e.g. @ks[kstack(3), 5] */
 	const struct type *el[] = { kt, &type_s64 };
 	const struct type *key = type_tuple(&A, el, 2);
-	kt->stack_limit = 0;
-	uint64_t k[2] = { 5, 5 };
+	uint64_t kk[5] = { 2, 0x2000, 0x10, 0, 5 };
 	struct vfmt f = { false, &mock, VFMT_VALUE_INDENT };
 	sb_reset(&SB);
-	vfmt_key(&SB, &f, key, k);
+	vfmt_key(&SB, &f, key, kk);
 	CHECK_STR(sb_str(&SB), "[\n    kfunc+16\n    0x10\n, 5]");
 	f.json = true;
 	sb_reset(&SB);
-	vfmt_key(&SB, &f, key, k);
+	vfmt_key(&SB, &f, key, kk);
 	CHECK_STR(sb_str(&SB), "\"\\n    kfunc+16\\n    0x10\\n,5\"");
 }
 
@@ -403,7 +395,7 @@ int main(void)
 	RUN(json_string_escapes_like_0_17);
 	RUN(inet_and_macaddr);
 	RUN(symbols_through_the_hook);
-	RUN(stacks_through_the_hook);
+	RUN(stacks_from_their_frames);
 	RUN(username_probe_cgroup);
 	RUN(strftime_timestamps);
 	RUN(records_and_arrays);
