@@ -301,6 +301,13 @@ void cg_store_mem(struct cg *g, struct cg_mem dst, uint32_t off,
 	uint32_t n = v.type->size < dt->size ? v.type->size : dt->size;
 	if (v.kind == V_CTX) {
 		copy_ctx(g, dst, off, v.ctx_off, n);
+	} else if (v.kind == V_ADDR && dst.ptr != IR_NOREG &&
+		   v.type->kind != TY_STRING) {
+		/* Into the scratch directly: the bytes may not fit a slot.
+		 * A failed read (a NULL address) zeroes them. */
+		cg_call(g, v.user ? BPF_FUNC_probe_read_user :
+				    BPF_FUNC_probe_read_kernel,
+			3, cg_mem_addr(g, dst, off), ir_const(g->ir, n), v.reg);
 	} else {
 		struct val src = cg_to_mem(g, v);
 		copy_slot(g, dst, off, src.slot, src.off, n);

@@ -128,6 +128,12 @@ struct val cg_map_read(struct cg *g, struct ast_expr *e)
 		struct val v = { .kind = V_REG, .type = vt, .reg = r };
 		return v;
 	}
+	if (cg_stack_in_scratch(vt)) {
+		/* Too big to copy to the stack: read where it is stored
+		 * (cg_store_mem), and a missing key (NULL) reads as zeros. */
+		struct val v = { .kind = V_ADDR, .type = vt, .reg = p };
+		return v;
+	}
 	ir_slot s = ir_slot_new(g->ir, vt->size, 8);
 	cg_zero(g, s, 0, vt->size);
 	ir_jlist missing = ir_jmpi(g->ir, BPF_JEQ, p, 0, IR_NOLABEL);
