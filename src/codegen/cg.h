@@ -48,7 +48,8 @@ struct cg_var {
 	const char *name;
 	const struct type *type;
 	ir_reg reg;   /* integers live in a register */
-	ir_slot slot; /* everything else on the stack */
+	struct cg_mem mem; /* everything else on the stack, big stacks in
+			    * the scratch (for the whole program) */
 };
 
 struct cg_loop {

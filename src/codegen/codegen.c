@@ -35,12 +35,16 @@ static void declare_stmt(struct cg *g, const struct ast_stmt *s)
 		const struct ast_expr *t = s->u.assign.target;
 		if (t->kind != E_VAR || find_var(g, t->u.name))
 			return;
-		struct cg_var v = { t->u.name, t->type, IR_NOREG, 0 };
+		struct cg_var v = { t->u.name, t->type, IR_NOREG,
+				    { 0, IR_NOREG } };
 		if (in_reg(t->type)) {
 			v.reg = ir_const(g->ir, 0);
 		} else {
-			v.slot = ir_slot_new(g->ir, t->type->size, 8);
-			cg_zero(g, v.slot, 0, t->type->size);
+			v.mem = cg_stack_in_scratch(t->type) ?
+				cg_scratch(g, t->type->size) :
+				cg_slot_mem(ir_slot_new(g->ir, t->type->size,
+							8));
+			cg_zero_mem(g, v.mem, 0, t->type->size);
 		}
 		vec_push(&g->vars, v);
 		return;
@@ -80,7 +84,7 @@ static void assign_var(struct cg *g, struct ast_stmt *s)
 		ir_mov(g->ir, v->reg, r);
 		return;
 	}
-	cg_store(g, v->slot, 0, v->type, x);
+	cg_store_mem(g, v->mem, 0, v->type, x);
 }
 
 static void gen_block(struct cg *g, const struct ast_block *b);

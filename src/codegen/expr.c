@@ -776,7 +776,13 @@ static struct val var_read(struct cg *g, struct ast_expr *e)
 			continue;
 		if (v->reg != IR_NOREG)
 			return reg_val(v->type, v->reg);
-		return mem_val(v->type, v->slot, 0);
+		if (v->mem.ptr != IR_NOREG) {
+			/* in the scratch: read where it is stored */
+			struct val a = { .kind = V_ADDR, .type = v->type,
+					 .reg = v->mem.ptr };
+			return a;
+		}
+		return mem_val(v->type, v->mem.slot, 0);
 	}
 	cg_error(g, e->span, "variable %s has no storage", e->u.name);
 	return reg_val(&type_u64, ir_const(g->ir, 0));
