@@ -216,17 +216,11 @@ static uint64_t lost_events(struct run *r)
 {
 	if (r->c->lost_counter < 0)
 		return 0;
-	int n = libbpf_num_possible_cpus();
-	if (n <= 0)
-		return 0;
-	uint64_t *v = calloc((size_t)n, sizeof(*v)), sum = 0;
+	uint64_t v = 0;
 	uint32_t zero = 0;
-	if (v && !bpf_map_lookup_elem(r->l.map_fds[r->c->lost_counter], &zero,
-				      v))
-		for (int i = 0; i < n; i++)
-			sum += v[i];
-	free(v);
-	return sum;
+	if (bpf_map_lookup_elem(r->l.map_fds[r->c->lost_counter], &zero, &v))
+		return 0;
+	return v;
 }
 
 static int print_maps(struct run *r)
