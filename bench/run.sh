@@ -43,6 +43,7 @@ if [ $QUICK = 1 ]; then
 	ROUNDS=3 DD_N=200000 LOAD_SECS=1 NSCRIPTS=6
 fi
 TP_ROUNDS=$((ROUNDS / 2 + 1))
+PACED_RATE=100000 # events/s: the rate at which nothing may be lost
 TRACERS=(c bpftrace sonde)
 
 B=$ROOT/build/bench
@@ -246,8 +247,11 @@ TP_TEXT='tracepoint:syscalls:sys_enter_getppid { printf("%d %s %llu\n", pid, com
 bench_throughput() {
 	local f=$RAW/throughput.tsv r t
 	: >"$f"
-	log "throughput: $TP_ROUNDS rounds x (${TRACERS[*]}), load ${LOAD_SECS}s"
+	log "throughput: $TP_ROUNDS rounds x (${TRACERS[*]}) x (flat out, paced $PACED_RATE/s), load ${LOAD_SECS}s"
 	for ((r = 1; r <= TP_ROUNDS; r++)); do
+		for mode in tp paced; do
+		local rate=0
+		[ $mode = paced ] && rate=$PACED_RATE
 		for t in "${TRACERS[@]}"; do
 			local arg=$TP_TEXT
 			[ $t = c ] && arg=printf
@@ -255,14 +259,14 @@ bench_throughput() {
 			# The events go to tmpfs: as cheap to write as /dev/null, and
 			# countable afterwards.
 			if ! start_tracer "$SHM/tp.$t" "${CMD[@]}"; then
-				raw "$f" tp "$t" "$r" fail "$REASON"
+				raw "$f" $mode "$t" "$r" fail "$REASON"
 				continue
 			fi
 			local calls secs lpid
-			read -r _ calls _ secs _ lpid < <(timeout 60 "$LOAD" $LOAD_SECS)
+			read -r _ calls _ secs _ lpid < <(timeout 60 "$LOAD" $LOAD_SECS $rate)
 			stop_tracer
 			if [ "$TRC" != 0 ] && [ "$TRC" != 130 ]; then
-				raw "$f" tp "$t" "$r" fail "exit $TRC: $(reason_of "$SHM/tp.$t.err")"
+				raw "$f" $mode "$t" "$r" fail "exit $TRC: $(reason_of "$SHM/tp.$t.err")"
 				continue
 			fi
 			local got=$(grep -c "^$lpid load " "$SHM/tp.$t.out")
@@ -272,8 +276,9 @@ bench_throughput() {
 				/Lost [0-9]+ events/ { for (i = 1; i < NF; i++) if ($i == "Lost") n += $(i+1) }
 				/^map lost:/ { n += $NF }
 				END { print n + 0 }')
-			raw "$f" tp "$t" "$r" ok "$calls" "$secs" "$got" "$lost"
+			raw "$f" $mode "$t" "$r" ok "$calls" "$secs" "$got" "$lost"
 			rm -f "$SHM/tp.$t.out"
+		done
 		done
 		log "throughput: round $r done"
 	done
@@ -406,8 +411,30 @@ report_insns() {
 	echo
 }
 
+# tp_table MODE: one table row per tracer for throughput mode MODE.
+tp_table() {
+	local f=$RAW/throughput.tsv mode=$1 t
+	echo "| tracer | delivered events/s | load calls/s | lost (reported) | missing | delivered / C | delivered / bpftrace |"
+	echo "|---|---|---|---|---|---|---|"
+	local dc=$(awk -F'\t' -v m=$mode '$1 == m && $2 == "c" && $4 == "ok" { print $7 / $6 }' "$f" | sort -g | awk '{v[NR]=$1} END {if (NR) print v[int((NR+1)/2)]}')
+	local db=$(awk -F'\t' -v m=$mode '$1 == m && $2 == "bpftrace" && $4 == "ok" { print $7 / $6 }' "$f" | sort -g | awk '{v[NR]=$1} END {if (NR) print v[int((NR+1)/2)]}')
+	for t in "${TRACERS[@]}"; do
+		if [ "$(nok "$f" $mode $t)" = 0 ]; then
+			echo "| $t | $(why "$f" $mode $t) | | | | | |"
+			continue
+		fi
+		local d=$(awk -F'\t' -v m=$mode -v t=$t '$1 == m && $2 == t && $4 == "ok" { print $7 / $6 }' "$f" | sort -g | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}')
+		local l=$(awk -F'\t' -v m=$mode -v t=$t '$1 == m && $2 == t && $4 == "ok" { print $5 / $6 }' "$f" | sort -g | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}')
+		local lost=$(med "$f" $mode $t 8)
+		local maxlost=$(awk -F'\t' -v m=$mode -v t=$t '$1 == m && $2 == t && $4 == "ok" && $8 > x { x = $8 } END { print x + 0 }' "$f")
+		local miss=$(awk -F'\t' -v m=$mode -v t=$t '$1 == m && $2 == t && $4 == "ok" { print $5 - $7 }' "$f" | sort -g | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}')
+		echo "| $t | $(fmt $d 1 0) | $(fmt $l 1 0) | $(fmt "$lost" 1 0) (max $maxlost) | $(fmt "$miss" 1 0) | $(ratio $d "$dc") | $(ratio $d "$db") |"
+	done
+	echo
+}
+
 report_throughput() {
-	local f=$RAW/throughput.tsv t
+	local f=$RAW/throughput.tsv
 	[ -s "$f" ] || return
 	echo "## 4. Event throughput (printf)"
 	echo
@@ -415,25 +442,15 @@ report_throughput() {
 	echo
 	echo "under \`load $LOAD_SECS\` (getppid(2) in a tight loop on one CPU). The events go to a tmpfs file (as cheap"
 	echo "as /dev/null for the writer, and countable). delivered/s = lines from the load's pid / load time;"
-	echo "load calls/s shows how much the tracer slows the traced process; lost = as reported by the tracer;"
-	echo "missing = calls - delivered. Medians of $TP_ROUNDS interleaved runs."
+	echo "load calls/s shows how much the tracer slows the traced process; lost = as reported by the tracer"
+	echo "(median, and the largest of any run); missing = calls - delivered. Medians of $TP_ROUNDS interleaved runs."
 	echo
-	echo "| tracer | delivered events/s | load calls/s | lost (reported) | missing | delivered / C | delivered / bpftrace |"
-	echo "|---|---|---|---|---|---|---|"
-	local dc=$(awk -F'\t' '$2 == "c" && $4 == "ok" { print $7 / $6 }' "$f" | sort -g | awk '{v[NR]=$1} END {if (NR) print v[int((NR+1)/2)]}')
-	local db=$(awk -F'\t' '$2 == "bpftrace" && $4 == "ok" { print $7 / $6 }' "$f" | sort -g | awk '{v[NR]=$1} END {if (NR) print v[int((NR+1)/2)]}')
-	for t in "${TRACERS[@]}"; do
-		if [ "$(nok "$f" tp $t)" = 0 ]; then
-			echo "| $t | $(why "$f" tp $t) | | | | | |"
-			continue
-		fi
-		local d=$(awk -F'\t' -v t=$t '$2 == t && $4 == "ok" { print $7 / $6 }' "$f" | sort -g | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}')
-		local l=$(awk -F'\t' -v t=$t '$2 == t && $4 == "ok" { print $5 / $6 }' "$f" | sort -g | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}')
-		local lost=$(med "$f" tp $t 8)
-		local miss=$(awk -F'\t' -v t=$t '$2 == t && $4 == "ok" { print $5 - $7 }' "$f" | sort -g | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}')
-		echo "| $t | $(fmt $d 1 0) | $(fmt $l 1 0) | $(fmt "$lost" 1 0) | $(fmt "$miss" 1 0) | $(ratio $d "$dc") | $(ratio $d "$db") |"
-	done
+	echo "**Flat out** (as many calls as the load can make):"
 	echo
+	tp_table tp
+	echo "**Paced** at $PACED_RATE calls/s (\`load $LOAD_SECS $PACED_RATE\`): nothing should be lost."
+	echo
+	tp_table paced
 }
 
 report_footprint() {
