@@ -10,6 +10,8 @@
 #   -r N      rounds for dd and startup (default 7; throughput uses N/2+1)
 #   -q        quick smoke run: 3 rounds, smaller dd, 1 s load, 6 scripts
 #   -o FILE   where the markdown goes (default bench/RESULTS.md)
+#   --report  only rewrite the report from the raw data of the last run
+#             (give the same -r/-q as that run)
 #
 # Timings are benchmarks, never test assertions: this script exits 0 even
 # when a tracer fails; a failed run shows as "n/a (reason)".
@@ -20,6 +22,7 @@ ROOT=$PWD
 BENCHES=dd,startup,insns,throughput,footprint
 ROUNDS=7
 QUICK=0
+REPORT_ONLY=0
 OUT=bench/RESULTS.md
 SONDE=$ROOT/build/sonde
 BPFTRACE=$(command -v bpftrace || echo /usr/bin/bpftrace)
@@ -28,10 +31,11 @@ while [ $# -gt 0 ]; do
 	-b) BENCHES=$2; shift ;;
 	-r) ROUNDS=$2; shift ;;
 	-q) QUICK=1 ;;
+	--report) REPORT_ONLY=1 ;;
 	-o) OUT=$2; shift ;;
 	--sonde) SONDE=$2; shift ;;
 	--bpftrace) BPFTRACE=$2; shift ;;
-	-h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+	-h|--help) sed -n '2,19p' "$0"; exit 0 ;;
 	*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
 	esac
 	shift
@@ -407,6 +411,15 @@ report_insns() {
 		echo "| **total** | | $tb | $ts | $(ratio $ts $tb) |"
 	else
 		echo "| **total** | | $tb | n/a (not every script ran) | n/a |"
+		# The comparable part: the scripts both tracers ran.
+		local cb=0 cs=0 nc=0
+		for s in $(cut -f1 "$f" | uniq); do
+			local bi=$(med "$f" $s bpftrace 5) si=$(med "$f" $s sonde 5)
+			if [ -n "$bi" ] && [ -n "$si" ]; then
+				cb=$((cb + bi)) cs=$((cs + si)) nc=$((nc + 1))
+			fi
+		done
+		echo "| **total over the $nc scripts both ran** | | $cb | $cs | $(ratio $cs $cb) |"
 	fi
 	echo
 }
@@ -494,6 +507,9 @@ write_report() {
 		echo "- kernel: $(uname -r) ($(uname -m)), CPUs: $(nproc), $(sed -n 's/^model name\t*: //p' /proc/cpuinfo | head -n 1)"
 		echo "- bpftrace: $("$BPFTRACE" --version 2>/dev/null | head -n 1); libbpf $(pkg-config --modversion libbpf 2>/dev/null)"
 		echo "- sonde: $(git rev-parse --short HEAD 2>/dev/null) — $sonde_state"
+		echo "- noise: the $(nproc) CPUs are shared with other jobs (compiles, test runs), so timings are noisy: runs are"
+		echo "  interleaved and medians taken, but a dd median can still move by 10-20% between runs; ratios within"
+		echo "  ~0.1x of each other are not a difference. Raw per-run values: build/bench/raw/."
 		[ $QUICK = 1 ] && echo "- **quick mode** (smoke run): fewer rounds, smaller workloads"
 		echo
 		for b in ${BENCHES//,/ }; do report_$b; done
@@ -508,6 +524,7 @@ ARGS_SHOWN=""
 
 T0=$SECONDS
 for b in ${BENCHES//,/ }; do
+	[ $REPORT_ONLY = 1 ] && break
 	case $b in
 	dd|startup|insns|throughput|footprint)
 		rm -f "$RAW/$b.tsv"
