@@ -130,7 +130,9 @@ void cg_event(struct cg *g, enum event_kind kind, struct ast_expr **args,
 	      uint32_t nargs, struct cevent *proto);
 
 void cg_join(struct cg *g, struct ast_expr *call);
-/* ++map[0] of a per-CPU array of one u64 (a counter read at exit). */
+/* Counters: one u64 in an array, incremented atomically (cg_counter_inc),
+ * read with loader_counter_read(). */
+int32_t cg_add_counter(struct cg *g, const char *name);
 void cg_counter_inc(struct cg *g, int32_t map);
 
 /* stacks.c: kstack/ustack of type t (KSTACK or USTACK). */

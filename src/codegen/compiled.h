@@ -89,7 +89,7 @@ struct compiled {
 	struct cevent *events;
 	uint32_t nevents;
 	int32_t ringbuf;          /* map index of the ring buffer, or -1 */
-	int32_t lost_counter;     /* per-CPU array counting failed reserves,
+	int32_t lost_counter;     /* array (one u64) counting failed sends,
 				     or -1 */
 	const char **probe_names; /* for the `probe` builtin's values */
 	uint32_t nprobe_names;

@@ -12,6 +12,26 @@
 
 #define MAP_MAX_ENTRIES 4096
 
+/* Key-less count/hist/lhist live in a per-CPU array: an all-zero value
+ * means "never hit" for them (a zero count prints, as prefill_zero does;
+ * zero buckets are skipped by mapdump), so nothing tells them apart from
+ * the hash map bpftrace uses. sum/min/max/avg/stats could hold a zero
+ * that was stored, so they stay in hashes. */
+static bool keyless_array(const struct sema_map *sm)
+{
+	if (sm->key)
+		return false;
+	switch (sm->value->kind) {
+	case TY_COUNT:
+	case TY_HIST:
+		return true;
+	case TY_LHIST:
+		return mapdump_nbuckets(sm->value) > 0;
+	default:
+		return false;
+	}
+}
+
 void cg_maps_declare(struct cg *g)
 {
 	const struct sema_result *sr = g->sr;
@@ -30,6 +50,18 @@ void cg_maps_declare(struct cg *g)
 		m.value_size = mapdump_value_size(sm->value);
 		m.max_entries = MAP_MAX_ENTRIES;
 		m.prefill_zero = !sm->key && sm->value->kind == TY_COUNT;
+		if (keyless_array(sm)) {
+			/* Indexed by the u32 at the start of the key slot: 0,
+			 * or the low half of the u64 bucket (little endian).
+			 * The verifier inlines the lookup, and every entry
+			 * exists, so there is no insert path. Histograms get
+			 * one more slot, written by mapdump_zero() only. */
+			m.type = BPF_MAP_TYPE_PERCPU_ARRAY;
+			m.key_size = 4;
+			m.max_entries = sm->value->kind == TY_COUNT ?
+				1 : mapdump_nbuckets(sm->value) + 1;
+			m.prefill_zero = false; /* arrays start zeroed */
+		}
 		g->user_maps[i] = (int32_t)g->maps.len;
 		vec_push(&g->maps, m);
 	}
@@ -63,7 +95,8 @@ static ir_reg map_ref(struct cg *g, int32_t idx)
 static ir_slot build_key(struct cg *g, const struct cmap *m,
 			 struct ast_expr *e, ir_reg bucket)
 {
-	ir_slot k = ir_slot_new(g->ir, m->key_size, 8);
+	/* Key-less: a u64 (0 or the bucket), also for u32-keyed arrays. */
+	ir_slot k = ir_slot_new(g->ir, m->key ? m->key_size : 8, 8);
 	if (!m->key) {
 		if (bucket == IR_NOREG)
 			cg_zero(g, k, 0, 8);
@@ -257,18 +290,20 @@ static void aggregate(struct cg *g, struct ast_expr *map,
 	ir_reg p = lookup(g, mi, key);
 	ir_jlist fresh = ir_jmpi(g->ir, BPF_JEQ, p, 0, IR_NOLABEL);
 	agg_modify(g, vt, p, x);
+	if (m->type == BPF_MAP_TYPE_PERCPU_ARRAY) {
+		/* Every index exists: NULL only for an out-of-range one. */
+		ir_jlist_patch_here(g->ir, fresh);
+		return;
+	}
 	ir_jlist done = ir_ja(g->ir, IR_NOLABEL);
 	ir_jlist_patch_here(g->ir, fresh);
 	ir_slot init = ir_slot_new(g->ir, m->value_size, 8);
 	agg_init(g, vt, init, x);
-	ir_reg r = update(g, mi, key, init, BPF_NOEXIST);
-	ir_jlist_concat(g->ir, &done, ir_jmpi(g->ir, BPF_JEQ, r, 0,
-					      IR_NOLABEL));
-	/* Another CPU created the key between our lookup and update. */
-	ir_reg p2 = lookup(g, mi, key);
-	ir_jlist_concat(g->ir, &done, ir_jmpi(g->ir, BPF_JEQ, p2, 0,
-					      IR_NOLABEL));
-	agg_modify(g, vt, p2, x);
+	/* BPF_ANY on a per-CPU hash writes this CPU's slot only, and a new
+	 * element has every other CPU's slot zeroed: if another CPU created
+	 * the key since our lookup, its count is kept and ours is stored
+	 * beside it, so there is no need to look up again. */
+	update(g, mi, key, init, BPF_ANY);
 	ir_jlist_patch_here(g->ir, done);
 }
 

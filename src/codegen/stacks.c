@@ -34,8 +34,8 @@ struct val cg_stack(struct cg *g, const struct type *t)
 	int32_t mi = find_or_add(g, name, BPF_MAP_TYPE_STACK_TRACE, 4,
 				 8 * t->stack_limit,
 				 stacks_map_entries(t->stack_limit));
-	int32_t lost = find_or_add(g, STACKS_LOST_MAP,
-				   BPF_MAP_TYPE_PERCPU_ARRAY, 4, 8, 1);
+	int32_t lost = find_or_add(g, STACKS_LOST_MAP, BPF_MAP_TYPE_ARRAY, 4,
+				   8, 1);
 	ir_reg map = ir_reg_new(g->ir);
 	ir_ld_map(g->ir, map, (uint32_t)mi);
 	ir_reg id = cg_call(g, BPF_FUNC_get_stackid, 3, ir_ctx(g->ir), map,

@@ -189,6 +189,9 @@ static void consume(struct run *r)
 	stacks_consume(&r->st);
 	if (r->rb)
 		ring_buffer__consume(r->rb);
+	/* The batch's lines go out before we sleep again, so output still
+	 * follows the workload as it happens. */
+	fflush(r->out.f);
 }
 
 static int poll_loop(struct run *r)
@@ -227,7 +230,7 @@ static uint64_t lost_events(struct run *r)
 {
 	if (r->c->lost_counter < 0)
 		return 0;
-	return loader_percpu_sum(r->l.map_fds[r->c->lost_counter]);
+	return loader_counter_read(r->l.map_fds[r->c->lost_counter]);
 }
 
 static int print_maps(struct run *r)
@@ -287,8 +290,13 @@ static int run_setup(struct run *r)
 	r->res.nprobes = c->nprobe_names;
 	int64_t boot = fmt_boot_epoch_ns();
 	r->res.boot_wall_ns = boot > 0 ? boot : 0;
-	int err = out_init(&r->out, o->format ? o->format : "text",
-			   o->out ? o->out : stdout, &r->res);
+	FILE *f = o->out ? o->out : stdout;
+	/* printf records are written unflushed and flushed once per ring
+	 * buffer batch (consume()): one write(2) per batch, not per line.
+	 * Nothing has been written to f yet, as setvbuf() requires. */
+	setvbuf(f, NULL, _IOFBF, 1 << 16);
+	int err = out_init(&r->out, o->format ? o->format : "text", f,
+			   &r->res);
 	if (o->console)
 		r->out.console = o->console;
 	if (err) {

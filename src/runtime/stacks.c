@@ -234,5 +234,5 @@ void stacks_tick(struct stacks *s)
 uint64_t stacks_lost(const struct stacks *s)
 {
 	int mi = find_map(s->c, STACKS_LOST_MAP);
-	return mi < 0 ? 0 : loader_percpu_sum(s->map_fds[mi]);
+	return mi < 0 ? 0 : loader_counter_read(s->map_fds[mi]);
 }
