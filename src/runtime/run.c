@@ -190,8 +190,9 @@ static void consume(struct run *r)
 	if (r->rb)
 		ring_buffer__consume(r->rb);
 	/* The batch's lines go out before we sleep again, so output still
-	 * follows the workload as it happens. */
-	fflush(r->out.f);
+	 * follows the workload as it happens (unless -B full). */
+	if (r->o->buffering != RUN_BUF_FULL)
+		fflush(r->out.f);
 }
 
 static int poll_loop(struct run *r)
@@ -291,10 +292,16 @@ static int run_setup(struct run *r)
 	int64_t boot = fmt_boot_epoch_ns();
 	r->res.boot_wall_ns = boot > 0 ? boot : 0;
 	FILE *f = o->out ? o->out : stdout;
-	/* printf records are written unflushed and flushed once per ring
-	 * buffer batch (consume()): one write(2) per batch, not per line.
-	 * Nothing has been written to f yet, as setvbuf() requires. */
-	setvbuf(f, NULL, _IOFBF, 1 << 16);
+	/* printf records are written unflushed and, by default, flushed
+	 * once per ring buffer batch (consume()): one write(2) per batch,
+	 * not per line. Nothing has been written to f yet, as setvbuf()
+	 * requires. */
+	if (o->buffering == RUN_BUF_NONE)
+		setvbuf(f, NULL, _IONBF, 0);
+	else if (o->buffering == RUN_BUF_LINE)
+		setvbuf(f, NULL, _IOLBF, 1 << 16);
+	else
+		setvbuf(f, NULL, _IOFBF, 1 << 16);
 	int err = out_init(&r->out, o->format ? o->format : "text", f,
 			   &r->res);
 	if (o->console)
