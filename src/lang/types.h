@@ -91,6 +91,9 @@ const struct type *type_ptr(struct arena *a, const struct type *elem,
 /* Builds a tuple, laying its fields out with C alignment. */
 const struct type *type_tuple(struct arena *a, const struct type **elems,
 			      uint32_t n);
+/* A C integer type name ("unsigned long", "const u32", "pid_t", "int8"):
+ * qualifiers and "signed"/"unsigned" are understood. False if unknown. */
+bool type_c_int(const char *text, uint32_t *size, bool *is_signed);
 bool type_equal(const struct type *a, const struct type *b);
 bool type_is_aggregation(const struct type *t);
 bool type_is_integer_like(const struct type *t); /* INT, or PTR */
