@@ -10,6 +10,8 @@
 #   -r N      rounds for dd and startup (default 7; throughput uses N/2+1)
 #   -q        quick smoke run: 3 rounds, smaller dd, 1 s load, 6 scripts
 #   -o FILE   where the markdown goes (default bench/RESULTS.md)
+#   --report  only rewrite the report from the raw data of the last run
+#             (give the same -r/-q as that run)
 #
 # Timings are benchmarks, never test assertions: this script exits 0 even
 # when a tracer fails; a failed run shows as "n/a (reason)".
@@ -20,6 +22,7 @@ ROOT=$PWD
 BENCHES=dd,startup,insns,throughput,footprint
 ROUNDS=7
 QUICK=0
+REPORT_ONLY=0
 OUT=bench/RESULTS.md
 SONDE=$ROOT/build/sonde
 BPFTRACE=$(command -v bpftrace || echo /usr/bin/bpftrace)
@@ -28,10 +31,11 @@ while [ $# -gt 0 ]; do
 	-b) BENCHES=$2; shift ;;
 	-r) ROUNDS=$2; shift ;;
 	-q) QUICK=1 ;;
+	--report) REPORT_ONLY=1 ;;
 	-o) OUT=$2; shift ;;
 	--sonde) SONDE=$2; shift ;;
 	--bpftrace) BPFTRACE=$2; shift ;;
-	-h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+	-h|--help) sed -n '2,19p' "$0"; exit 0 ;;
 	*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
 	esac
 	shift
@@ -43,6 +47,7 @@ if [ $QUICK = 1 ]; then
 	ROUNDS=3 DD_N=200000 LOAD_SECS=1 NSCRIPTS=6
 fi
 TP_ROUNDS=$((ROUNDS / 2 + 1))
+PACED_RATE=100000 # events/s: the rate at which nothing may be lost
 TRACERS=(c bpftrace sonde)
 
 B=$ROOT/build/bench
@@ -246,8 +251,11 @@ TP_TEXT='tracepoint:syscalls:sys_enter_getppid { printf("%d %s %llu\n", pid, com
 bench_throughput() {
 	local f=$RAW/throughput.tsv r t
 	: >"$f"
-	log "throughput: $TP_ROUNDS rounds x (${TRACERS[*]}), load ${LOAD_SECS}s"
+	log "throughput: $TP_ROUNDS rounds x (${TRACERS[*]}) x (flat out, paced $PACED_RATE/s), load ${LOAD_SECS}s"
 	for ((r = 1; r <= TP_ROUNDS; r++)); do
+		for mode in tp paced; do
+		local rate=0
+		[ $mode = paced ] && rate=$PACED_RATE
 		for t in "${TRACERS[@]}"; do
 			local arg=$TP_TEXT
 			[ $t = c ] && arg=printf
@@ -255,14 +263,14 @@ bench_throughput() {
 			# The events go to tmpfs: as cheap to write as /dev/null, and
 			# countable afterwards.
 			if ! start_tracer "$SHM/tp.$t" "${CMD[@]}"; then
-				raw "$f" tp "$t" "$r" fail "$REASON"
+				raw "$f" $mode "$t" "$r" fail "$REASON"
 				continue
 			fi
 			local calls secs lpid
-			read -r _ calls _ secs _ lpid < <(timeout 60 "$LOAD" $LOAD_SECS)
+			read -r _ calls _ secs _ lpid < <(timeout 60 "$LOAD" $LOAD_SECS $rate)
 			stop_tracer
 			if [ "$TRC" != 0 ] && [ "$TRC" != 130 ]; then
-				raw "$f" tp "$t" "$r" fail "exit $TRC: $(reason_of "$SHM/tp.$t.err")"
+				raw "$f" $mode "$t" "$r" fail "exit $TRC: $(reason_of "$SHM/tp.$t.err")"
 				continue
 			fi
 			local got=$(grep -c "^$lpid load " "$SHM/tp.$t.out")
@@ -272,8 +280,9 @@ bench_throughput() {
 				/Lost [0-9]+ events/ { for (i = 1; i < NF; i++) if ($i == "Lost") n += $(i+1) }
 				/^map lost:/ { n += $NF }
 				END { print n + 0 }')
-			raw "$f" tp "$t" "$r" ok "$calls" "$secs" "$got" "$lost"
+			raw "$f" $mode "$t" "$r" ok "$calls" "$secs" "$got" "$lost"
 			rm -f "$SHM/tp.$t.out"
+		done
 		done
 		log "throughput: round $r done"
 	done
@@ -402,12 +411,43 @@ report_insns() {
 		echo "| **total** | | $tb | $ts | $(ratio $ts $tb) |"
 	else
 		echo "| **total** | | $tb | n/a (not every script ran) | n/a |"
+		# The comparable part: the scripts both tracers ran.
+		local cb=0 cs=0 nc=0
+		for s in $(cut -f1 "$f" | uniq); do
+			local bi=$(med "$f" $s bpftrace 5) si=$(med "$f" $s sonde 5)
+			if [ -n "$bi" ] && [ -n "$si" ]; then
+				cb=$((cb + bi)) cs=$((cs + si)) nc=$((nc + 1))
+			fi
+		done
+		echo "| **total over the $nc scripts both ran** | | $cb | $cs | $(ratio $cs $cb) |"
 	fi
 	echo
 }
 
+# tp_table MODE: one table row per tracer for throughput mode MODE.
+tp_table() {
+	local f=$RAW/throughput.tsv mode=$1 t
+	echo "| tracer | delivered events/s | load calls/s | lost (reported) | missing | delivered / C | delivered / bpftrace |"
+	echo "|---|---|---|---|---|---|---|"
+	local dc=$(awk -F'\t' -v m=$mode '$1 == m && $2 == "c" && $4 == "ok" { print $7 / $6 }' "$f" | sort -g | awk '{v[NR]=$1} END {if (NR) print v[int((NR+1)/2)]}')
+	local db=$(awk -F'\t' -v m=$mode '$1 == m && $2 == "bpftrace" && $4 == "ok" { print $7 / $6 }' "$f" | sort -g | awk '{v[NR]=$1} END {if (NR) print v[int((NR+1)/2)]}')
+	for t in "${TRACERS[@]}"; do
+		if [ "$(nok "$f" $mode $t)" = 0 ]; then
+			echo "| $t | $(why "$f" $mode $t) | | | | | |"
+			continue
+		fi
+		local d=$(awk -F'\t' -v m=$mode -v t=$t '$1 == m && $2 == t && $4 == "ok" { print $7 / $6 }' "$f" | sort -g | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}')
+		local l=$(awk -F'\t' -v m=$mode -v t=$t '$1 == m && $2 == t && $4 == "ok" { print $5 / $6 }' "$f" | sort -g | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}')
+		local lost=$(med "$f" $mode $t 8)
+		local maxlost=$(awk -F'\t' -v m=$mode -v t=$t '$1 == m && $2 == t && $4 == "ok" && $8 > x { x = $8 } END { print x + 0 }' "$f")
+		local miss=$(awk -F'\t' -v m=$mode -v t=$t '$1 == m && $2 == t && $4 == "ok" { print $5 - $7 }' "$f" | sort -g | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}')
+		echo "| $t | $(fmt $d 1 0) | $(fmt $l 1 0) | $(fmt "$lost" 1 0) (max $maxlost) | $(fmt "$miss" 1 0) | $(ratio $d "$dc") | $(ratio $d "$db") |"
+	done
+	echo
+}
+
 report_throughput() {
-	local f=$RAW/throughput.tsv t
+	local f=$RAW/throughput.tsv
 	[ -s "$f" ] || return
 	echo "## 4. Event throughput (printf)"
 	echo
@@ -415,25 +455,15 @@ report_throughput() {
 	echo
 	echo "under \`load $LOAD_SECS\` (getppid(2) in a tight loop on one CPU). The events go to a tmpfs file (as cheap"
 	echo "as /dev/null for the writer, and countable). delivered/s = lines from the load's pid / load time;"
-	echo "load calls/s shows how much the tracer slows the traced process; lost = as reported by the tracer;"
-	echo "missing = calls - delivered. Medians of $TP_ROUNDS interleaved runs."
+	echo "load calls/s shows how much the tracer slows the traced process; lost = as reported by the tracer"
+	echo "(median, and the largest of any run); missing = calls - delivered. Medians of $TP_ROUNDS interleaved runs."
 	echo
-	echo "| tracer | delivered events/s | load calls/s | lost (reported) | missing | delivered / C | delivered / bpftrace |"
-	echo "|---|---|---|---|---|---|---|"
-	local dc=$(awk -F'\t' '$2 == "c" && $4 == "ok" { print $7 / $6 }' "$f" | sort -g | awk '{v[NR]=$1} END {if (NR) print v[int((NR+1)/2)]}')
-	local db=$(awk -F'\t' '$2 == "bpftrace" && $4 == "ok" { print $7 / $6 }' "$f" | sort -g | awk '{v[NR]=$1} END {if (NR) print v[int((NR+1)/2)]}')
-	for t in "${TRACERS[@]}"; do
-		if [ "$(nok "$f" tp $t)" = 0 ]; then
-			echo "| $t | $(why "$f" tp $t) | | | | | |"
-			continue
-		fi
-		local d=$(awk -F'\t' -v t=$t '$2 == t && $4 == "ok" { print $7 / $6 }' "$f" | sort -g | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}')
-		local l=$(awk -F'\t' -v t=$t '$2 == t && $4 == "ok" { print $5 / $6 }' "$f" | sort -g | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}')
-		local lost=$(med "$f" tp $t 8)
-		local miss=$(awk -F'\t' -v t=$t '$2 == t && $4 == "ok" { print $5 - $7 }' "$f" | sort -g | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}')
-		echo "| $t | $(fmt $d 1 0) | $(fmt $l 1 0) | $(fmt "$lost" 1 0) | $(fmt "$miss" 1 0) | $(ratio $d "$dc") | $(ratio $d "$db") |"
-	done
+	echo "**Flat out** (as many calls as the load can make):"
 	echo
+	tp_table tp
+	echo "**Paced** at $PACED_RATE calls/s (\`load $LOAD_SECS $PACED_RATE\`): nothing should be lost."
+	echo
+	tp_table paced
 }
 
 report_footprint() {
@@ -477,6 +507,9 @@ write_report() {
 		echo "- kernel: $(uname -r) ($(uname -m)), CPUs: $(nproc), $(sed -n 's/^model name\t*: //p' /proc/cpuinfo | head -n 1)"
 		echo "- bpftrace: $("$BPFTRACE" --version 2>/dev/null | head -n 1); libbpf $(pkg-config --modversion libbpf 2>/dev/null)"
 		echo "- sonde: $(git rev-parse --short HEAD 2>/dev/null) — $sonde_state"
+		echo "- noise: the $(nproc) CPUs are shared with other jobs (compiles, test runs), so timings are noisy: runs are"
+		echo "  interleaved and medians taken, but a dd median can still move by 10-20% between runs; ratios within"
+		echo "  ~0.1x of each other are not a difference. Raw per-run values: build/bench/raw/."
 		[ $QUICK = 1 ] && echo "- **quick mode** (smoke run): fewer rounds, smaller workloads"
 		echo
 		for b in ${BENCHES//,/ }; do report_$b; done
@@ -491,6 +524,7 @@ ARGS_SHOWN=""
 
 T0=$SECONDS
 for b in ${BENCHES//,/ }; do
+	[ $REPORT_ONLY = 1 ] && break
 	case $b in
 	dd|startup|insns|throughput|footprint)
 		rm -f "$RAW/$b.tsv"

@@ -29,6 +29,7 @@ struct options {
 	const char *prog_path; /* script file */
 	unsigned dump;         /* DUMP_* bits from -d */
 	int dry_run, verify;
+	int buffering;         /* -B: RUN_BUF_* */
 	int list;              /* -l [PATTERN] */
 	int unsafe, verbose, quiet;
 	const char *format;    /* -f */
@@ -62,6 +63,9 @@ static void usage(FILE *out)
 	      "  -p PID         stop when process PID exits\n"
 	      "  -f text|json   output format (default text)\n"
 	      "  -o FILE        write the program's output to FILE\n"
+	      "  -B none|line|full  output buffering (default: flushed after "
+	      "each batch\n"
+	      "                 of events)\n"
 	      "  -q             quiet: no \"Attaching N probes...\" line\n"
 	      "  -v             verbose: libbpf messages and verifier logs\n"
 	      "  -d ast|ir|bpf  print the syntax tree, the IR or the BPF "
@@ -165,7 +169,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 	int c;
 	char *end;
 	/* '+': stop at the first non-option, which is the script or $1 */
-	while ((c = getopt_long(argc, argv, "+e:d:hc:p:f:o:qvl", longopts,
+	while ((c = getopt_long(argc, argv, "+e:d:hc:p:f:o:qvlB:", longopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'e': o->prog_text = optarg; break;
@@ -191,6 +195,20 @@ static int parse_options(int argc, char **argv, struct options *o)
 			o->format = optarg;
 			break;
 		case 'o': o->out_path = optarg; break;
+		case 'B':
+			if (!strcmp(optarg, "none"))
+				o->buffering = RUN_BUF_NONE;
+			else if (!strcmp(optarg, "line"))
+				o->buffering = RUN_BUF_LINE;
+			else if (!strcmp(optarg, "full"))
+				o->buffering = RUN_BUF_FULL;
+			else {
+				fprintf(stderr, "sonde: unknown buffering mode "
+						"'%s' (none, line or full)\n",
+					optarg);
+				return -1;
+			}
+			break;
 		case 'q': o->quiet = 1; break;
 		case 'v': o->verbose = 1; break;
 		case 'l': o->list = 1; break;
@@ -476,6 +494,7 @@ int main(int argc, char **argv)
 			.child = r.have_child ? &r.child : NULL,
 			.pid = (pid_t)o.pid,
 			.verify_only = o.verify,
+			.buffering = o.buffering,
 			.folded = o.folded, .flamegraph = o.flamegraph,
 		};
 		if (run_program(&r.compiled, &ropts) < 0)

@@ -1,6 +1,7 @@
 /*
  * Back-end internals shared by the passes in src/backend/. Codegen uses
  * ir.h only. The pipeline (compile.c):
+ *   constant operands folded into immediates (fold.c)
  *   liveness + dead code removal (liveness.c)
  *   -> register allocation with spill rewriting (regalloc.c)
  *   -> lowering to machine instructions with physical registers (lower.c)
@@ -104,6 +105,11 @@ static inline bool ir_bit(const uint64_t *s, uint32_t i)
 {
 	return s[i / 64] >> (i % 64) & 1;
 }
+
+/* --- fold.c --- */
+/* Replaces uses of single-definition constant vregs by immediates where
+ * the instruction has an immediate form. Returns the number of changes. */
+int ir_fold_consts(struct ir *ir);
 
 /* --- regalloc.c --- */
 /* Assigns a BPF register (0..9) to every vreg, rewriting the IR with spill

@@ -70,7 +70,6 @@ struct cg {
 	int32_t scratch;     /* per-CPU array of scratch values, or -1 */
 	uint32_t scratch_size;  /* bytes of its value: the most a program uses */
 	uint32_t scratch_progs; /* its entries: one per program that uses it */
-	int32_t map_full;    /* per-CPU counters of failed map inserts, or -1 */
 	int32_t *user_maps;  /* sema map index -> compiled map index */
 	/* per program */
 	struct ir *ir;
@@ -157,8 +156,10 @@ void cg_event(struct cg *g, enum event_kind kind, struct ast_expr **args,
 	      uint32_t nargs, struct cevent *proto);
 
 void cg_join(struct cg *g, struct ast_expr *call);
-/* ++map[index] of a per-CPU array of u64 (counters read at exit). */
-void cg_counter_inc(struct cg *g, int32_t map, uint32_t index);
+/* Counters: one u64 in an array, incremented atomically (cg_counter_inc),
+ * read with loader_counter_read(). */
+int32_t cg_add_counter(struct cg *g, const char *name);
+void cg_counter_inc(struct cg *g, int32_t map);
 /* size bytes of this program's per-CPU scratch value, free until the
  * current statement ends (its key, value or record). */
 struct cg_mem cg_scratch(struct cg *g, uint32_t size);

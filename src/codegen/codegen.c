@@ -239,7 +239,7 @@ int codegen(struct arena *a, struct diag *d, struct ast_program *prog,
 	g.opts = opts;
 	g.sr = sr;
 	g.out = out;
-	g.ringbuf = g.lost = g.scratch = g.map_full = -1;
+	g.ringbuf = g.lost = g.scratch = -1;
 	cg_maps_declare(&g);
 	VEC(struct cprog) progs = { 0 };
 	int rc = 0;

@@ -34,6 +34,10 @@ struct cmap {
 	bool prefill_zero;
 	const struct type *key; /* NULL: key-less (see runtime/mapdump.h) */
 	const struct type *value;
+	/* Map index of the counter (an array of one u64) of aggregation
+	 * inserts lost because this map was full, reported at exit; 0: none
+	 * (map 0 is never a counter: the user maps are declared first). */
+	int32_t full_counter;
 };
 
 /* One BPF program and where it attaches. */
@@ -89,7 +93,7 @@ struct compiled {
 	struct cevent *events;
 	uint32_t nevents;
 	int32_t ringbuf;          /* map index of the ring buffer, or -1 */
-	int32_t lost_counter;     /* per-CPU array counting failed reserves,
+	int32_t lost_counter;     /* array (one u64) counting failed sends,
 				     or -1 */
 	const char **probe_names; /* for the `probe` builtin's values */
 	uint32_t nprobe_names;

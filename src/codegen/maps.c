@@ -12,10 +12,34 @@
 
 #define MAP_MAX_ENTRIES 4096
 
+/* Key-less count/hist/lhist live in a per-CPU array: an all-zero value
+ * means "never hit" for them (a zero count prints, as prefill_zero does;
+ * zero buckets are skipped by mapdump), so nothing tells them apart from
+ * the hash map bpftrace uses. sum/min/max/avg/stats could hold a zero
+ * that was stored, so they stay in hashes. */
+static bool keyless_array(const struct sema_map *sm)
+{
+	if (sm->key)
+		return false;
+	switch (sm->value->kind) {
+	case TY_COUNT:
+	case TY_HIST:
+		return true;
+	case TY_LHIST:
+		return mapdump_nbuckets(sm->value) > 0;
+	default:
+		return false;
+	}
+}
+
 void cg_maps_declare(struct cg *g)
 {
 	const struct sema_result *sr = g->sr;
 	g->user_maps = arena_alloc(g->arena, sizeof(int32_t) * (sr->nmaps + 1));
+	/* Room for every map codegen may add (.events, .lost, .scratch and a
+	 * .full counter per user map): cmap pointers held while a key is
+	 * built in the scratch or a counter is added stay valid. */
+	vec_reserve(&g->maps, 2 * (size_t)sr->nmaps + 3);
 	for (uint32_t i = 0; i < sr->nmaps; i++) {
 		const struct sema_map *sm = &sr->maps[i];
 		struct cmap m;
@@ -30,6 +54,18 @@ void cg_maps_declare(struct cg *g)
 		m.value_size = mapdump_value_size(sm->value);
 		m.max_entries = MAP_MAX_ENTRIES;
 		m.prefill_zero = !sm->key && sm->value->kind == TY_COUNT;
+		if (keyless_array(sm)) {
+			/* Indexed by the u32 at the start of the key slot: 0,
+			 * or the low half of the u64 bucket (little endian).
+			 * The verifier inlines the lookup, and every entry
+			 * exists, so there is no insert path. Histograms get
+			 * one more slot, written by mapdump_zero() only. */
+			m.type = BPF_MAP_TYPE_PERCPU_ARRAY;
+			m.key_size = 4;
+			m.max_entries = sm->value->kind == TY_COUNT ?
+				1 : mapdump_nbuckets(sm->value) + 1;
+			m.prefill_zero = false; /* arrays start zeroed */
+		}
 		g->user_maps[i] = (int32_t)g->maps.len;
 		vec_push(&g->maps, m);
 	}
@@ -57,9 +93,10 @@ static ir_reg map_ref(struct cg *g, int32_t idx)
 static struct cg_mem build_key(struct cg *g, const struct cmap *m,
 			       struct ast_expr *e, ir_reg bucket)
 {
+	/* Key-less: a u64 (0 or the bucket), also for u32-keyed arrays. */
 	struct cg_mem k = m->key && cg_stack_in_scratch(m->key) ?
-				  cg_scratch(g, m->key_size) :
-				  cg_slot_mem(ir_slot_new(g->ir, m->key_size, 8));
+		cg_scratch(g, m->key_size) :
+		cg_slot_mem(ir_slot_new(g->ir, m->key ? m->key_size : 8, 8));
 	if (!m->key) {
 		if (bucket == IR_NOREG)
 			cg_zero_mem(g, k, 0, 8);
@@ -96,20 +133,13 @@ static ir_reg update(struct cg *g, int32_t mi, struct cg_mem key,
 		       ir_const(g->ir, flags));
 }
 
-/* A failed insert of an aggregation (the map is full) bumps the map's
- * counter, which the runtime reports at exit (runtime/mapdump.h names it). An atomic add to
- * global data needs no lookup and adds no branch: every branch counts
- * towards the verifier's limits on loops. */
-static void count_full(struct cg *g, struct ast_expr *map)
+/* A failed insert of an aggregation (the map is full) bumps the map's own
+ * counter (cmap.full_counter), which the runtime reports at exit. */
+static void count_full(struct cg *g, int32_t mi)
 {
-	if (g->map_full < 0)
-		g->map_full = cg_add_map(g, MAPDUMP_FULL_MAP,
-					 BPF_MAP_TYPE_ARRAY, 4,
-					 8 * g->sr->nmaps, 1);
-	ir_reg p = ir_reg_new(g->ir);
-	ir_ld_map_value(g->ir, p, (uint32_t)g->map_full,
-			8 * (uint32_t)map->aux);
-	ir_atomic_add(g->ir, 8, p, 0, ir_const(g->ir, 1));
+	if (!g->maps.data[mi].full_counter)
+		g->maps.data[mi].full_counter = cg_add_counter(g, ".full");
+	cg_counter_inc(g, g->maps.data[mi].full_counter);
 }
 
 struct val cg_map_read(struct cg *g, struct ast_expr *e)
@@ -276,21 +306,24 @@ static void aggregate(struct cg *g, struct ast_expr *map,
 	ir_reg p = lookup(g, mi, key);
 	ir_jlist fresh = ir_jmpi(g->ir, BPF_JEQ, p, 0, IR_NOLABEL);
 	agg_modify(g, vt, p, x);
+	if (m->type == BPF_MAP_TYPE_PERCPU_ARRAY) {
+		/* Every index exists: NULL only for an out-of-range one. */
+		ir_jlist_patch_here(g->ir, fresh);
+		return;
+	}
 	ir_jlist done = ir_ja(g->ir, IR_NOLABEL);
 	ir_jlist_patch_here(g->ir, fresh);
 	ir_slot init = ir_slot_new(g->ir, m->value_size, 8);
 	agg_init(g, vt, init, x);
-	ir_reg r = update(g, mi, key, cg_slot_mem(init), BPF_NOEXIST);
+	/* BPF_ANY on a per-CPU hash writes this CPU's slot only, and a new
+	 * element has every other CPU's slot zeroed: if another CPU created
+	 * the key since our lookup, its count is kept and ours is stored
+	 * beside it, so there is no need to look up again. It fails only
+	 * when the key is new and the map is full: counted. */
+	ir_reg r = update(g, mi, key, cg_slot_mem(init), BPF_ANY);
 	ir_jlist_concat(g->ir, &done, ir_jmpi(g->ir, BPF_JEQ, r, 0,
 					      IR_NOLABEL));
-	/* Another CPU created the key between our lookup and update, or
-	 * the map is full. */
-	ir_reg p2 = lookup(g, mi, key);
-	ir_jlist full = ir_jmpi(g->ir, BPF_JEQ, p2, 0, IR_NOLABEL);
-	agg_modify(g, vt, p2, x);
-	ir_jlist_concat(g->ir, &done, ir_ja(g->ir, IR_NOLABEL));
-	ir_jlist_patch_here(g->ir, full);
-	count_full(g, map);
+	count_full(g, mi);
 	ir_jlist_patch_here(g->ir, done);
 }
 

@@ -76,6 +76,8 @@ static int by_addr(const void *pa, const void *pb)
  * (address, name). */
 static void sort_unique(struct elf_syms *es)
 {
+	if (!es->nsyms)
+		return; /* qsort wants a non-NULL array even when empty */
 	qsort(es->syms, es->nsyms, sizeof(*es->syms), by_addr);
 	uint32_t k = 0;
 	for (uint32_t i = 0; i < es->nsyms; i++) {

@@ -23,36 +23,6 @@ struct ctypes {
 	struct named *names;
 };
 
-static const struct {
-	const char *name;
-	int size;
-	bool is_signed;
-} c_ints[] = {
-	{ "int8", 1, true },   { "int16", 2, true },
-	{ "int32", 4, true },  { "int64", 8, true },
-	{ "uint8", 1, false }, { "uint16", 2, false },
-	{ "uint32", 4, false }, { "uint64", 8, false },
-	{ "u8", 1, false },    { "u16", 2, false },
-	{ "u32", 4, false },   { "u64", 8, false },
-	{ "s8", 1, true },     { "s16", 2, true },
-	{ "s32", 4, true },    { "s64", 8, true },
-	{ "__u8", 1, false },  { "__u16", 2, false },
-	{ "__u32", 4, false }, { "__u64", 8, false },
-	{ "__s8", 1, true },   { "__s16", 2, true },
-	{ "__s32", 4, true },  { "__s64", 8, true },
-	{ "char", 1, true },   { "signed char", 1, true },
-	{ "unsigned char", 1, false },
-	{ "short", 2, true },  { "unsigned short", 2, false },
-	{ "int", 4, true },    { "unsigned int", 4, false },
-	{ "unsigned", 4, false }, { "long", 8, true },
-	{ "unsigned long", 8, false }, { "long long", 8, true },
-	{ "unsigned long long", 8, false }, { "bool", 1, false },
-	{ "_Bool", 1, false },
-	{ "size_t", 8, false }, { "ssize_t", 8, true },
-	{ "pid_t", 4, true },  { "uid_t", 4, false },
-	{ "gid_t", 4, false },
-};
-
 static struct named *find(const struct ctypes *ct, const char *name)
 {
 	for (struct named *n = ct->names; n; n = n->next)
@@ -77,9 +47,10 @@ static const struct type *base_type(struct ctypes *ct, const char *base)
 	struct named *n = find(ct, base);
 	if (n && n->type)
 		return n->type;
-	for (size_t i = 0; i < sizeof(c_ints) / sizeof(*c_ints); i++)
-		if (!strcmp(base, c_ints[i].name))
-			return type_int(c_ints[i].size, c_ints[i].is_signed);
+	uint32_t size;
+	bool is_signed;
+	if (type_c_int(base, &size, &is_signed))
+		return type_int((int)size, is_signed);
 	if (!strcmp(base, "void"))
 		return &type_void;
 	if (!strncmp(base, "struct ", 7) || !strncmp(base, "union ", 6))

@@ -208,3 +208,94 @@ void type_describe(const struct type *t, struct strbuf *sb)
 	case TY_LHIST: sb_append(sb, "lhist"); break;
 	}
 }
+
+/* --- C integer type names --- */
+
+/* The C names, the kernel typedefs that tracepoint formats use and
+ * bpftrace's int8..uint64. Plain char is signed, as in bpftrace. */
+static const struct {
+	const char *name;
+	uint8_t size;
+	bool is_signed;
+} c_ints[] = {
+	{ "int8", 1, true },      { "int16", 2, true },
+	{ "int32", 4, true },     { "int64", 8, true },
+	{ "uint8", 1, false },    { "uint16", 2, false },
+	{ "uint32", 4, false },   { "uint64", 8, false },
+	{ "char", 1, true },      { "short", 2, true },
+	{ "short int", 2, true }, { "int", 4, true },
+	{ "long", 8, true },      { "long int", 8, true },
+	{ "long long", 8, true }, { "long long int", 8, true },
+	{ "bool", 1, false },     { "_Bool", 1, false },
+	{ "u8", 1, false },       { "u16", 2, false },
+	{ "u32", 4, false },      { "u64", 8, false },
+	{ "s8", 1, true },        { "s16", 2, true },
+	{ "s32", 4, true },       { "s64", 8, true },
+	{ "__u8", 1, false },     { "__u16", 2, false },
+	{ "__u32", 4, false },    { "__u64", 8, false },
+	{ "__s8", 1, true },      { "__s16", 2, true },
+	{ "__s32", 4, true },     { "__s64", 8, true },
+	{ "uint8_t", 1, false },  { "uint16_t", 2, false },
+	{ "uint32_t", 4, false }, { "uint64_t", 8, false },
+	{ "int8_t", 1, true },    { "int16_t", 2, true },
+	{ "int32_t", 4, true },   { "int64_t", 8, true },
+	{ "__le16", 2, false },   { "__le32", 4, false },
+	{ "__le64", 8, false },   { "__be16", 2, false },
+	{ "__be32", 4, false },   { "__be64", 8, false },
+	{ "size_t", 8, false },   { "ssize_t", 8, true },
+	{ "pid_t", 4, true },     { "uid_t", 4, false },
+	{ "gid_t", 4, false },    { "umode_t", 2, false },
+	{ "dev_t", 4, false },    { "gfp_t", 4, false },
+	{ "loff_t", 8, true },    { "off_t", 8, true },
+	{ "time_t", 8, true },    { "clockid_t", 4, true },
+	{ "key_serial_t", 4, true }, { "sector_t", 8, false },
+	{ "qid_t", 4, false },    { "timer_t", 4, true },
+	{ "unsigned long", 8, false },
+};
+
+/* Strips qualifiers and "signed"/"unsigned" from an int type name. */
+bool type_c_int(const char *text, uint32_t *size, bool *is_signed)
+{
+	char buf[64];
+	size_t n = 0;
+	bool has_sign = false, is_unsigned = false;
+	for (const char *p = text; *p;) {
+		while (*p == ' ')
+			p++;
+		const char *w = p;
+		while (*p && *p != ' ')
+			p++;
+		size_t wl = (size_t)(p - w);
+		if (!wl)
+			break;
+		if ((wl == 5 && !strncmp(w, "const", 5)) ||
+		    (wl == 8 && !strncmp(w, "volatile", 8)))
+			continue;
+		if (wl == 8 && !strncmp(w, "unsigned", 8)) {
+			has_sign = is_unsigned = true;
+			continue;
+		}
+		if (wl == 6 && !strncmp(w, "signed", 6)) {
+			has_sign = true;
+			continue;
+		}
+		if (n + wl + 2 > sizeof(buf))
+			return false;
+		if (n)
+			buf[n++] = ' ';
+		memcpy(buf + n, w, wl);
+		n += wl;
+	}
+	buf[n] = '\0';
+	if (!n && has_sign)
+		strcpy(buf, "int");
+	for (size_t i = 0; i < sizeof(c_ints) / sizeof(*c_ints); i++) {
+		if (!strcmp(c_ints[i].name, buf)) {
+			*size = c_ints[i].size;
+			*is_signed = has_sign ? !is_unsigned : c_ints[i].is_signed;
+			return true;
+		}
+	}
+	return false;
+}
+

@@ -103,6 +103,9 @@ const struct type *type_stack(struct arena *a, bool user,
  * the first zero); ips points to them. */
 uint32_t type_stack_frames(const struct type *t, const uint8_t *data,
 			   const uint8_t **ips);
+/* A C integer type name ("unsigned long", "const u32", "pid_t", "int8"):
+ * qualifiers and "signed"/"unsigned" are understood. False if unknown. */
+bool type_c_int(const char *text, uint32_t *size, bool *is_signed);
 bool type_equal(const struct type *a, const struct type *b);
 bool type_is_aggregation(const struct type *t);
 bool type_is_integer_like(const struct type *t); /* INT, or PTR */

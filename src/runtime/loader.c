@@ -205,15 +205,11 @@ void loader_close(struct loader *l)
 	memset(l, 0, sizeof(*l));
 }
 
-uint64_t loader_percpu_sum(int fd, uint32_t key)
+uint64_t loader_counter_read(int fd)
 {
-	int n = libbpf_num_possible_cpus();
-	if (n <= 0)
+	uint64_t v = 0;
+	uint32_t zero = 0;
+	if (bpf_map_lookup_elem(fd, &zero, &v))
 		return 0;
-	uint64_t *v = calloc((size_t)n, sizeof(*v)), sum = 0;
-	if (v && !bpf_map_lookup_elem(fd, &key, v))
-		for (int i = 0; i < n; i++)
-			sum += v[i];
-	free(v);
-	return sum;
+	return v;
 }

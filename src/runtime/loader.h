@@ -33,8 +33,8 @@ void loader_libbpf_quiet(bool verbose, FILE *err);
 int loader_load(struct loader *l, const struct compiled *c,
 		const struct loader_opts *o);
 void loader_close(struct loader *l);
-/* The sum over CPUs of key `key` of a per-CPU array of u64 (a counter such
- * as lost events); 0 when it cannot be read. */
-uint64_t loader_percpu_sum(int fd, uint32_t key);
+/* A counter's value: key 0 of an array of one u64 (lost events,
+ * inserts lost to a full map); 0 when it cannot be read. */
+uint64_t loader_counter_read(int fd);
 
 #endif

@@ -117,6 +117,17 @@ static int num_cpus(const struct mapdump_map *m)
 	return m->percpu ? libbpf_num_possible_cpus() : 1;
 }
 
+static bool is_array(int fd)
+{
+	struct bpf_map_info info;
+	uint32_t len = sizeof(info);
+	memset(&info, 0, sizeof(info));
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+		return false;
+	return info.type == BPF_MAP_TYPE_ARRAY ||
+	       info.type == BPF_MAP_TYPE_PERCPU_ARRAY;
+}
+
 int mapdump_read(const struct mapdump_map *m, struct mapdump_entries *r)
 {
 	memset(r, 0, sizeof(*r));
@@ -128,7 +139,7 @@ int mapdump_read(const struct mapdump_map *m, struct mapdump_entries *r)
 	uint32_t slot = m->percpu ? round8(r->vsize) : r->vsize;
 	uint8_t *buf = xcalloc((size_t)ncpu, slot ? slot : 1);
 	uint8_t *prev = xcalloc(2, r->ksize), *key = prev + r->ksize;
-	bool first = true;
+	bool first = true, hist_array = is_hist(m->value) && is_array(m->fd);
 	int err;
 	while ((err = bpf_map_get_next_key(m->fd, first ? NULL : prev, key)) ==
 	       0) {
@@ -148,7 +159,12 @@ int mapdump_read(const struct mapdump_map *m, struct mapdump_entries *r)
 		memcpy(r->keys + r->n * r->ksize, key, r->ksize);
 		merge(m->value, buf, ncpu, slot, r->vals + r->n * r->vsize,
 		      r->vsize);
-		r->n++;
+		/* Array-backed histograms hold every bucket: a zero one was
+		 * never hit, and a hash map would not hold it. The slot past
+		 * the last bucket is set by zero(): it keeps the (all-zero)
+		 * histogram printed, as the zeroed keys of a hash would. */
+		if (!hist_array || u64_at(r->vals + r->n * r->vsize))
+			r->n++;
 	}
 	free(buf);
 	free(prev);
@@ -216,7 +232,7 @@ static bool by_key_args(const void *a, const void *b, void *ctx)
 	return false;
 }
 
-static uint32_t nbuckets_of(const struct type *vt)
+uint32_t mapdump_nbuckets(const struct type *vt)
 {
 	if (vt->kind == TY_HIST)
 		return HIST_LOG2_NBUCKETS;
@@ -232,7 +248,7 @@ static size_t group_hist(const struct mapdump_map *m, const struct mapdump_entri
 {
 	size_t plen = m->key ? m->key->size : 0;
 	uint32_t boff = mapdump_bucket_offset(m->key);
-	uint32_t nb = nbuckets_of(m->value);
+	uint32_t nb = mapdump_nbuckets(m->value);
 	struct item **order = xmalloc((r->n ? r->n : 1) * sizeof(*order));
 	for (size_t i = 0; i < r->n; i++) {
 		items[i].e.key = r->keys + i * r->ksize;
@@ -371,7 +387,7 @@ static int all_keys(int fd, uint32_t ksize, uint8_t **keys, size_t *n)
 	return err;
 }
 
-int mapdump_zero(const struct mapdump_map *m)
+static int zero_all(const struct mapdump_map *m)
 {
 	uint32_t ksize = mapdump_key_size(m->key, m->value);
 	uint32_t vsize = mapdump_value_size(m->value);
@@ -396,21 +412,42 @@ int mapdump_zero(const struct mapdump_map *m)
 	return err;
 }
 
-static bool is_array(int fd)
+/* The marker slot of an array-backed histogram (see mapdump_read). */
+static int hist_array_mark(const struct mapdump_map *m)
 {
-	struct bpf_map_info info;
-	uint32_t len = sizeof(info);
-	memset(&info, 0, sizeof(info));
-	if (bpf_obj_get_info_by_fd(fd, &info, &len))
-		return false;
-	return info.type == BPF_MAP_TYPE_ARRAY ||
-	       info.type == BPF_MAP_TYPE_PERCPU_ARRAY;
+	int ncpu = num_cpus(m);
+	if (ncpu < 0)
+		return ncpu;
+	uint64_t *v = xcalloc((size_t)ncpu, sizeof(*v));
+	uint32_t idx = mapdump_nbuckets(m->value);
+	v[0] = 1;
+	int err = bpf_map_update_elem(m->fd, &idx, v, BPF_EXIST);
+	free(v);
+	return err;
+}
+
+int mapdump_zero(const struct mapdump_map *m)
+{
+	if (!is_hist(m->value) || m->key || !is_array(m->fd))
+		return zero_all(m);
+	/* A hash keeps its keys: the histogram still prints, empty, unless
+	 * it had no bucket at all. */
+	struct mapdump_entries r;
+	int err = mapdump_read(m, &r);
+	if (err)
+		return err;
+	bool live = r.n > 0;
+	mapdump_entries_free(&r);
+	err = zero_all(m);
+	if (!err && live)
+		err = hist_array_mark(m);
+	return err;
 }
 
 int mapdump_clear(const struct mapdump_map *m)
 {
 	if (is_array(m->fd))
-		return mapdump_zero(m); /* array entries cannot be deleted */
+		return zero_all(m); /* array entries cannot be deleted */
 	uint32_t ksize = mapdump_key_size(m->key, m->value);
 	uint8_t *keys;
 	size_t n;

@@ -25,10 +25,6 @@
 struct out;
 struct type;
 
-/* An array of one value, a u64 per user map (in sema's order of maps):
- * inserts lost because the map was full, reported at exit. */
-#define MAPDUMP_FULL_MAP ".map_full"
-
 struct mapdump_map {
 	const char *name;          /* "@", "@name" */
 	int fd;
@@ -40,6 +36,8 @@ struct mapdump_map {
 /* Byte sizes of the BPF map's key and of one CPU's value slot. */
 uint32_t mapdump_key_size(const struct type *key, const struct type *value);
 uint32_t mapdump_value_size(const struct type *value);
+/* Bucket slots of a hist/lhist value type (0 for a bad lhist). */
+uint32_t mapdump_nbuckets(const struct type *vt);
 /* Offset of the u64 bucket in a hist/lhist key. */
 uint32_t mapdump_bucket_offset(const struct type *key);
 

@@ -7,10 +7,11 @@
 #include "runtime/value_fmt.h"
 #include "util/strbuf.h"
 
+/* Event text (printf, time, cat): flushed per ring-buffer batch by the
+ * run loop, not per record. */
 static void raw(struct out *o, const char *s, size_t len)
 {
 	fwrite(s, 1, len, o->f);
-	fflush(o->f);
 }
 
 static void attached_probes(struct out *o, uint32_t n)

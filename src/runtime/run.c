@@ -189,6 +189,10 @@ static void consume(struct run *r)
 	stacks_consume(&r->st);
 	if (r->rb)
 		ring_buffer__consume(r->rb);
+	/* The batch's lines go out before we sleep again, so output still
+	 * follows the workload as it happens (unless -B full). */
+	if (r->o->buffering != RUN_BUF_FULL)
+		fflush(r->out.f);
 }
 
 static int poll_loop(struct run *r)
@@ -227,37 +231,24 @@ static uint64_t lost_events(struct run *r)
 {
 	if (r->c->lost_counter < 0)
 		return 0;
-	return loader_percpu_sum(r->l.map_fds[r->c->lost_counter], 0);
+	return loader_counter_read(r->l.map_fds[r->c->lost_counter]);
 }
 
-/* Inserts lost because a map was full (codegen counts them per user map,
- * in sema's order, which is the order of the user maps here). */
+/* Aggregation inserts lost because a map was full: each map that can
+ * lose them has its own counter (cmap.full_counter). */
 static void report_full_maps(struct run *r)
 {
 	const struct compiled *c = r->c;
-	int mi = -1;
-	for (uint32_t i = 0; i < c->nmaps; i++)
-		if (!strcmp(c->maps[i].name, MAPDUMP_FULL_MAP))
-			mi = (int)i;
-	if (mi < 0)
-		return;
-	uint64_t *n = calloc(1, c->maps[mi].value_size);
-	uint32_t zero = 0, user = 0;
-	if (!n || bpf_map_lookup_elem(r->l.map_fds[mi], &zero, n)) {
-		free(n);
-		return;
-	}
 	for (uint32_t i = 0; i < c->nmaps; i++) {
-		if (!c->maps[i].is_user)
+		const struct cmap *m = &c->maps[i];
+		if (!m->is_user || m->full_counter <= 0)
 			continue;
-		if (n[user])
+		uint64_t n = loader_counter_read(r->l.map_fds[m->full_counter]);
+		if (n)
 			fprintf(r->err, "sonde: lost %llu updates of %s: the "
 					"map is full (%u entries)\n",
-				(unsigned long long)n[user], c->maps[i].name,
-				c->maps[i].max_entries);
-		user++;
+				(unsigned long long)n, m->name, m->max_entries);
 	}
-	free(n);
 }
 
 static int print_maps(struct run *r)
@@ -317,8 +308,19 @@ static int run_setup(struct run *r)
 	r->res.nprobes = c->nprobe_names;
 	int64_t boot = fmt_boot_epoch_ns();
 	r->res.boot_wall_ns = boot > 0 ? boot : 0;
-	int err = out_init(&r->out, o->format ? o->format : "text",
-			   o->out ? o->out : stdout, &r->res);
+	FILE *f = o->out ? o->out : stdout;
+	/* printf records are written unflushed and, by default, flushed
+	 * once per ring buffer batch (consume()): one write(2) per batch,
+	 * not per line. Nothing has been written to f yet, as setvbuf()
+	 * requires. */
+	if (o->buffering == RUN_BUF_NONE)
+		setvbuf(f, NULL, _IONBF, 0);
+	else if (o->buffering == RUN_BUF_LINE)
+		setvbuf(f, NULL, _IOLBF, 1 << 16);
+	else
+		setvbuf(f, NULL, _IOFBF, 1 << 16);
+	int err = out_init(&r->out, o->format ? o->format : "text", f,
+			   &r->res);
 	if (o->console)
 		r->out.console = o->console;
 	if (err) {

@@ -35,6 +35,10 @@ struct run_opts {
 	bool verbose, unsafe, quiet;
 	struct child *child; /* -c, already spawned; NULL: none */
 	pid_t pid;           /* -p; 0: none */
+	/* -B: none (unbuffered), line, full (flushed only when full and at
+	 * exit); the default flushes once per ring-buffer batch. */
+	enum { RUN_BUF_BATCH, RUN_BUF_NONE, RUN_BUF_LINE, RUN_BUF_FULL }
+		buffering;
 	bool verify_only;    /* --verify: load (the verifier checks every
 				program), report, attach nothing */
 	const char *folded;     /* --folded: stack maps as folded stacks */

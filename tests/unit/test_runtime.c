@@ -420,12 +420,12 @@ TEST(lost_events_and_pid_exit)
 	struct compiled c;
 	base(&c);
 	c.maps[1] = (struct cmap){ .name = ".lost",
-				   .type = BPF_MAP_TYPE_PERCPU_ARRAY,
+				   .type = BPF_MAP_TYPE_ARRAY,
 				   .key_size = 4, .value_size = 8,
-				   .max_entries = 1, .percpu = true };
+				   .max_entries = 1 };
 	c.nmaps = 2;
 	c.lost_counter = 1;
-	/* BEGIN: lost[0] on this CPU = 5, as failed reserves would. */
+	/* BEGIN: lost[0] = 5, as failed ring buffer outputs would. */
 	struct ir *ir = ir_new();
 	ir_slot key = ir_slot_new(ir, 4, 4);
 	ir_storei_slot(ir, 4, key, 0, 0);

@@ -1,0 +1,27 @@
+#!/bin/bash
+# Docs layer (no kernel): the man page (docs/sonde.8) and the README must
+# describe every option `sonde -h` shows, so that neither falls behind the
+# code. One result per option and document.
+# shellcheck source=tests/lib.sh
+. "$TOP/tests/lib.sh"
+
+help=$("$SONDE" -h) || { echo "not ok docs: sonde -h failed"; exit 0; }
+# Long options, then short ones, as they start the lines of the help.
+opts=$(printf '%s\n' "$help" | grep -oE '^ +(-[a-zA-Z], )?--?[a-zA-Z][a-z-]*' |
+	sed -E 's/^ +//; s/^-[a-zA-Z], //' | sort -u)
+[ -n "$opts" ] || { echo "not ok docs: no options found in sonde -h"; exit 0; }
+man=$TOP/docs/sonde.8
+for o in $opts; do
+	# troff writes '-' as '\-'
+	if grep -qF -- "${o//-/\\-}" "$man"; then
+		echo "ok man:$o"
+	else
+		echo "not ok man:$o: docs/sonde.8 does not mention $o"
+	fi
+	if grep -qE -- "(^|[^a-z-])$o([^a-z-]|$)" "$TOP/README.md"; then
+		echo "ok readme:$o"
+	else
+		echo "not ok readme:$o: README.md does not mention $o"
+	fi
+done
+exit 0
