@@ -147,23 +147,19 @@ int ir_frame_layout(struct ir *ir, uint32_t *stack_size)
 		spans[s] = (struct span){ -1, -1 };
 	slot_spans(ir, spans);
 
-	/* Strictest alignment first, then larger first: first fit packs
-	 * them with little padding. */
+	/* Strictest alignment first (ir_slot_new allows 8, 4, 2, 1): first
+	 * fit then packs them with little padding. */
 	size_t k = 0;
 	for (uint32_t align = 8; align; align /= 2)
 		for (size_t s = 0; s < n; s++)
 			if (ir->slots.data[s].align == align)
 				order[k++] = s;
-	for (size_t s = 0; s < n; s++) /* odd alignments, if any */
-		if (ir->slots.data[s].align != 8 && ir->slots.data[s].align != 4 &&
-		    ir->slots.data[s].align != 2 && ir->slots.data[s].align != 1)
-			order[k++] = s;
 
 	uint64_t top = 0;
 	for (size_t oi = 0; oi < n; oi++) {
 		size_t s = order[oi];
 		struct ir_slotinfo *sl = &ir->slots.data[s];
-		uint32_t align = sl->align ? sl->align : 1;
+		uint32_t align = sl->align;
 		if (spans[s].first < 0) { /* never used: no bytes */
 			sl->fp_off = -(int32_t)align;
 			continue;
