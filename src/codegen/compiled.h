@@ -28,10 +28,6 @@ struct cmap {
 	uint32_t flags;
 	bool is_user;           /* printed at exit */
 	bool percpu;
-	/* Holds one all-zero entry from the start, so that it prints even
-	 * when never updated (bpftrace 0.17 prints "@c: 0" for a key-less
-	 * count() that never fired). */
-	bool prefill_zero;
 	const struct type *key; /* NULL: key-less (see runtime/mapdump.h) */
 	const struct type *value;
 	/* Map index of the counter (an array of one u64) of aggregation

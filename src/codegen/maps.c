@@ -12,24 +12,16 @@
 
 #define MAP_MAX_ENTRIES 4096
 
-/* Key-less count/hist/lhist live in a per-CPU array: an all-zero value
- * means "never hit" for them (a zero count prints, as prefill_zero does;
- * zero buckets are skipped by mapdump), so nothing tells them apart from
- * the hash map bpftrace uses. sum/min/max/avg/stats could hold a zero
- * that was stored, so they stay in hashes. */
+/* Key-less aggregations live in per-CPU arrays (laid out as mapdump.h
+ * says, so that they print as the hash bpftrace uses would): the lookup is
+ * inlined by the verifier and never misses, so there is no insert path.
+ * delete() must drop the value on every CPU, which a program can do only
+ * to a hash. */
 static bool keyless_array(const struct sema_map *sm)
 {
-	if (sm->key)
+	if (sm->key || sm->deleted || !type_is_aggregation(sm->value))
 		return false;
-	switch (sm->value->kind) {
-	case TY_COUNT:
-	case TY_HIST:
-		return true;
-	case TY_LHIST:
-		return mapdump_nbuckets(sm->value) > 0;
-	default:
-		return false;
-	}
+	return sm->value->kind != TY_LHIST || mapdump_nbuckets(sm->value) > 0;
 }
 
 void cg_maps_declare(struct cg *g)
@@ -53,18 +45,13 @@ void cg_maps_declare(struct cg *g)
 		m.key_size = mapdump_key_size(sm->key, sm->value);
 		m.value_size = mapdump_value_size(sm->value);
 		m.max_entries = MAP_MAX_ENTRIES;
-		m.prefill_zero = !sm->key && sm->value->kind == TY_COUNT;
 		if (keyless_array(sm)) {
 			/* Indexed by the u32 at the start of the key slot: 0,
-			 * or the low half of the u64 bucket (little endian).
-			 * The verifier inlines the lookup, and every entry
-			 * exists, so there is no insert path. Histograms get
-			 * one more slot, written by mapdump_zero() only. */
+			 * or the low half of the u64 bucket (little endian). */
 			m.type = BPF_MAP_TYPE_PERCPU_ARRAY;
 			m.key_size = 4;
-			m.max_entries = sm->value->kind == TY_COUNT ?
-				1 : mapdump_nbuckets(sm->value) + 1;
-			m.prefill_zero = false; /* arrays start zeroed */
+			m.value_size = mapdump_array_value_size(sm->value);
+			m.max_entries = mapdump_array_entries(sm->value);
 		}
 		g->user_maps[i] = (int32_t)g->maps.len;
 		vec_push(&g->maps, m);
@@ -223,10 +210,11 @@ static ir_reg linear_bucket(struct cg *g, ir_reg x, const struct type *t)
 	return b;
 }
 
-/* Folds x into the aggregation value at p (a map value pointer). */
-static void agg_modify(struct cg *g, const struct type *vt, ir_reg p,
+/* Folds x into the aggregation value at p (a pointer into map m). */
+static void agg_modify(struct cg *g, const struct cmap *m, ir_reg p,
 		       ir_reg x)
 {
+	const struct type *vt = m->value;
 	ir_reg t = ir_reg_new(g->ir);
 	switch (vt->kind) {
 	case TY_COUNT:
@@ -240,6 +228,8 @@ static void agg_modify(struct cg *g, const struct type *vt, ir_reg p,
 		ir_load(g->ir, 8, t, p, 0);
 		ir_alu(g->ir, BPF_ADD, t, x);
 		ir_store(g->ir, 8, p, 0, t);
+		if (m->value_size > 8)
+			ir_storei(g->ir, 8, p, 8, 1); /* an array's hit word */
 		return;
 	case TY_AVG:
 	case TY_STATS:
@@ -305,7 +295,7 @@ static void aggregate(struct cg *g, struct ast_expr *map,
 	struct cg_mem key = build_key(g, m, map, bucket);
 	ir_reg p = lookup(g, mi, key);
 	ir_jlist fresh = ir_jmpi(g->ir, BPF_JEQ, p, 0, IR_NOLABEL);
-	agg_modify(g, vt, p, x);
+	agg_modify(g, m, p, x);
 	if (m->type == BPF_MAP_TYPE_PERCPU_ARRAY) {
 		/* Every index exists: NULL only for an out-of-range one. */
 		ir_jlist_patch_here(g->ir, fresh);

@@ -987,6 +987,7 @@ static const struct type *check_call(struct sema *s, struct ast_expr *e,
 	if (!strcmp(n, "delete")) {
 		if (!nargs_ok(s, e, 1, 1) || !want_map_arg(s, e, 0, true))
 			return &type_none;
+		s->maps.data[arg(e, 0)->aux].deleted = true;
 		return &type_void;
 	}
 	if (!strcmp(n, "clear") || !strcmp(n, "zero")) {

@@ -23,6 +23,7 @@ struct sema_map {
 	const struct type *value; /* an aggregation kind, or a plain value */
 	struct span first_use;
 	uint32_t index;
+	bool deleted; /* delete() is called on it somewhere */
 };
 
 /* The targets of one probe (from the providers). */

@@ -46,28 +46,6 @@ static void obj_name(char out[BPF_OBJ_NAME_LEN], const char *name)
 	out[o] = '\0';
 }
 
-/* One entry whose key and (every CPU's) value are all zero. */
-static int prefill_zero(int fd, const struct cmap *m)
-{
-	size_t vsize = m->value_size;
-	if (m->percpu) {
-		int ncpus = libbpf_num_possible_cpus();
-		if (ncpus < 0)
-			return ncpus;
-		vsize = ((vsize + 7) & ~(size_t)7) * (size_t)ncpus;
-	}
-	void *key = calloc(1, m->key_size ? m->key_size : 1);
-	void *val = calloc(1, vsize ? vsize : 1);
-	int err = 0;
-	if (!key || !val)
-		err = -ENOMEM;
-	else if (bpf_map_update_elem(fd, key, val, BPF_ANY))
-		err = -errno;
-	free(key);
-	free(val);
-	return err;
-}
-
 static int create_maps(struct loader *l, const struct loader_opts *o)
 {
 	const struct compiled *c = l->c;
@@ -85,15 +63,6 @@ static int create_maps(struct loader *l, const struct loader_opts *o)
 			return err;
 		}
 		l->map_fds[i] = fd;
-		if (m->prefill_zero) {
-			int err = prefill_zero(fd, m);
-			if (err < 0) {
-				fprintf(o->err, "sonde: cannot initialise map "
-						"%s: %s\n", m->name,
-					strerror(-err));
-				return err;
-			}
-		}
 	}
 	return 0;
 }

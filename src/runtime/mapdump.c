@@ -47,6 +47,23 @@ uint32_t mapdump_value_size(const struct type *value)
 	}
 }
 
+uint32_t mapdump_array_value_size(const struct type *value)
+{
+	return value->kind == TY_SUM ? 16 : mapdump_value_size(value);
+}
+
+uint32_t mapdump_array_entries(const struct type *value)
+{
+	switch (value->kind) {
+	case TY_COUNT:
+		return 1;
+	case TY_HIST: case TY_LHIST:
+		return mapdump_nbuckets(value) + 1;
+	default:
+		return 2;
+	}
+}
+
 void mapdump_entries_free(struct mapdump_entries *r)
 {
 	free(r->keys);
@@ -65,8 +82,8 @@ static void put_u64(uint8_t *p, uint64_t v)
 	memcpy(p, &v, 8);
 }
 
-/* count/sum/hist add up; min/max look only at CPUs that set a value;
- * avg/stats add sums and counts. */
+/* count/sum/hist add up (sum's hit word too); min/max look only at CPUs
+ * that set a value; avg/stats add sums and counts. */
 static void merge(const struct type *vt, const uint8_t *buf, int ncpu,
 		  uint32_t slot, uint8_t *out, uint32_t vsize)
 {
@@ -74,13 +91,14 @@ static void merge(const struct type *vt, const uint8_t *buf, int ncpu,
 	if (ncpu == 1)
 		return;
 	switch (vt->kind) {
-	case TY_COUNT: case TY_SUM: case TY_HIST: case TY_LHIST: {
-		uint64_t s = 0;
-		for (int c = 0; c < ncpu; c++)
-			s += u64_at(buf + (size_t)c * slot);
-		put_u64(out, s);
+	case TY_COUNT: case TY_SUM: case TY_HIST: case TY_LHIST:
+		for (uint32_t w = 0; w + 8 <= vsize; w += 8) {
+			uint64_t s = 0;
+			for (int c = 0; c < ncpu; c++)
+				s += u64_at(buf + (size_t)c * slot + w);
+			put_u64(out + w, s);
+		}
 		break;
-	}
 	case TY_AVG: case TY_STATS: {
 		uint64_t sum = 0, count = 0;
 		for (int c = 0; c < ncpu; c++) {
@@ -117,7 +135,7 @@ static int num_cpus(const struct mapdump_map *m)
 	return m->percpu ? libbpf_num_possible_cpus() : 1;
 }
 
-static bool is_array(int fd)
+static bool is_array_fd(int fd)
 {
 	struct bpf_map_info info;
 	uint32_t len = sizeof(info);
@@ -128,18 +146,64 @@ static bool is_array(int fd)
 	       info.type == BPF_MAP_TYPE_PERCPU_ARRAY;
 }
 
+/* A key-less aggregation in a per-CPU array (see mapdump.h). Object
+ * mode's arrays hold plain values and are read as any map. */
+static bool is_agg_array(const struct mapdump_map *m)
+{
+	return !m->key && type_is_aggregation(m->value) && is_array_fd(m->fd);
+}
+
+static uint32_t value_size(const struct mapdump_map *m, bool agg_array)
+{
+	return agg_array ? mapdump_array_value_size(m->value) :
+			   mapdump_value_size(m->value);
+}
+
+/* Entry 0 of a sum/min/max/avg/stats array: present once some CPU wrote
+ * it (the second word, merged) or zero() marked it (entry 1). */
+static int read_value_array(const struct mapdump_map *m,
+			    struct mapdump_entries *r, uint8_t *buf, int ncpu,
+			    uint32_t slot)
+{
+	uint32_t k = 0;
+	int err = bpf_map_lookup_elem(m->fd, &k, buf);
+	if (err)
+		return err;
+	r->cap = 1;
+	r->keys = xcalloc(1, r->ksize);
+	r->vals = xcalloc(1, r->vsize);
+	merge(m->value, buf, ncpu, slot, r->vals, r->vsize);
+	bool live = u64_at(r->vals + 8);
+	k = 1;
+	if (!live && !(err = bpf_map_lookup_elem(m->fd, &k, buf)))
+		live = u64_at(buf);
+	if (err) {
+		mapdump_entries_free(r);
+		memset(r, 0, sizeof(*r));
+		return err;
+	}
+	r->n = live;
+	return 0;
+}
+
 int mapdump_read(const struct mapdump_map *m, struct mapdump_entries *r)
 {
 	memset(r, 0, sizeof(*r));
+	bool agg_array = is_agg_array(m);
 	r->ksize = mapdump_key_size(m->key, m->value);
-	r->vsize = mapdump_value_size(m->value);
+	r->vsize = value_size(m, agg_array);
 	int ncpu = num_cpus(m);
 	if (ncpu < 0)
 		return ncpu;
 	uint32_t slot = m->percpu ? round8(r->vsize) : r->vsize;
 	uint8_t *buf = xcalloc((size_t)ncpu, slot ? slot : 1);
+	if (agg_array && !is_hist(m->value) && m->value->kind != TY_COUNT) {
+		int err = read_value_array(m, r, buf, ncpu, slot);
+		free(buf);
+		return err;
+	}
 	uint8_t *prev = xcalloc(2, r->ksize), *key = prev + r->ksize;
-	bool first = true, hist_array = is_hist(m->value) && is_array(m->fd);
+	bool first = true, hist_array = agg_array && is_hist(m->value);
 	int err;
 	while ((err = bpf_map_get_next_key(m->fd, first ? NULL : prev, key)) ==
 	       0) {
@@ -171,6 +235,13 @@ int mapdump_read(const struct mapdump_map *m, struct mapdump_entries *r)
 	if (err != -ENOENT) {
 		mapdump_entries_free(r);
 		return err;
+	}
+	/* A key-less count() prints "@c: 0" even with no entry (a hash
+	 * after delete()), as 0.17's does. */
+	if (!m->key && m->value->kind == TY_COUNT && !r->n) {
+		r->keys = xcalloc(1, r->ksize);
+		r->vals = xcalloc(1, r->vsize);
+		r->cap = r->n = 1;
 	}
 	return 0;
 }
@@ -390,7 +461,7 @@ static int all_keys(int fd, uint32_t ksize, uint8_t **keys, size_t *n)
 static int zero_all(const struct mapdump_map *m)
 {
 	uint32_t ksize = mapdump_key_size(m->key, m->value);
-	uint32_t vsize = mapdump_value_size(m->value);
+	uint32_t vsize = value_size(m, is_agg_array(m));
 	int ncpu = num_cpus(m);
 	if (ncpu < 0)
 		return ncpu;
@@ -412,15 +483,17 @@ static int zero_all(const struct mapdump_map *m)
 	return err;
 }
 
-/* The marker slot of an array-backed histogram (see mapdump_read). */
-static int hist_array_mark(const struct mapdump_map *m)
+/* The marker entry of an aggregation array (the last one): CPU 0's first
+ * word set. */
+static int array_mark(const struct mapdump_map *m)
 {
 	int ncpu = num_cpus(m);
 	if (ncpu < 0)
 		return ncpu;
-	uint64_t *v = xcalloc((size_t)ncpu, sizeof(*v));
-	uint32_t idx = mapdump_nbuckets(m->value);
-	v[0] = 1;
+	uint32_t slot = round8(mapdump_array_value_size(m->value));
+	uint8_t *v = xcalloc((size_t)ncpu, slot);
+	uint32_t idx = mapdump_array_entries(m->value) - 1;
+	put_u64(v, 1);
 	int err = bpf_map_update_elem(m->fd, &idx, v, BPF_EXIST);
 	free(v);
 	return err;
@@ -428,10 +501,10 @@ static int hist_array_mark(const struct mapdump_map *m)
 
 int mapdump_zero(const struct mapdump_map *m)
 {
-	if (!is_hist(m->value) || m->key || !is_array(m->fd))
+	if (m->value->kind == TY_COUNT || !is_agg_array(m))
 		return zero_all(m);
-	/* A hash keeps its keys: the histogram still prints, empty, unless
-	 * it had no bucket at all. */
+	/* A hash keeps its keys: the zeroed value still prints, unless the
+	 * map held none. An array marks that instead. */
 	struct mapdump_entries r;
 	int err = mapdump_read(m, &r);
 	if (err)
@@ -440,13 +513,13 @@ int mapdump_zero(const struct mapdump_map *m)
 	mapdump_entries_free(&r);
 	err = zero_all(m);
 	if (!err && live)
-		err = hist_array_mark(m);
+		err = array_mark(m);
 	return err;
 }
 
 int mapdump_clear(const struct mapdump_map *m)
 {
-	if (is_array(m->fd))
+	if (is_array_fd(m->fd))
 		return zero_all(m); /* array entries cannot be deleted */
 	uint32_t ksize = mapdump_key_size(m->key, m->value);
 	uint8_t *keys;

@@ -19,8 +19,11 @@
 //   ignore SIG         ignores SIG
 //   exec PATH ARGS...  execv(PATH, ARGS) (the rest of the command line)
 //   exit CODE          _exit(CODE)
+//   cpu N              moves to CPU N modulo the CPUs it may run on, so
+//                      that per-CPU values are spread and merged
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,6 +67,22 @@ int main(int argc, char **argv)
 			need(i, 1, argc, v);
 			for (long n = num(argv[++i]); n > 0; n--)
 				syscall(SYS_getpid);
+		} else if (!strcmp(v, "cpu")) {
+			need(i, 1, argc, v);
+			long want = num(argv[++i]);
+			static cpu_set_t allowed; /* as at the start */
+			static int have_allowed;
+			cpu_set_t one;
+			if (!have_allowed &&
+			    sched_getaffinity(0, sizeof(allowed), &allowed))
+				continue;
+			have_allowed = 1;
+			int n = CPU_COUNT(&allowed), k = 0;
+			CPU_ZERO(&one);
+			for (int c = 0; c < CPU_SETSIZE; c++)
+				if (CPU_ISSET(c, &allowed) && k++ == want % n)
+					CPU_SET(c, &one);
+			sched_setaffinity(0, sizeof(one), &one);
 		} else if (!strcmp(v, "getppid")) {
 			need(i, 1, argc, v);
 			for (long n = num(argv[++i]); n > 0; n--)
