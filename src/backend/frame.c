@@ -18,14 +18,10 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#define NO_SLOT (-1)
-#define MANY_SLOTS (-2)
+#define NO_SLOT IR_PTR_NONE
+#define MANY_SLOTS IR_PTR_MANY
 
-struct span {
-	int64_t first, last; /* -1, -1: never touched */
-};
-
-static void touch(struct span *sp, int64_t i)
+static void touch(struct ir_span *sp, int64_t i)
 {
 	if (sp->first < 0 || i < sp->first)
 		sp->first = i;
@@ -33,9 +29,10 @@ static void touch(struct span *sp, int64_t i)
 		sp->last = i;
 }
 
-/* Which slot each vreg points into: NO_SLOT, a slot, or MANY_SLOTS. */
-static void find_pointers(const struct ir *ir, int32_t *ptr)
+void ir_slot_pointers(const struct ir *ir, int32_t *ptr)
 {
+	for (uint32_t r = 0; r <= ir->nregs; r++)
+		ptr[r] = NO_SLOT;
 	for (int pass = 0; pass < 2; pass++) /* loops carry copies back */
 		for (size_t i = 0; i < ir->insns.len; i++) {
 			const struct ir_insn *in = &ir->insns.data[i];
@@ -55,7 +52,7 @@ static void find_pointers(const struct ir *ir, int32_t *ptr)
 		}
 }
 
-static void touch_reg(struct span *spans, size_t nslots, const int32_t *ptr,
+static void touch_reg(struct ir_span *spans, size_t nslots, const int32_t *ptr,
 		      ir_reg r, int64_t i, bool *many)
 {
 	if (ptr[r] == MANY_SLOTS) {
@@ -66,14 +63,13 @@ static void touch_reg(struct span *spans, size_t nslots, const int32_t *ptr,
 		touch(&spans[ptr[r]], i);
 }
 
-static void slot_spans(const struct ir *ir, struct span *spans)
+bool ir_slot_spans(const struct ir *ir, const int32_t *ptr,
+		   struct ir_span *spans)
 {
 	size_t n = ir->slots.len;
-	int32_t *ptr = malloc(sizeof(*ptr) * (ir->nregs + 1));
 	bool many = false;
-	for (uint32_t r = 0; r <= ir->nregs; r++)
-		ptr[r] = NO_SLOT;
-	find_pointers(ir, ptr);
+	for (size_t s = 0; s < n; s++)
+		spans[s] = (struct ir_span){ -1, -1 };
 	for (size_t i = 0; i < ir->insns.len; i++) {
 		const struct ir_insn *in = &ir->insns.data[i];
 		if ((in->flags & IRF_SLOT) || in->kind == IRK_SLOTADDR)
@@ -86,12 +82,11 @@ static void slot_spans(const struct ir *ir, struct span *spans)
 		if (d != IR_NOREG)
 			touch_reg(spans, n, ptr, d, (int64_t)i, &many);
 	}
-	free(ptr);
 	/* A register that may point into several slots defeats the
 	 * analysis: share nothing. */
 	if (many)
 		for (size_t s = 0; s < n; s++)
-			spans[s] = (struct span){ 0, (int64_t)ir->insns.len };
+			spans[s] = (struct ir_span){ 0, (int64_t)ir->insns.len };
 
 	bool changed = true;
 	while (changed) {
@@ -105,7 +100,7 @@ static void slot_spans(const struct ir *ir, struct span *spans)
 			if (head < 0 || head > (int64_t)i)
 				continue;
 			for (size_t s = 0; s < n; s++) {
-				struct span *sp = &spans[s];
+				struct ir_span *sp = &spans[s];
 				if (sp->first < 0 || sp->last < head ||
 				    sp->first > (int64_t)i)
 					continue;
@@ -117,9 +112,10 @@ static void slot_spans(const struct ir *ir, struct span *spans)
 			}
 		}
 	}
+	return !many;
 }
 
-static bool overlap(const struct span *a, const struct span *b)
+static bool overlap(const struct ir_span *a, const struct ir_span *b)
 {
 	return a->first <= b->last && b->first <= a->last;
 }
@@ -131,21 +127,23 @@ int ir_frame_layout(struct ir *ir, uint32_t *stack_size)
 		*stack_size = 0;
 		return 0;
 	}
-	struct span *spans = malloc(sizeof(*spans) * n);
+	struct ir_span *spans = malloc(sizeof(*spans) * n);
+	int32_t *ptr = malloc(sizeof(*ptr) * (ir->nregs + 1));
 	size_t *order = malloc(sizeof(*order) * n);
 	uint32_t *lo = malloc(sizeof(*lo) * n); /* bytes [lo, lo+size) below
 						   R10, counted upwards */
 	bool *placed = calloc(n, sizeof(*placed));
-	if (!spans || !order || !lo || !placed) {
+	if (!spans || !ptr || !order || !lo || !placed) {
 		free(spans);
+		free(ptr);
 		free(order);
 		free(lo);
 		free(placed);
 		return ir_fail(ir, ENOMEM, "out of memory");
 	}
-	for (size_t s = 0; s < n; s++)
-		spans[s] = (struct span){ -1, -1 };
-	slot_spans(ir, spans);
+	ir_slot_pointers(ir, ptr);
+	ir_slot_spans(ir, ptr, spans);
+	free(ptr);
 
 	/* Strictest alignment first (ir_slot_new allows 8, 4, 2, 1): first
 	 * fit then packs them with little padding. */

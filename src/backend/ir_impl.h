@@ -106,6 +106,11 @@ static inline bool ir_bit(const uint64_t *s, uint32_t i)
 	return s[i / 64] >> (i % 64) & 1;
 }
 
+/* --- slotcopy.c --- */
+/* Removes whole-slot copies where source and destination can share
+ * bytes. Returns the number removed. */
+int ir_coalesce_slots(struct ir *ir);
+
 /* --- fold.c --- */
 /* Replaces uses of single-definition constant vregs by immediates where
  * the instruction has an immediate form. Returns the number of changes. */
@@ -140,6 +145,19 @@ struct mi_list {
 /* frame.c: stack offsets of the slots, sharing bytes between slots whose
  * lifetimes do not overlap. -E2BIG past 512 bytes. */
 int ir_frame_layout(struct ir *ir, uint32_t *stack_size);
+/* The slot each vreg may point into (ptr has nregs + 1 entries): a slot,
+ * IR_PTR_NONE, or IR_PTR_MANY when it may point into several. */
+#define IR_PTR_NONE (-1)
+#define IR_PTR_MANY (-2)
+void ir_slot_pointers(const struct ir *ir, int32_t *ptr);
+/* Every slot's lifetime as frame.c defines it ({-1, -1}: never touched).
+ * False when a register may point into several slots: then every span is
+ * the whole program. */
+struct ir_span {
+	int64_t first, last;
+};
+bool ir_slot_spans(const struct ir *ir, const int32_t *ptr,
+		   struct ir_span *spans);
 int ir_lower(struct ir *ir, const int8_t *preg, struct mi_list *out);
 void ir_peephole(struct mi_list *ml);
 int ir_encode(struct ir *ir, const struct mi_list *ml, struct ir_prog *out);

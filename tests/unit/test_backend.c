@@ -672,6 +672,144 @@ TEST(frame_loop_keeps_slots_apart)
 	harness_fini(&h);
 }
 
+/* A whole-slot copy: 16 bytes of src, as codegen's copy_slot makes it. */
+static void copy16(struct ir *ir, ir_slot dst, uint32_t doff, ir_slot src)
+{
+	ir_reg t = ir_reg_new(ir);
+	for (uint32_t o = 0; o < 16; o += 8) {
+		ir_load_slot(ir, 8, t, src, o);
+		ir_store_slot(ir, 8, dst, doff + o, t);
+	}
+}
+
+static ir_reg sum_slot(struct ir *ir, ir_slot s, uint32_t size)
+{
+	ir_reg acc = ir_const(ir, 0), x = ir_reg_new(ir);
+	for (uint32_t o = 0; o < size; o += 8) {
+		ir_load_slot(ir, 8, x, s, o);
+		ir_alu(ir, BPF_ADD, acc, x);
+	}
+	return acc;
+}
+
+/* src is built, copied into the middle of dst and dies: it is built
+ * there directly, and the copy is gone. */
+TEST(slotcopy_forward)
+{
+	struct harness h;
+	CHECK(harness_init(&h) == 0);
+	struct ir *ir = ir_new();
+	ir_slot dst = ir_slot_new(ir, 32, 8), src = ir_slot_new(ir, 16, 8);
+	ir_storei_slot(ir, 8, dst, 0, 1000);
+	ir_storei_slot(ir, 8, src, 0, 20);
+	ir_storei_slot(ir, 8, src, 8, 300);
+	copy16(ir, dst, 8, src);
+	ir_storei_slot(ir, 8, dst, 24, 4);
+	ir_exit(ir, sum_slot(ir, dst, 32));
+	RUN_OK(&h, ir);
+	CHECK(h.retval == 1324);
+	CHECK(h.stack_size == 32);
+	harness_fini(&h);
+}
+
+/* The destination bytes are read while src is alive: they must keep
+ * their old value until the copy. */
+TEST(slotcopy_forward_kept_when_dst_read)
+{
+	struct harness h;
+	CHECK(harness_init(&h) == 0);
+	struct ir *ir = ir_new();
+	ir_slot dst = ir_slot_new(ir, 16, 8), src = ir_slot_new(ir, 16, 8);
+	ir_reg old = ir_reg_new(ir);
+	ir_storei_slot(ir, 8, dst, 0, 5);
+	ir_storei_slot(ir, 8, dst, 8, 0);
+	ir_storei_slot(ir, 8, src, 0, 20);
+	ir_load_slot(ir, 8, old, dst, 0);
+	ir_storei_slot(ir, 8, src, 8, 300);
+	copy16(ir, dst, 0, src);
+	ir_reg acc = sum_slot(ir, dst, 16);
+	ir_alu(ir, BPF_ADD, acc, old);
+	ir_exit(ir, acc);
+	RUN_OK(&h, ir);
+	CHECK(h.retval == 325);
+	CHECK(h.stack_size == 32);
+	harness_fini(&h);
+}
+
+/* src lives on after the copy, and neither is written again: dst's
+ * readers read src. */
+TEST(slotcopy_backward)
+{
+	struct harness h;
+	CHECK(harness_init(&h) == 0);
+	struct ir *ir = ir_new();
+	ir_slot src = ir_slot_new(ir, 16, 8), dst = ir_slot_new(ir, 16, 8);
+	ir_storei_slot(ir, 8, src, 0, 20);
+	ir_storei_slot(ir, 8, src, 8, 300);
+	copy16(ir, dst, 0, src);
+	ir_reg a = sum_slot(ir, dst, 16), b = sum_slot(ir, src, 16);
+	ir_alu(ir, BPF_ADD, a, b);
+	ir_exit(ir, a);
+	RUN_OK(&h, ir);
+	CHECK(h.retval == 640);
+	CHECK(h.stack_size == 16);
+	harness_fini(&h);
+}
+
+/* After the copy, src is written (dst must keep the old bytes), or dst
+ * is (src must keep them): no sharing either way. */
+TEST(slotcopy_backward_kept_when_written)
+{
+	for (int which = 0; which < 2; which++) {
+		struct harness h;
+		CHECK(harness_init(&h) == 0);
+		struct ir *ir = ir_new();
+		ir_slot src = ir_slot_new(ir, 16, 8), dst = ir_slot_new(ir, 16, 8);
+		ir_storei_slot(ir, 8, src, 0, 20);
+		ir_storei_slot(ir, 8, src, 8, 300);
+		copy16(ir, dst, 0, src);
+		ir_storei_slot(ir, 8, which ? dst : src, 0, 4000);
+		ir_reg a = sum_slot(ir, dst, 16), b = sum_slot(ir, src, 16);
+		ir_alui(ir, BPF_MUL, b, 2);
+		ir_alu(ir, BPF_ADD, a, b);
+		ir_exit(ir, a);
+		RUN_OK(&h, ir);
+		CHECK(h.retval == (which ? 4300 + 640 : 320 + 8600));
+		CHECK(h.stack_size == 32);
+		harness_fini(&h);
+	}
+}
+
+/* In a loop, dst is read at the top of each iteration before src is
+ * rebuilt and copied into it: sharing would show the new value early. */
+TEST(slotcopy_loop_kept)
+{
+	struct harness h;
+	CHECK(harness_init(&h) == 0);
+	struct ir *ir = ir_new();
+	ir_slot dst = ir_slot_new(ir, 16, 8), src = ir_slot_new(ir, 16, 8);
+	ir_reg i = ir_const(ir, 0), acc = ir_const(ir, 0);
+	ir_reg x = ir_reg_new(ir);
+	ir_storei_slot(ir, 8, dst, 0, 1);
+	ir_storei_slot(ir, 8, dst, 8, 0);
+	ir_label head = ir_label_new(ir);
+	ir_label_bind(ir, head);
+	ir_load_slot(ir, 8, x, dst, 0);
+	ir_alu(ir, BPF_ADD, acc, x);
+	ir_storei_slot(ir, 8, src, 8, 0);
+	ir_reg v = ir_copy(ir, i);
+	ir_alui(ir, BPF_ADD, v, 10);
+	ir_store_slot(ir, 8, src, 0, v);
+	copy16(ir, dst, 0, src);
+	ir_alui(ir, BPF_ADD, i, 1);
+	ir_jmpi(ir, BPF_JLT, i, 3, head);
+	ir_exit(ir, acc);
+	RUN_OK(&h, ir);
+	CHECK(h.retval == 1 + 10 + 11);
+	CHECK(h.stack_size == 32);
+	harness_fini(&h);
+}
+
 static uint64_t rng_state;
 
 static uint64_t rng(void)
@@ -808,6 +946,11 @@ int main(void)
 	RUN(stack_limit_is_an_error);
 	RUN(frame_shares_dead_slots);
 	RUN(frame_loop_keeps_slots_apart);
+	RUN(slotcopy_forward);
+	RUN(slotcopy_forward_kept_when_dst_read);
+	RUN(slotcopy_backward);
+	RUN(slotcopy_backward_kept_when_written);
+	RUN(slotcopy_loop_kept);
 	RUN(random_programs_match_reference);
 	return check_done();
 }
