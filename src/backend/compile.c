@@ -17,6 +17,7 @@ int ir_compile(struct ir *ir, struct ir_prog *out)
 	int8_t *preg = NULL;
 	struct mi_list ml = { 0 };
 	ir_coalesce_slots(ir);
+	ir_split_webs(ir);
 	ir_fold_consts(ir);
 	int err = ir_regalloc(ir, &preg);
 	if (!err)

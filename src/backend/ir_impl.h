@@ -111,6 +111,11 @@ static inline bool ir_bit(const uint64_t *s, uint32_t i)
  * bytes. Returns the number removed. */
 int ir_coalesce_slots(struct ir *ir);
 
+/* --- webs.c --- */
+/* Gives each web of a vreg (definitions and the uses they reach) its own
+ * vreg. Returns the number of vregs added. */
+int ir_split_webs(struct ir *ir);
+
 /* --- fold.c --- */
 /* Replaces uses of single-definition constant vregs by immediates where
  * the instruction has an immediate form. Returns the number of changes. */

@@ -33,6 +33,7 @@ struct harness {
 	uint64_t res[RES_SLOTS];
 	uint32_t retval;
 	uint32_t ninsns, stack_size;
+	uint32_t nmoves; /* register-to-register moves in the program */
 };
 
 static inline int harness_init(struct harness *h)
@@ -93,6 +94,9 @@ static inline int harness_run(struct harness *h, struct ir *ir)
 	ir_free(ir);
 	h->ninsns = p.ninsns;
 	h->stack_size = p.stack_size;
+	h->nmoves = 0;
+	for (uint32_t i = 0; i < p.ninsns; i++)
+		h->nmoves += p.insns[i].code == (BPF_ALU64 | BPF_MOV | BPF_X);
 	for (uint32_t r = 0; r < p.nrelocs; r++)
 		p.insns[p.relocs[r].insn].imm = h->map_fds[p.relocs[r].map_idx];
 	static char log[1 << 20];

@@ -810,6 +810,56 @@ TEST(slotcopy_loop_kept)
 	harness_fini(&h);
 }
 
+/* `acc = acc + x` as codegen writes it (t = acc; t += x; acc = t), four
+ * times: split into webs, acc and t share one register and the copies
+ * go. */
+TEST(webs_drop_copies)
+{
+	struct harness h;
+	CHECK(harness_init(&h) == 0);
+	struct ir *ir = ir_new();
+	ir_reg x = ir_reg_new(ir), acc = ir_reg_new(ir);
+	ir_load(ir, 4, x, ir_ctx(ir), 0);
+	ir_movi(ir, acc, 7);
+	for (int k = 0; k < 4; k++) {
+		ir_reg t = ir_copy(ir, acc);
+		ir_alu(ir, BPF_ADD, t, x);
+		ir_mov(ir, acc, t);
+	}
+	ir_exit(ir, acc);
+	RUN_OK(&h, ir);
+	CHECK(h.retval == 7 + 4 * SKB_LEN);
+	CHECK(h.nmoves <= 1); /* at most R0 = acc at the exit */
+	harness_fini(&h);
+}
+
+/* A variable set before a loop, updated in it and read after it stays
+ * one web: the definitions in the loop reach the use at its top. */
+TEST(webs_loop_keeps_one_value)
+{
+	struct harness h;
+	CHECK(harness_init(&h) == 0);
+	struct ir *ir = ir_new();
+	ir_reg i = ir_reg_new(ir), acc = ir_reg_new(ir), seen = ir_reg_new(ir);
+	ir_movi(ir, i, 0);
+	ir_movi(ir, acc, 1);
+	ir_movi(ir, seen, 0);
+	ir_label head = ir_label_new(ir);
+	ir_label_bind(ir, head);
+	ir_alu(ir, BPF_ADD, seen, acc); /* reads the previous turn's acc */
+	ir_reg t = ir_copy(ir, acc);
+	ir_alui(ir, BPF_MUL, t, 3);
+	ir_mov(ir, acc, t);
+	ir_alui(ir, BPF_ADD, i, 1);
+	ir_jmpi(ir, BPF_JLT, i, 4, head);
+	ir_alui(ir, BPF_MUL, seen, 1000);
+	ir_alu(ir, BPF_ADD, seen, acc);
+	ir_exit(ir, seen);
+	RUN_OK(&h, ir);
+	CHECK(h.retval == (1 + 3 + 9 + 27) * 1000 + 81);
+	harness_fini(&h);
+}
+
 static uint64_t rng_state;
 
 static uint64_t rng(void)
@@ -951,6 +1001,8 @@ int main(void)
 	RUN(slotcopy_backward);
 	RUN(slotcopy_backward_kept_when_written);
 	RUN(slotcopy_loop_kept);
+	RUN(webs_drop_copies);
+	RUN(webs_loop_keeps_one_value);
 	RUN(random_programs_match_reference);
 	return check_done();
 }
