@@ -16,7 +16,8 @@ struct compiled;
 struct loader {
 	const struct compiled *c;
 	int *map_fds;   /* per compiled.maps; -1 until created */
-	int *prog_fds;  /* per compiled.progs; -1 until loaded */
+	int *prog_fds;  /* per compiled.progs; -1 until loaded, and once
+			 * BEGIN or END has run */
 };
 
 struct loader_opts {

@@ -179,6 +179,9 @@ static int run_progs(struct run *r, bool end)
 			int err = run_once(r, i);
 			if (err)
 				return err;
+			/* It never runs again: the kernel need not keep it. */
+			close(r->l.prog_fds[i]);
+			r->l.prog_fds[i] = -1;
 		}
 	return 0;
 }
