@@ -183,6 +183,44 @@ bench_dd() {
 		done
 		log "dd: round $r done"
 	done
+	bench_progcost
+}
+
+# The programs' own cost, from the kernel's BPF run statistics (run time
+# and count of each program, kept while kernel.bpf_stats_enabled is 1):
+# what the compiler controls, without the noise of dd's CPU time. The
+# statistics cost two clock reads per run, so they stay off during the
+# timed runs above.
+STATS_ROUNDS=3
+bench_progcost() {
+	local f=$RAW/progcost.tsv r p t old
+	: >"$f"
+	old=$(sysctl -n kernel.bpf_stats_enabled 2>/dev/null) || {
+		log "progcost: no kernel.bpf_stats_enabled, skipped"; return; }
+	sysctl -qw kernel.bpf_stats_enabled=1
+	log "progcost: $STATS_ROUNDS rounds x ${#DD_PROGS[@]} programs x (${TRACERS[*]})"
+	for ((r = 1; r <= STATS_ROUNDS; r++)); do
+		for p in "${DD_PROGS[@]}"; do
+			for t in "${TRACERS[@]}"; do
+				local arg=${DD_TEXT[$p]}
+				[ $t = c ] && arg=dd_$p
+				tracer_cmd $t prog "$arg"
+				if ! start_tracer "$TMP/pc.$t" "${CMD[@]}"; then
+					raw "$f" "$p" "$t" "$r" fail "$REASON"
+					continue
+				fi
+				run_dd_once >/dev/null
+				local runs=$("$XLATED" $TPID 2>/dev/null | awk '$1 == "runs" { print $2, $3 }')
+				stop_tracer
+				if [ -z "$runs" ] || [ "${runs% *}" -lt "$DD_N" ]; then
+					raw "$f" "$p" "$t" "$r" fail "no run statistics"
+				else
+					raw "$f" "$p" "$t" "$r" ok "$(awk -v c=${runs% *} -v ns=${runs#* } 'BEGIN { printf "%.2f", ns / c }')"
+				fi
+			done
+		done
+	done
+	sysctl -qw kernel.bpf_stats_enabled="$old"
 }
 
 # ------------------------------------------------------------ benchmark 2
@@ -359,6 +397,31 @@ report_dd() {
 			fi
 		done
 		echo "| \`${DD_TEXT[$p]}\` | $(fmt "$base" 1000) | ${cell[0]} | ${cell[1]} | ${cell[2]} | $(ratio "${ns[2]}" "${ns[0]}") | $(ratio "${ns[2]}" "${ns[1]}") | $(ratio "${ns[1]}" "${ns[0]}") |"
+	done
+	echo
+	report_progcost
+}
+
+report_progcost() {
+	local f=$RAW/progcost.tsv p t
+	[ -s "$f" ] || return
+	echo "### Program cost (kernel BPF run statistics)"
+	echo
+	echo "The same programs, timed by the kernel itself (\`kernel.bpf_stats_enabled\`: run_time_ns / run_cnt over"
+	echo "the tracer's programs during one dd run), median of $STATS_ROUNDS rounds: the cost of the program alone,"
+	echo "without the attach path the three share and without the noise of dd's CPU time. The statistics add"
+	echo "two clock reads per run to every figure alike. Lower is better."
+	echo
+	echo "| program | C ns/run | bpftrace ns/run | sonde ns/run | sonde / C | sonde / bpftrace |"
+	echo "|---|---|---|---|---|---|"
+	for p in "${DD_PROGS[@]}"; do
+		local v=() cell=()
+		for t in "${TRACERS[@]}"; do
+			local m=$(med "$f" $p $t 5)
+			v+=("$m")
+			if [ -z "$m" ]; then cell+=("$(why "$f" $p $t)"); else cell+=("$m"); fi
+		done
+		echo "| \`${DD_TEXT[$p]}\` | ${cell[0]} | ${cell[1]} | ${cell[2]} | $(ratio "${v[2]}" "${v[0]}") | $(ratio "${v[2]}" "${v[1]}") |"
 	done
 	echo
 }

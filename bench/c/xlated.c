@@ -2,7 +2,9 @@
  *
  * Prints the BPF programs that the processes PID hold, one line each:
  *   prog_id xlated_insns jited_bytes type name
- * then "total N_PROGS XLATED_INSNS". Programs are found through the prog_id
+ * then "total N_PROGS XLATED_INSNS" and "runs RUN_CNT RUN_TIME_NS", the
+ * kernel's run statistics summed over them (counted only while
+ * kernel.bpf_stats_enabled is 1). Programs are found through the prog_id
  * line of /proc/PID/fdinfo/N (program fds and link fds both show it), so a
  * program a tracer holds only through a link still counts; each one counts
  * once. The sizes come from BPF_OBJ_GET_INFO_BY_FD: xlated_prog_len / 8 is
@@ -60,7 +62,7 @@ int main(int argc, char **argv)
 	}
 	for (int i = 1; i < argc; i++)
 		scan(argv[i]);
-	unsigned long long total = 0;
+	unsigned long long total = 0, runs = 0, run_ns = 0;
 	int n = 0;
 	for (int i = 0; i < nids; i++) {
 		int fd = bpf_prog_get_fd_by_id(ids[i]);
@@ -72,10 +74,13 @@ int main(int argc, char **argv)
 			printf("%u %u %u %u %s\n", info.id, info.xlated_prog_len / 8,
 			       info.jited_prog_len, info.type, info.name);
 			total += info.xlated_prog_len / 8;
+			runs += info.run_cnt;
+			run_ns += info.run_time_ns;
 			n++;
 		}
 		close(fd);
 	}
 	printf("total %d %llu\n", n, total);
+	printf("runs %llu %llu\n", runs, run_ns);
 	return n ? 0 : 1;
 }

@@ -873,20 +873,33 @@ static uint64_t rng(void)
 /*
  * Random programs checked against a reference evaluation done while
  * generating them: many values live to the end (spills), helper calls in
- * between (values across calls), forward branches (diamonds) and loops.
- * The generator knows every value, so it knows which way branches go.
+ * between (values across calls), forward branches (diamonds) and loops,
+ * copies between values (webs.c) and whole copies between stack slots,
+ * some of them under a branch (slotcopy.c). The generator knows every
+ * value, so it knows which way branches go.
  */
 static void random_program(uint64_t seed)
 {
-	enum { MAXV = 40 };
+	enum { MAXV = 40, NSLOTS = 4 };
 	rng_state = seed * 0x9e3779b97f4a7c15ull + 1;
 	struct harness h;
 	CHECK(harness_init(&h) == 0);
 	struct ir *ir = ir_new();
 	int nv = 6 + rng() % 30;
 	ir_reg v[MAXV];
-	uint64_t val[MAXV];
+	uint64_t val[MAXV + 2 * NSLOTS];
 	ir_reg len = pkt_len(ir);
+	ir_slot slot[NSLOTS];
+	uint64_t sval[NSLOTS][2];
+	struct { ir_slot slot; uint64_t val[2]; } pend[2];
+	int npend = 0;
+	for (int a = 0; a < NSLOTS; a++) {
+		slot[a] = ir_slot_new(ir, 16, 8);
+		for (int w = 0; w < 2; w++) {
+			sval[a][w] = (uint64_t)(a * 2 + w + 1) << 8;
+			ir_storei_slot(ir, 8, slot[a], 8 * w, (int32_t)sval[a][w]);
+		}
+	}
 	for (int i = 0; i < nv; i++) {
 		v[i] = ir_copy(ir, len);
 		int32_t k = (int32_t)rng();
@@ -896,7 +909,9 @@ static void random_program(uint64_t seed)
 	int nops = 50 + rng() % 150, ndiamonds = 0;
 	for (int n = 0; n < nops; n++) {
 		int d = rng() % nv, s = rng() % nv;
-		unsigned what = rng() % 16;
+		int a = rng() % NSLOTS, b = (a + 1 + rng() % (NSLOTS - 1)) %
+					    NSLOTS, w = rng() % 2;
+		unsigned what = rng() % 20;
 		if (what < 9) {
 			int op = alu_ops[rng() % NOPS];
 			bool is32 = rng() % 4 == 0;
@@ -932,12 +947,56 @@ static void random_program(uint64_t seed)
 			int c = conds[rng() % (sizeof(conds) / sizeof(*conds))];
 			int x = rng() % nv, y = rng() % nv;
 			int op = BPF_ADD + (rng() % 2) * (BPF_XOR - BPF_ADD);
+			bool copy = rng() % 3 == 0;
 			ir_label skip = ir_label_new(ir);
 			ir_jmp(ir, c, v[d], v[s], skip);
-			ir_alu(ir, op, v[x], v[y]);
-			if (!ref_cond(c, false, val[d], val[s]))
+			if (copy)
+				copy16(ir, slot[b], 0, slot[a]);
+			else
+				ir_alu(ir, op, v[x], v[y]);
+			if (ref_cond(c, false, val[d], val[s]))
+				;
+			else if (copy)
+				memcpy(sval[b], sval[a], sizeof(sval[b]));
+			else
 				val[x] = ref_alu(op, false, val[x], val[y]);
 			ir_label_bind(ir, skip);
+		} else if (what == 16) {
+			/* v[d] = v[s] + k, through a copy (webs) */
+			int32_t k = (int32_t)(rng() % 1000);
+			ir_reg t = ir_copy(ir, v[s]);
+			ir_alui(ir, BPF_ADD, t, k);
+			ir_mov(ir, v[d], t);
+			val[d] = val[s] + (uint64_t)k;
+		} else if (what == 17) {
+			ir_store_slot(ir, 8, slot[a], 8 * w, v[s]);
+			sval[a][w] = val[s];
+		} else if (what == 18 && rng() % 3 == 0) {
+			copy16(ir, slot[b], 0, slot[a]);
+			memcpy(sval[b], sval[a], sizeof(sval[b]));
+		} else if (what == 18 && rng() % 2 == 0) {
+			/* built in a temporary, copied whole into b */
+			ir_slot tmp = ir_slot_new(ir, 16, 8);
+			ir_store_slot(ir, 8, tmp, 0, v[s]);
+			ir_store_slot(ir, 8, tmp, 8, v[d]);
+			copy16(ir, slot[b], 0, tmp);
+			sval[b][0] = val[s];
+			sval[b][1] = val[d];
+		} else if (what == 18 && npend < 2) {
+			/* a snapshot of a, read later (a may change meanwhile) */
+			pend[npend].slot = ir_slot_new(ir, 16, 8);
+			copy16(ir, pend[npend].slot, 0, slot[a]);
+			memcpy(pend[npend].val, sval[a], sizeof(sval[a]));
+			npend++;
+		} else if (what == 18) {
+			int k = rng() % npend;
+			ir_load_slot(ir, 8, v[d], pend[k].slot, 8 * w);
+			val[d] = pend[k].val[w];
+			if (rng() % 2)
+				pend[k] = pend[--npend];
+		} else if (what == 19) {
+			ir_load_slot(ir, 8, v[d], slot[a], 8 * w);
+			val[d] = sval[a][w];
 		} else {
 			/* for (i = 0; i < k; i++) v[d] += v[s] + i */
 			int k = 1 + rng() % 5;
@@ -955,11 +1014,19 @@ static void random_program(uint64_t seed)
 	}
 	for (int i = 0; i < nv; i++)
 		harness_put(ir, i, v[i]);
+	/* Every slot's bytes end in results too, after the values. */
+	for (int a2 = 0; a2 < NSLOTS; a2++)
+		for (int w2 = 0; w2 < 2; w2++) {
+			ir_reg x = ir_reg_new(ir);
+			ir_load_slot(ir, 8, x, slot[a2], 8 * w2);
+			harness_put(ir, MAXV + a2 * 2 + w2, x);
+			val[MAXV + a2 * 2 + w2] = sval[a2][w2];
+		}
 	ir_exiti(ir, 0);
 	int err = harness_run(&h, ir);
 	CHECK(err == 0);
-	for (int i = 0; !err && i < nv; i++)
-		if (h.res[i] != val[i]) {
+	for (int i = 0; !err && i < MAXV + 2 * NSLOTS; i++)
+		if ((i < nv || i >= MAXV) && h.res[i] != val[i]) {
 			printf("# seed %llu: v%d = %#llx, want %#llx\n",
 			       (unsigned long long)seed, i,
 			       (unsigned long long)h.res[i],
