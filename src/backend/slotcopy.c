@@ -16,9 +16,8 @@
  * consecutive bytes, with each t used nowhere else (codegen's copy_slot,
  * one or several: a tuple is copied field by field).
  * Lifetimes are frame.c's spans, so loops are accounted for; a register
- * that points into a slot touches all of it. Alignment is kept: a slot is
- * only moved to an offset its own alignment divides, inside a slot at
- * least as aligned.
+ * that points into a slot touches all of it. Every access stays aligned
+ * to its size, as the verifier requires on the stack (fits()).
  */
 #include "backend/ir_impl.h"
 
@@ -158,13 +157,39 @@ static bool touched_between(const struct ir *ir, const struct run *r,
 	return false;
 }
 
-static bool fits(const struct ir *ir, ir_slot moved, ir_slot into,
-		 int64_t at)
+static bool is_access(const struct ir_insn *in)
+{
+	return in->kind == IRK_LOAD || in->kind == IRK_STORE ||
+	       in->kind == IRK_XADD;
+}
+
+/*
+ * Whether slot moved fits at byte at of slot into with every access still
+ * aligned to its size, as the verifier requires on the stack: a slot
+ * access must land on a multiple of its size in a slot that aligned, and
+ * accesses through pointers keep the moved slot's own alignment.
+ */
+static bool fits(const struct ir *ir, const int32_t *ptr, ir_slot moved,
+		 ir_slot into, int64_t at)
 {
 	const struct ir_slotinfo *m = &ir->slots.data[moved];
 	const struct ir_slotinfo *t = &ir->slots.data[into];
-	return at >= 0 && at + m->size <= t->size && at % m->align == 0 &&
-	       t->align >= m->align;
+	if (at < 0 || at + m->size > t->size)
+		return false;
+	bool via_ptr = false;
+	for (size_t i = 0; i < ir->insns.len; i++) {
+		const struct ir_insn *in = &ir->insns.data[i];
+		if (!is_access(in))
+			continue;
+		if (in->flags & IRF_SLOT) {
+			if (in->slot == moved &&
+			    ((at + in->off) % in->size || t->align < in->size))
+				return false;
+		} else if (ptr[in->base] == (int32_t)moved) {
+			via_ptr = true;
+		}
+	}
+	return !via_ptr || (at % m->align == 0 && t->align >= m->align);
 }
 
 /* S can move into D at delta. */
@@ -174,7 +199,7 @@ static bool forward_ok(const struct ir *ir, const struct run *r,
 	const struct ir_span *s = &spans[r->src];
 	uint32_t size = ir->slots.data[r->src].size;
 	return r->lo == 0 && r->hi == size &&
-	       fits(ir, r->src, r->dst, r->delta) &&
+	       fits(ir, ptr, r->src, r->dst, r->delta) &&
 	       s->last <= (int64_t)r->last &&
 	       !touched_between(ir, r, ptr, s->first, s->last, r->dst,
 				r->delta, r->delta + size, false);
@@ -189,7 +214,7 @@ static bool backward_ok(const struct ir *ir, const struct run *r,
 	uint32_t size = ir->slots.data[r->dst].size;
 	int64_t after = (int64_t)r->last + 1;
 	return r->lo + r->delta == 0 && r->hi + r->delta == size &&
-	       fits(ir, r->dst, r->src, r->lo) &&
+	       fits(ir, ptr, r->dst, r->src, r->lo) &&
 	       d->first >= (int64_t)r->first &&
 	       !touched_between(ir, r, ptr, after, d->last, r->src, r->lo,
 				r->hi, true) &&

@@ -672,6 +672,49 @@ TEST(frame_loop_keeps_slots_apart)
 	harness_fini(&h);
 }
 
+/* Copies of `size` bytes in pieces of `piece` bytes, as copy_slot makes
+ * them for unaligned offsets. */
+static void copy_pieces(struct ir *ir, ir_slot dst, uint32_t doff,
+			ir_slot src, uint32_t size, uint32_t piece)
+{
+	ir_reg t = ir_reg_new(ir);
+	for (uint32_t o = 0; o < size; o += piece) {
+		ir_load_slot(ir, (int)piece, t, src, o);
+		ir_store_slot(ir, (int)piece, dst, doff + o, t);
+	}
+}
+
+/* The verifier wants stack accesses aligned to their size: a 5-byte
+ * string written as u32 + u8 moves to offset 12 of a record, a 3-byte
+ * one written as u16 + u8 does not move to offset 17. */
+TEST(slotcopy_keeps_accesses_aligned)
+{
+	struct harness h;
+	CHECK(harness_init(&h) == 0);
+	struct ir *ir = ir_new();
+	ir_slot rec = ir_slot_new(ir, 24, 8);
+	ir_slot five = ir_slot_new(ir, 5, 8), three = ir_slot_new(ir, 3, 8);
+	ir_storei_slot(ir, 8, rec, 0, 0);
+	ir_storei_slot(ir, 8, rec, 8, 0);
+	ir_storei_slot(ir, 8, rec, 16, 0);
+	ir_storei_slot(ir, 4, five, 0, 0x04030201);
+	ir_storei_slot(ir, 1, five, 4, 0x05);
+	copy_pieces(ir, rec, 12, five, 5, 1);
+	ir_storei_slot(ir, 2, three, 0, 0x0706);
+	ir_storei_slot(ir, 1, three, 2, 0x08);
+	copy_pieces(ir, rec, 17, three, 3, 1);
+	ir_reg acc = ir_const(ir, 0), x = ir_reg_new(ir);
+	for (uint32_t o = 12; o < 20; o++) {
+		ir_load_slot(ir, 1, x, rec, o);
+		ir_alu(ir, BPF_ADD, acc, x);
+	}
+	ir_exit(ir, acc);
+	RUN_OK(&h, ir);
+	CHECK(h.retval == 1 + 2 + 3 + 4 + 5 + 6 + 7 + 8);
+	CHECK(h.stack_size == 32); /* rec and three; five lives in rec */
+	harness_fini(&h);
+}
+
 /* A whole-slot copy: 16 bytes of src, as codegen's copy_slot makes it. */
 static void copy16(struct ir *ir, ir_slot dst, uint32_t doff, ir_slot src)
 {
@@ -1068,6 +1111,7 @@ int main(void)
 	RUN(slotcopy_backward);
 	RUN(slotcopy_backward_kept_when_written);
 	RUN(slotcopy_loop_kept);
+	RUN(slotcopy_keeps_accesses_aligned);
 	RUN(webs_drop_copies);
 	RUN(webs_loop_keeps_one_value);
 	RUN(random_programs_match_reference);
