@@ -25,11 +25,16 @@ static struct cg_var *find_var(struct cg *g, const char *name)
 
 /* Gives every variable of a block its storage up front, zeroed: a
  * variable assigned on one path only must still read as something the
- * verifier accepts on the others. */
-static void declare_vars(struct cg *g, const struct ast_block *b);
+ * verifier accepts on the others. One first assigned in the probe's own
+ * block (top) is assigned before any read (sema sees to that), and the
+ * assignment writes every byte (cg_store_mem zero-fills), so it needs no
+ * zeroing, unless it holds a stack: a capture leaves unused frames. */
+static void declare_vars(struct cg *g, const struct ast_block *b, bool top);
 
-static void declare_stmt(struct cg *g, const struct ast_stmt *s)
+static void declare_stmt(struct cg *g, const struct ast_stmt *s, bool top)
 {
+	static const enum type_kind stacks[] = { TY_KSTACK, TY_USTACK,
+						 TY_NONE };
 	switch (s->kind) {
 	case S_ASSIGN: {
 		const struct ast_expr *t = s->u.assign.target;
@@ -44,32 +49,33 @@ static void declare_stmt(struct cg *g, const struct ast_stmt *s)
 				cg_scratch(g, t->type->size) :
 				cg_slot_mem(ir_slot_new(g->ir, t->type->size,
 							8));
-			cg_zero_mem(g, v.mem, 0, t->type->size);
+			if (!top || type_holds(t->type, stacks))
+				cg_zero_mem(g, v.mem, 0, t->type->size);
 		}
 		vec_push(&g->vars, v);
 		return;
 	}
 	case S_IF:
-		declare_vars(g, &s->u.if_.then);
+		declare_vars(g, &s->u.if_.then, false);
 		if (s->u.if_.otherwise)
-			declare_stmt(g, s->u.if_.otherwise);
+			declare_stmt(g, s->u.if_.otherwise, false);
 		return;
 	case S_UNROLL:
 	case S_WHILE:
-		declare_vars(g, &s->u.loop.body);
+		declare_vars(g, &s->u.loop.body, false);
 		return;
 	case S_BLOCK:
-		declare_vars(g, &s->u.block);
+		declare_vars(g, &s->u.block, false);
 		return;
 	default:
 		return;
 	}
 }
 
-static void declare_vars(struct cg *g, const struct ast_block *b)
+static void declare_vars(struct cg *g, const struct ast_block *b, bool top)
 {
 	for (uint32_t i = 0; i < b->n; i++)
-		declare_stmt(g, b->stmts[i]);
+		declare_stmt(g, b->stmts[i], top);
 }
 
 static void assign_var(struct cg *g, struct ast_stmt *s)
@@ -195,7 +201,7 @@ static int gen_program(struct cg *g, struct ast_probe *p,
 	g->scratch_index = -1;
 	g->scratch_used = 0;
 	g->bail = IR_NOJUMP;
-	declare_vars(g, &p->body);
+	declare_vars(g, &p->body, true);
 	ir_jlist skip = IR_NOJUMP;
 	if (p->pred)
 		skip = cg_cond_false(g, p->pred);
