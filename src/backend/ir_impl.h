@@ -97,6 +97,8 @@ struct ir_cfg {
  * falling off the end. */
 int ir_cfg_build(struct ir *ir, struct ir_cfg *cfg);
 void ir_cfg_free(struct ir_cfg *cfg);
+/* Keeps the instructions whose keep[] is set; labels follow them. */
+void ir_compact(struct ir *ir, const bool *keep);
 /* Deletes pure instructions whose result is never read and drops unread
  * call results. Returns the number of changes. */
 int ir_dce(struct ir *ir, const struct ir_cfg *cfg);

@@ -23,8 +23,7 @@ static void relabel(struct ir *ir)
 			ir->label_pos.data[ir->insns.data[i].label] = i;
 }
 
-/* Keeps the instructions whose keep[] is set. */
-static void compact(struct ir *ir, const bool *keep)
+void ir_compact(struct ir *ir, const bool *keep)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < ir->insns.len; i++)
@@ -95,7 +94,7 @@ static int prune_unreachable(struct ir *ir, struct ir_cfg *cfg)
 			for (uint32_t i = cfg->blocks[b].first;
 			     i <= cfg->blocks[b].last; i++)
 				keep[i] = seen[b];
-		compact(ir, keep);
+		ir_compact(ir, keep);
 		free(keep);
 	}
 	free(seen);
@@ -228,7 +227,7 @@ int ir_dce(struct ir *ir, const struct ir_cfg *cfg)
 		}
 	}
 	if (changes)
-		compact(ir, keep);
+		ir_compact(ir, keep);
 	free(keep);
 	free(live);
 	return changes;

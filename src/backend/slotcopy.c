@@ -22,6 +22,7 @@
 #include "backend/ir_impl.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "util/xalloc.h"
 
@@ -236,17 +237,14 @@ static void rename_slot(struct ir *ir, ir_slot from, ir_slot to,
 	}
 }
 
-/* Removes the run (now a copy of bytes onto themselves) and rebinds the
- * labels' positions. */
+/* Removes the run: now a copy of bytes onto themselves. */
 static void drop_run(struct ir *ir, const struct run *r)
 {
-	size_t gone = r->last - r->first + 1, n = ir->insns.len;
-	for (size_t i = r->last + 1; i < n; i++)
-		ir->insns.data[i - gone] = ir->insns.data[i];
-	ir->insns.len = n - gone;
-	for (size_t l = 0; l < ir->label_pos.len; l++)
-		if (ir->label_pos.data[l] > (int32_t)r->last)
-			ir->label_pos.data[l] -= (int32_t)gone;
+	bool *keep = xmalloc(ir->insns.len + 1);
+	memset(keep, 1, ir->insns.len + 1);
+	memset(keep + r->first, 0, r->last - r->first + 1);
+	ir_compact(ir, keep);
+	free(keep);
 }
 
 /* One coalescing, if any applies. */

@@ -159,6 +159,14 @@ static uint32_t value_size(const struct mapdump_map *m, bool agg_array)
 			   mapdump_value_size(m->value);
 }
 
+/* Room for the one entry of a key-less map, zeroed. */
+static void one_entry(struct mapdump_entries *r)
+{
+	r->cap = 1;
+	r->keys = xcalloc(1, r->ksize);
+	r->vals = xcalloc(1, r->vsize);
+}
+
 /* Entry 0 of a sum/min/max/avg/stats array: present once some CPU wrote
  * it (the second word, merged) or zero() marked it (entry 1). */
 static int read_value_array(const struct mapdump_map *m,
@@ -169,9 +177,7 @@ static int read_value_array(const struct mapdump_map *m,
 	int err = bpf_map_lookup_elem(m->fd, &k, buf);
 	if (err)
 		return err;
-	r->cap = 1;
-	r->keys = xcalloc(1, r->ksize);
-	r->vals = xcalloc(1, r->vsize);
+	one_entry(r);
 	merge(m->value, buf, ncpu, slot, r->vals, r->vsize);
 	bool live = u64_at(r->vals + 8);
 	k = 1;
@@ -239,9 +245,8 @@ int mapdump_read(const struct mapdump_map *m, struct mapdump_entries *r)
 	/* A key-less count() prints "@c: 0" even with no entry (a hash
 	 * after delete()), as 0.17's does. */
 	if (!m->key && m->value->kind == TY_COUNT && !r->n) {
-		r->keys = xcalloc(1, r->ksize);
-		r->vals = xcalloc(1, r->vsize);
-		r->cap = r->n = 1;
+		one_entry(r);
+		r->n = 1;
 	}
 	return 0;
 }
