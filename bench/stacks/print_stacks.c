@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "lang/types.h"
+#include "model/types.h"
 #include "runtime/output.h"
 #include "runtime/usyms.h"
 #include "util/arena.h"

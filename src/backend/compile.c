@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int ir_compile(struct ir *ir, struct ir_prog *out)
+int ir_compile(struct ir *ir, struct bpf_code *out)
 {
 	memset(out, 0, sizeof(*out));
 	if (ir->err[0])
@@ -31,9 +31,3 @@ int ir_compile(struct ir *ir, struct ir_prog *out)
 	return err;
 }
 
-void ir_prog_free(struct ir_prog *p)
-{
-	free(p->insns);
-	free(p->relocs);
-	memset(p, 0, sizeof(*p));
-}

@@ -6,7 +6,7 @@
 
 #include "util/xalloc.h"
 
-int ir_encode(struct ir *ir, const struct mi_list *ml, struct ir_prog *out)
+int ir_encode(struct ir *ir, const struct mi_list *ml, struct bpf_code *out)
 {
 	int32_t *label_pc = xmalloc((ml->nlabels + 1) * sizeof(*label_pc));
 	uint32_t pc = 0, nrelocs = 0;
@@ -19,7 +19,7 @@ int ir_encode(struct ir *ir, const struct mi_list *ml, struct ir_prog *out)
 		nrelocs += m->kind == MI_LDIMM && m->ins.src_reg;
 	}
 	struct bpf_insn *insns = xcalloc(pc + 1, sizeof(*insns));
-	struct ir_reloc *relocs = xcalloc(nrelocs + 1, sizeof(*relocs));
+	struct map_reloc *relocs = xcalloc(nrelocs + 1, sizeof(*relocs));
 	out->ninsns = pc;
 	out->nrelocs = 0;
 	out->insns = insns;
@@ -40,7 +40,7 @@ int ir_encode(struct ir *ir, const struct mi_list *ml, struct ir_prog *out)
 			insns[pc + 1].imm = m->ins.src_reg == BPF_PSEUDO_MAP_VALUE
 				? m->aux : (int32_t)((uint64_t)m->imm64 >> 32);
 			if (m->ins.src_reg)
-				relocs[out->nrelocs++] = (struct ir_reloc){
+				relocs[out->nrelocs++] = (struct map_reloc){
 					pc, (uint32_t)m->imm64 };
 			pc += 2;
 			break;
@@ -63,6 +63,6 @@ int ir_encode(struct ir *ir, const struct mi_list *ml, struct ir_prog *out)
 	free(label_pc);
 	out->stack_size = ml->stack_size;
 	if (err)
-		ir_prog_free(out);
+		bpf_code_free(out);
 	return err;
 }

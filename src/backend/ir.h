@@ -29,7 +29,7 @@
  *    as ir_const() vregs: they are loaded straight into the argument
  *    register.
  *  - Maps are referenced by *index* (codegen's numbering). The compiled
- *    program lists every map load in ir_prog.relocs; the loader creates the
+ *    program lists every map load in bpf_code.relocs; the loader creates the
  *    maps and sets insns[reloc.insn].imm = fd before bpf_prog_load().
  *  - Jumps go to labels. A label may be bound before (back edge) or after
  *    (forward) the jump. Like Lua's luaK_patchlist, a jump may also be left
@@ -50,10 +50,10 @@
  *	ir_exiti(ir, 0);
  *	ir_label_bind(ir, big);
  *	ir_exiti(ir, 1);
- *	struct ir_prog p;
+ *	struct bpf_code p;
  *	if (ir_compile(ir, &p) < 0)
  *		report(ir_error(ir));
- *	... bpf_prog_load(..., p.insns, p.ninsns, ...); ir_prog_free(&p);
+ *	... bpf_prog_load(..., p.insns, p.ninsns, ...); bpf_code_free(&p);
  *	ir_free(ir);
  */
 #ifndef SONDE_IR_H
@@ -62,6 +62,8 @@
 #include <linux/bpf.h>
 #include <stdbool.h>
 #include <stdint.h>
+
+#include "model/bytecode.h"
 
 struct strbuf;
 struct ir;
@@ -169,27 +171,13 @@ void ir_jlist_patch_here(struct ir *ir, ir_jlist list);
 int ir_cond_negate(int cond);
 
 /* --- output --- */
-/* The loader sets insns[insn].imm = fd of map map_idx (both plain map
- * loads and map value loads). */
-struct ir_reloc {
-	uint32_t insn;
-	uint32_t map_idx;
-};
-
-struct ir_prog {
-	struct bpf_insn *insns;
-	uint32_t ninsns;
-	struct ir_reloc *relocs;
-	uint32_t nrelocs;
-	uint32_t stack_size; /* bytes below R10 */
-};
+/* The output is a struct bpf_code (model/bytecode.h). */
 
 /* Allocates registers, lays out the stack, runs the peephole and encodes.
  * Rewrites the IR (spill code), so call it once. Returns 0, -EINVAL for a
  * malformed IR or -E2BIG when the program exceeds a BPF limit; the message
  * is in ir_error(). */
-int ir_compile(struct ir *ir, struct ir_prog *out);
-void ir_prog_free(struct ir_prog *p);
+int ir_compile(struct ir *ir, struct bpf_code *out);
 
 /* Text of the IR (sonde -d ir): one instruction per line. */
 void ir_dump(const struct ir *ir, struct strbuf *sb);

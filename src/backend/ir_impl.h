@@ -167,6 +167,6 @@ bool ir_slot_spans(const struct ir *ir, const int32_t *ptr,
 		   struct ir_span *spans);
 int ir_lower(struct ir *ir, const int8_t *preg, struct mi_list *out);
 void ir_peephole(struct mi_list *ml);
-int ir_encode(struct ir *ir, const struct mi_list *ml, struct ir_prog *out);
+int ir_encode(struct ir *ir, const struct mi_list *ml, struct bpf_code *out);
 
 #endif

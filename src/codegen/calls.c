@@ -1,16 +1,11 @@
-/* Code generation of function calls. Sema has checked every call. */
+/* Code generation of builtin function calls (the cg_bi_* emitters of
+ * lang/builtins.def). Sema has checked every call. */
 #include <string.h>
 
 #include "codegen/cg.h"
 #include "lang/sema.h"
-#include "runtime/fmt.h"
+#include "model/fmt.h"
 #include "util/arena.h"
-
-static struct val none(void)
-{
-	struct val v = { .kind = V_NONE, .type = &type_void };
-	return v;
-}
 
 static struct ast_expr *arg(struct ast_expr *e, uint32_t i)
 {
@@ -20,14 +15,13 @@ static struct ast_expr *arg(struct ast_expr *e, uint32_t i)
 static struct val fmt_event(struct cg *g, struct ast_expr *e,
 			    enum event_kind kind)
 {
-	struct ast_expr *f = arg(e, 0);
 	struct cevent proto;
 	memset(&proto, 0, sizeof(proto));
-	proto.fmt = fmt_parse(g->arena, f->u.str.bytes, f->u.str.len);
+	proto.fmt = e->u.call.fmt;
 	proto.map = -1;
 	cg_event(g, kind, e->u.call.args.items + 1, e->u.call.args.n - 1,
 		 &proto);
-	return none();
+	return cg_no_val();
 }
 
 static struct val map_event(struct cg *g, struct ast_expr *e,
@@ -43,10 +37,10 @@ static struct val map_event(struct cg *g, struct ast_expr *e,
 			proto.div = (uint32_t)arg(e, 2)->u.num.value;
 	}
 	cg_event(g, kind, NULL, 0, &proto);
-	return none();
+	return cg_no_val();
 }
 
-static struct val str_call(struct cg *g, struct ast_expr *e)
+struct val cg_bi_str(struct cg *g, struct ast_expr *e, struct ast_expr *tg)
 {
 	struct ast_expr *src = arg(e, 0);
 	if (src->type->kind == TY_STRING)
@@ -109,7 +103,7 @@ static struct val bytes_of(struct cg *g, struct ast_expr *a,
 }
 
 /* buf(p, len): struct { u32 len; u8 data[]; } */
-static struct val buf_call(struct cg *g, struct ast_expr *e)
+struct val cg_bi_buf(struct cg *g, struct ast_expr *e, struct ast_expr *tg)
 {
 	const struct type *t = e->type;
 	uint32_t max = t->size - 4;
@@ -138,7 +132,7 @@ static struct val buf_call(struct cg *g, struct ast_expr *e)
 }
 
 /* ntop([af,] addr): struct { u64 af; u8 addr[16]; } */
-static struct val ntop_call(struct cg *g, struct ast_expr *e)
+struct val cg_bi_ntop(struct cg *g, struct ast_expr *e, struct ast_expr *tg)
 {
 	struct ast_expr *a = arg(e, e->u.call.args.n - 1);
 	const struct type *t = e->type;
@@ -160,7 +154,8 @@ static struct val ntop_call(struct cg *g, struct ast_expr *e)
 }
 
 /* strncmp(a, b, n): 0 when the first n bytes (up to a NUL) match. */
-static struct val strncmp_call(struct cg *g, struct ast_expr *e)
+struct val cg_bi_strncmp(struct cg *g, struct ast_expr *e,
+			 struct ast_expr *tg)
 {
 	struct val a = cg_to_mem(g, cg_expr(g, arg(e, 0)));
 	struct val b = cg_to_mem(g, cg_expr(g, arg(e, 1)));
@@ -188,99 +183,113 @@ static struct val strncmp_call(struct cg *g, struct ast_expr *e)
 	return v;
 }
 
-struct val cg_call_expr(struct cg *g, struct ast_expr *e)
+struct val cg_bi_printf(struct cg *g, struct ast_expr *e,
+			struct ast_expr *tg)
 {
-	const char *n = e->u.call.name;
-	if (!strcmp(n, "printf"))
-		return fmt_event(g, e, EV_PRINTF);
-	if (!strcmp(n, "system"))
-		return fmt_event(g, e, EV_SYSTEM);
-	if (!strcmp(n, "cat"))
-		return fmt_event(g, e, EV_CAT);
-	if (!strcmp(n, "time")) {
-		struct cevent proto;
-		memset(&proto, 0, sizeof(proto));
-		proto.map = -1;
-		if (e->u.call.args.n)
-			proto.text = arena_strndup(g->arena,
-						   arg(e, 0)->u.str.bytes,
-						   arg(e, 0)->u.str.len);
-		cg_event(g, EV_TIME, NULL, 0, &proto);
-		return none();
-	}
-	if (!strcmp(n, "exit")) {
-		struct cevent proto;
-		memset(&proto, 0, sizeof(proto));
-		proto.map = -1;
-		cg_event(g, EV_EXIT, NULL, 0, &proto);
-		/* exit() also ends the action, as in bpftrace */
-		ir_exiti(g->ir, 0);
-		return none();
-	}
-	if (!strcmp(n, "print")) {
-		struct ast_expr *a0 = arg(e, 0);
-		if (a0->kind == E_MAP && !a0->u.map.has_brackets)
-			return map_event(g, e, EV_PRINT_MAP);
-		struct cevent proto;
-		memset(&proto, 0, sizeof(proto));
-		proto.map = -1;
-		cg_event(g, EV_PRINT_VALUE, e->u.call.args.items, 1, &proto);
-		return none();
-	}
-	if (!strcmp(n, "clear"))
-		return map_event(g, e, EV_CLEAR);
-	if (!strcmp(n, "zero"))
-		return map_event(g, e, EV_ZERO);
-	if (!strcmp(n, "delete")) {
-		cg_map_delete(g, arg(e, 0));
-		return none();
-	}
-	if (!strcmp(n, "str"))
-		return str_call(g, e);
-	if (!strcmp(n, "bswap")) {
-		ir_reg r = ir_copy(g->ir, cg_int(g, arg(e, 0)));
-		uint32_t size = arg(e, 0)->type->size;
-		ir_endian(g->ir, r, (int)(size < 2 ? 16 : size * 8), true);
-		if (size == 1)
-			ir_alui(g->ir, BPF_RSH, r, 8);
-		struct val v = { .kind = V_REG, .type = e->type, .reg = r };
-		return v;
-	}
-	if (!strcmp(n, "kptr") || !strcmp(n, "uptr")) {
-		struct val v = cg_expr(g, arg(e, 0));
-		struct val r = { .kind = V_REG, .type = e->type,
-				 .reg = cg_to_reg(g, v) };
-		return r;
-	}
-	if (!strcmp(n, "strftime") || !strcmp(n, "ksym")) {
-		struct ast_expr *a = arg(e, n[0] == 's' ? 1 : 0);
-		struct val v = { .kind = V_REG, .type = e->type,
-				 .reg = cg_int(g, a) };
-		return v;
-	}
-	if (!strcmp(n, "buf"))
-		return buf_call(g, e);
-	if (!strcmp(n, "ntop"))
-		return ntop_call(g, e);
-	if (!strcmp(n, "macaddr"))
-		return bytes_of(g, arg(e, 0), e->type, 6, 0);
-	if (!strcmp(n, "strncmp"))
-		return strncmp_call(g, e);
-	if (!strcmp(n, "signal")) {
-		cg_call(g, BPF_FUNC_send_signal, 1, cg_int(g, arg(e, 0)));
-		return none();
-	}
-	if (!strcmp(n, "join")) {
-		cg_join(g, e);
-		return none();
-	}
-	if (!strcmp(n, "reg"))
-		return cg_reg_call(g, e);
-	if (!strcmp(n, "kstack") || !strcmp(n, "ustack"))
-		return cg_stack(g, e->type);
-	if (!strcmp(n, "usym"))
-		return cg_usym(g, e->type, cg_int(g, arg(e, 0)));
-	cg_error(g, e->u.call.name_span, "%s() is not supported by the code "
-		 "generator yet", n);
-	return none();
+	return fmt_event(g, e, EV_PRINTF);
+}
+
+struct val cg_bi_system(struct cg *g, struct ast_expr *e,
+			struct ast_expr *tg)
+{
+	return fmt_event(g, e, EV_SYSTEM);
+}
+
+struct val cg_bi_cat(struct cg *g, struct ast_expr *e, struct ast_expr *tg)
+{
+	return fmt_event(g, e, EV_CAT);
+}
+
+struct val cg_bi_time(struct cg *g, struct ast_expr *e, struct ast_expr *tg)
+{
+	struct cevent proto;
+	memset(&proto, 0, sizeof(proto));
+	proto.map = -1;
+	if (e->u.call.args.n)
+		proto.text = arena_strndup(g->arena, arg(e, 0)->u.str.bytes,
+					   arg(e, 0)->u.str.len);
+	cg_event(g, EV_TIME, NULL, 0, &proto);
+	return cg_no_val();
+}
+
+struct val cg_bi_exit(struct cg *g, struct ast_expr *e, struct ast_expr *tg)
+{
+	struct cevent proto;
+	memset(&proto, 0, sizeof(proto));
+	proto.map = -1;
+	cg_event(g, EV_EXIT, NULL, 0, &proto);
+	/* exit() also ends the action, as in bpftrace */
+	ir_exiti(g->ir, 0);
+	return cg_no_val();
+}
+
+struct val cg_bi_print(struct cg *g, struct ast_expr *e, struct ast_expr *tg)
+{
+	struct ast_expr *a0 = arg(e, 0);
+	if (a0->kind == E_MAP && !a0->u.map.has_brackets)
+		return map_event(g, e, EV_PRINT_MAP);
+	struct cevent proto;
+	memset(&proto, 0, sizeof(proto));
+	proto.map = -1;
+	cg_event(g, EV_PRINT_VALUE, e->u.call.args.items, 1, &proto);
+	return cg_no_val();
+}
+
+struct val cg_bi_clear(struct cg *g, struct ast_expr *e, struct ast_expr *tg)
+{
+	return map_event(g, e, EV_CLEAR);
+}
+
+struct val cg_bi_zero(struct cg *g, struct ast_expr *e, struct ast_expr *tg)
+{
+	return map_event(g, e, EV_ZERO);
+}
+
+struct val cg_bi_bswap(struct cg *g, struct ast_expr *e, struct ast_expr *tg)
+{
+	ir_reg r = ir_copy(g->ir, cg_int(g, arg(e, 0)));
+	uint32_t size = arg(e, 0)->type->size;
+	ir_endian(g->ir, r, (int)(size < 2 ? 16 : size * 8), true);
+	if (size == 1)
+		ir_alui(g->ir, BPF_RSH, r, 8);
+	return cg_reg_val(e->type, r);
+}
+
+/* kptr(), uptr(): the value, with the address space sema gave its type */
+struct val cg_bi_addrspace(struct cg *g, struct ast_expr *e,
+			   struct ast_expr *tg)
+{
+	return cg_reg_val(e->type, cg_to_reg(g, cg_expr(g, arg(e, 0))));
+}
+
+/* strftime(fmt, ns) and ksym(addr) carry the integer; the runtime
+ * formats it. */
+struct val cg_bi_strftime(struct cg *g, struct ast_expr *e,
+			  struct ast_expr *tg)
+{
+	return cg_reg_val(e->type, cg_int(g, arg(e, 1)));
+}
+
+struct val cg_bi_ksym(struct cg *g, struct ast_expr *e, struct ast_expr *tg)
+{
+	return cg_reg_val(e->type, cg_int(g, arg(e, 0)));
+}
+
+struct val cg_bi_macaddr(struct cg *g, struct ast_expr *e,
+			 struct ast_expr *tg)
+{
+	return bytes_of(g, arg(e, 0), e->type, 6, 0);
+}
+
+struct val cg_bi_signal(struct cg *g, struct ast_expr *e,
+			struct ast_expr *tg)
+{
+	cg_call(g, BPF_FUNC_send_signal, 1, cg_int(g, arg(e, 0)));
+	return cg_no_val();
+}
+
+struct val cg_bi_join(struct cg *g, struct ast_expr *e, struct ast_expr *tg)
+{
+	cg_join(g, e);
+	return cg_no_val();
 }

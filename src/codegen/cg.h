@@ -15,6 +15,7 @@
 
 #include "backend/ir.h"
 #include "codegen/codegen.h"
+#include "lang/builtins.h"
 #include "util/vec.h"
 
 enum val_kind {
@@ -83,16 +84,43 @@ struct cg {
 	bool failed;
 };
 
+static inline struct val cg_reg_val(const struct type *t, ir_reg r)
+{
+	struct val v = { .kind = V_REG, .type = t, .reg = r };
+	return v;
+}
+
+/* The value of a call that has none (printf, delete ...). */
+static inline struct val cg_no_val(void)
+{
+	struct val v = { .kind = V_NONE, .type = &type_void };
+	return v;
+}
+
+/* builtins.c: the registry's emitters. e is a builtin variable or call
+ * (e->builtin), target the map an aggregation is assigned to, else NULL. */
+typedef struct val (*cg_builtin_fn)(struct cg *g, struct ast_expr *e,
+				     struct ast_expr *target);
+struct val cg_builtin(struct cg *g, struct ast_expr *e,
+		      struct ast_expr *target);
+/* Every emitter the registry names (in builtins.c, calls.c, context.c,
+ * pt_regs.c, maps.c, stacks.c). */
+#define BUILTIN_VAR(id, name, ty, emit) \
+	struct val emit(struct cg *, struct ast_expr *, struct ast_expr *);
+#define BUILTIN_VARN BUILTIN_VAR
+#define BUILTIN_FN(id, name, min, max, ty, emit) \
+	BUILTIN_VAR(id, name, ty, emit)
+#include "lang/builtins.def"
+#undef BUILTIN_VAR
+#undef BUILTIN_VARN
+#undef BUILTIN_FN
+
 /* expr.c */
 struct val cg_expr(struct cg *g, struct ast_expr *e);
-/* context.c: the context offset of argN/sargN/retval in target t's layout;
- * false when that layout does not hold it. */
-bool cg_ctx_offset(const struct probe_target *t, const char *name,
-		   uint32_t *off);
-/* pt_regs.c: func, sargN and USDT's argN in pt_regs probes (false: not
- * one of those); reg("name"). */
-bool cg_regs_builtin(struct cg *g, struct ast_expr *e, struct val *out);
-struct val cg_reg_call(struct cg *g, struct ast_expr *e);
+/* pt_regs.c: USDT argument idx (e names it in errors), and sargN read
+ * from the stack, in pt_regs probes. */
+struct val cg_usdt_arg(struct cg *g, struct ast_expr *e, uint32_t idx);
+struct val cg_stack_arg(struct cg *g, struct ast_expr *e, uint32_t idx);
 /* Whether an address of type t (a pointer, or an integer in a probe
  * whose addresses are user space) is read from user memory. */
 bool cg_user_addr(struct cg *g, const struct type *t);
@@ -143,7 +171,6 @@ void cg_map_assign(struct cg *g, struct ast_expr *map, struct ast_expr *value,
 /* @m++ / ++@m / @m-- / --@m: the old (post) or new (pre) value. */
 ir_reg cg_map_incdec(struct cg *g, struct ast_expr *map, int delta,
 		     bool post);
-void cg_map_delete(struct cg *g, struct ast_expr *map);
 void cg_maps_declare(struct cg *g);
 
 /* events.c */
@@ -164,18 +191,13 @@ void cg_counter_inc(struct cg *g, int32_t map);
  * current statement ends (its key, value or record). */
 struct cg_mem cg_scratch(struct cg *g, uint32_t size);
 
-/* stacks.c: kstack/ustack of type t (KSTACK or USTACK): a V_STACK,
- * captured by cg_stack_capture where it is stored. */
-struct val cg_stack(struct cg *g, const struct type *t);
+/* stacks.c: kstack/ustack values are V_STACK (cg_bi_stack), captured by
+ * cg_stack_capture where they are stored. */
 void cg_stack_capture(struct cg *g, const struct type *t, struct cg_mem dst,
 		      uint32_t off);
 /* Whether keys, values or records of type t are built in the scratch: they
  * hold a stack and would crowd the 512-byte BPF stack. */
 bool cg_stack_in_scratch(const struct type *t);
-/* usym(addr): {addr, pid}, the pid whose mappings resolve addr. */
-struct val cg_usym(struct cg *g, const struct type *t, ir_reg addr);
 
-/* calls.c */
-struct val cg_call_expr(struct cg *g, struct ast_expr *e);
 
 #endif

@@ -253,9 +253,10 @@ int codegen(struct arena *a, struct diag *d, struct ast_program *prog,
 		for (uint32_t k = 0; k < probes[i].ntargets; k++) {
 			struct cprog cp;
 			memset(&cp, 0, sizeof(cp));
+			sema_retarget(sr, i, &probes[i].targets[k]);
 			if (gen_program(&g, &prog->probes[i],
 					&probes[i].targets[k], &cp) < 0) {
-				ir_prog_free(&cp.code);
+				bpf_code_free(&cp.code);
 				rc = -1;
 				break;
 			}
@@ -295,5 +296,5 @@ int codegen(struct arena *a, struct diag *d, struct ast_program *prog,
 void codegen_free(struct compiled *c)
 {
 	for (uint32_t i = 0; i < c->nprogs; i++)
-		ir_prog_free(&c->progs[i].code);
+		bpf_code_free(&c->progs[i].code);
 }

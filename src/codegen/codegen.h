@@ -7,7 +7,7 @@
 
 #include <stdint.h>
 
-#include "codegen/compiled.h"
+#include "model/compiled.h"
 #include "lang/ast.h"
 #include "lang/sema.h"
 

@@ -1,26 +1,19 @@
-/* Where a probe's context keeps argN and retval, by context layout. The
- * values are read straight from the context (V_CTX): the verifier allows
- * direct loads from pt_regs and from the u64 argument array. */
+/*
+ * What a probe's context offers, by context layout: args, ctx, argN,
+ * sargN, retval and func. Arguments are read straight from the context
+ * (V_CTX): the verifier allows direct loads from pt_regs and from the u64
+ * argument array.
+ */
 #include "codegen/cg.h"
-
-#include <stdlib.h>
-#include <string.h>
 
 #include "kernel/regs.h"
 #include "probes/provider.h"
 
-bool cg_ctx_offset(const struct probe_target *t, const char *name,
-		   uint32_t *off)
+/* The context offset of argument idx, or of the return value, in target
+ * t's layout; false when that layout does not hold it. */
+static bool ctx_offset(const struct probe_target *t, bool ret, uint32_t idx,
+		       uint32_t *off)
 {
-	bool ret = !strcmp(name, "retval");
-	uint32_t idx = 0;
-	if (!ret) {
-		if (!strncmp(name, "sarg", 4))
-			name++;
-		if (strncmp(name, "arg", 3))
-			return false;
-		idx = (uint32_t)atoi(name + 3);
-	}
 	switch (t->layout) {
 	case CTXL_PT_REGS:
 		if (ret) {
@@ -38,4 +31,64 @@ bool cg_ctx_offset(const struct probe_target *t, const char *name,
 	default:
 		return false;
 	}
+}
+
+static struct val ctx_value(struct cg *g, struct ast_expr *e, bool ret,
+			    uint32_t idx)
+{
+	uint32_t off;
+	if (!ctx_offset(g->tgt, ret, idx, &off)) {
+		cg_error(g, e->span, "internal error: %s has no place in the "
+			 "context of %s", e->u.name, g->tgt->name);
+		return cg_reg_val(&type_u64, ir_const(g->ir, 0));
+	}
+	struct val v = { .kind = V_CTX, .type = e->type, .ctx_off = off };
+	return v;
+}
+
+struct val cg_bi_args(struct cg *g, struct ast_expr *e, struct ast_expr *tg)
+{
+	struct val v = { .kind = V_CTX, .type = e->type, .ctx_off = 0 };
+	return v;
+}
+
+struct val cg_bi_ctx(struct cg *g, struct ast_expr *e, struct ast_expr *tg)
+{
+	return cg_reg_val(e->type, ir_copy(g->ir, ir_ctx(g->ir)));
+}
+
+struct val cg_bi_argn(struct cg *g, struct ast_expr *e, struct ast_expr *tg)
+{
+	if (g->tgt->layout == CTXL_PT_REGS && g->tgt->uargs)
+		return cg_usdt_arg(g, e, e->builtin_n);
+	return ctx_value(g, e, false, e->builtin_n);
+}
+
+struct val cg_bi_sargn(struct cg *g, struct ast_expr *e, struct ast_expr *tg)
+{
+	if (g->tgt->layout == CTXL_PT_REGS)
+		return cg_stack_arg(g, e, e->builtin_n);
+	return ctx_value(g, e, false, e->builtin_n);
+}
+
+struct val cg_bi_retval(struct cg *g, struct ast_expr *e,
+			struct ast_expr *tg)
+{
+	return ctx_value(g, e, true, 0);
+}
+
+struct val cg_bi_func(struct cg *g, struct ast_expr *e, struct ast_expr *tg)
+{
+	const struct probe_target *t = g->tgt;
+	/* fentry/fexit know their function's address; no register has it. */
+	if (t->layout == CTXL_U64_ARRAY)
+		return cg_reg_val(e->type, cg_call(g, BPF_FUNC_get_func_ip, 1,
+						   ir_ctx(g->ir)));
+	/* pt_regs probes know their function by name, per target. */
+	if (t->layout == CTXL_PT_REGS && t->func)
+		return cg_reg_val(e->type, ir_const(g->ir,
+					cg_name_index(g, t->func)));
+	cg_error(g, e->span, "internal error: func has no value in %s",
+		 t->name);
+	return cg_reg_val(&type_u64, ir_const(g->ir, 0));
 }

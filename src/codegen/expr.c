@@ -3,7 +3,6 @@
 #include <string.h>
 
 #include "codegen/cg.h"
-#include "kernel/btf.h"
 #include "util/arena.h"
 #include "util/diag.h"
 
@@ -322,101 +321,7 @@ void cg_store(struct cg *g, ir_slot dst, uint32_t off,
 	cg_store_mem(g, cg_slot_mem(dst), off, dt, v);
 }
 
-/* ---- builtins ---- */
-
-static ir_reg pid_tgid(struct cg *g)
-{
-	return cg_call(g, BPF_FUNC_get_current_pid_tgid, 0);
-}
-
-static struct val builtin(struct cg *g, struct ast_expr *e)
-{
-	const char *n = e->u.name;
-	const struct type *t = e->type;
-	ir_reg r;
-	if (!strcmp(n, "pid") || !strcmp(n, "tid")) {
-		r = pid_tgid(g);
-		if (n[0] == 'p')
-			ir_alui(g->ir, BPF_RSH, r, 32);
-		else
-			ir_alu32(g->ir, BPF_MOV, r, r);
-		return reg_val(t, r);
-	}
-	if (!strcmp(n, "uid") || !strcmp(n, "gid") ||
-	    !strcmp(n, "username")) {
-		r = cg_call(g, BPF_FUNC_get_current_uid_gid, 0);
-		if (n[0] == 'g')
-			ir_alui(g->ir, BPF_RSH, r, 32);
-		else
-			ir_alu32(g->ir, BPF_MOV, r, r);
-		return reg_val(t, r);
-	}
-	if (!strcmp(n, "nsecs"))
-		return reg_val(t, cg_call(g, BPF_FUNC_ktime_get_ns, 0));
-	if (!strcmp(n, "elapsed")) {
-		r = cg_call(g, BPF_FUNC_ktime_get_ns, 0);
-		ir_reg s = ir_const(g->ir, (int64_t)g->opts->start_ns);
-		ir_alu(g->ir, BPF_SUB, r, s);
-		return reg_val(t, r);
-	}
-	if (!strcmp(n, "cpu"))
-		return reg_val(t, cg_call(g, BPF_FUNC_get_smp_processor_id, 0));
-	if (!strcmp(n, "numaid"))
-		return reg_val(t, cg_call(g, BPF_FUNC_get_numa_node_id, 0));
-	if (!strcmp(n, "rand"))
-		return reg_val(t, cg_call(g, BPF_FUNC_get_prandom_u32, 0));
-	if (!strcmp(n, "cgroup"))
-		return reg_val(t, cg_call(g, BPF_FUNC_get_current_cgroup_id, 0));
-	if (!strcmp(n, "jiffies"))
-		return reg_val(t, cg_call(g, BPF_FUNC_jiffies64, 0));
-	if (!strcmp(n, "curtask"))
-		return reg_val(t, cg_call(g, BPF_FUNC_get_current_task, 0));
-	if (!strcmp(n, "cpid"))
-		return reg_val(t, ir_const(g->ir, g->opts->cpid));
-	if (!strcmp(n, "probe"))
-		return reg_val(t, ir_const(g->ir, (int64_t)g->probe_index));
-	if (!strcmp(n, "comm")) {
-		ir_slot s = ir_slot_new(g->ir, 16, 8);
-		cg_call(g, BPF_FUNC_get_current_comm, 2, slot_addr(g, s, 0),
-			ir_const(g->ir, 16));
-		return mem_val(t, s, 0);
-	}
-	if (!strcmp(n, "kstack") || !strcmp(n, "ustack"))
-		return cg_stack(g, t);
-	if (!strcmp(n, "args")) {
-		struct val v = { .kind = V_CTX, .type = t, .ctx_off = 0 };
-		return v;
-	}
-	/* fentry/fexit know their function's address; no register has it. */
-	if (!strcmp(n, "func") && g->tgt->layout == CTXL_U64_ARRAY)
-		return reg_val(t, cg_call(g, BPF_FUNC_get_func_ip, 1,
-					  ir_ctx(g->ir)));
-	struct val pv;
-	if (cg_regs_builtin(g, e, &pv))
-		return pv;
-	uint32_t off;
-	if (cg_ctx_offset(g->tgt, n, &off)) {
-		struct val v = { .kind = V_CTX, .type = t, .ctx_off = off };
-		return v;
-	}
-	cg_error(g, e->span, "%s is not supported by the code generator yet",
-		 n);
-	return reg_val(&type_u64, ir_const(g->ir, 0));
-}
-
 /* ---- fields, indexing ---- */
-
-static const struct type_field *field_of(struct cg *g, const struct type *rec,
-					 const char *name)
-{
-	for (uint32_t i = 0; i < rec->nfields; i++)
-		if (rec->fields[i].name && !strcmp(rec->fields[i].name, name))
-			return &rec->fields[i];
-	struct type_field *f = arena_alloc(g->arena, sizeof(*f));
-	if (kbtf_field(g->arena, rec, name, f) == 0)
-		return f;
-	return NULL;
-}
 
 /* A bitfield's storage unit is read whole, then shifted and masked. */
 static struct val bitfield(struct cg *g, struct val unit,
@@ -443,11 +348,7 @@ static struct val field(struct cg *g, struct ast_expr *e)
 		b = (struct val){ .kind = V_ADDR, .type = rec, .reg = p,
 				  .user = b.type->is_user };
 	}
-	const struct type_field *f = field_of(g, rec, e->u.field.name);
-	if (!f) {
-		cg_error(g, e->span, "no field %s", e->u.field.name);
-		return reg_val(&type_u64, ir_const(g->ir, 0));
-	}
+	const struct type_field *f = e->u.field.resolved;
 	struct val v = b;
 	v.type = f->type;
 	switch (b.kind) {
@@ -924,13 +825,13 @@ struct val cg_expr(struct cg *g, struct ast_expr *e)
 	case E_STRING:
 		return string_lit(g, e);
 	case E_BUILTIN:
-		return builtin(g, e);
+		return cg_builtin(g, e, NULL);
 	case E_VAR:
 		return var_read(g, e);
 	case E_MAP:
 		return cg_map_read(g, e);
 	case E_CALL:
-		return cg_call_expr(g, e);
+		return cg_builtin(g, e, NULL);
 	case E_UNARY:
 		return unary(g, e);
 	case E_BINARY:

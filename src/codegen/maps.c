@@ -279,8 +279,9 @@ static void agg_init(struct cg *g, const struct type *vt, ir_slot s,
 	}
 }
 
-static void aggregate(struct cg *g, struct ast_expr *map,
-		      struct ast_expr *call)
+/* @map = count(), sum(x) ...: the aggregation's update of map. */
+struct val cg_bi_aggregate(struct cg *g, struct ast_expr *call,
+			   struct ast_expr *map)
 {
 	int32_t mi = cg_map_index(g, map);
 	const struct cmap *m = cg_map(g, mi);
@@ -299,7 +300,7 @@ static void aggregate(struct cg *g, struct ast_expr *map,
 	if (m->type == BPF_MAP_TYPE_PERCPU_ARRAY) {
 		/* Every index exists: NULL only for an out-of-range one. */
 		ir_jlist_patch_here(g->ir, fresh);
-		return;
+		return cg_no_val();
 	}
 	ir_jlist done = ir_ja(g->ir, IR_NOLABEL);
 	ir_jlist_patch_here(g->ir, fresh);
@@ -315,6 +316,7 @@ static void aggregate(struct cg *g, struct ast_expr *map,
 					      IR_NOLABEL));
 	count_full(g, mi);
 	ir_jlist_patch_here(g->ir, done);
+	return cg_no_val();
 }
 
 static void store_value(struct cg *g, struct ast_expr *map, struct val v)
@@ -336,7 +338,7 @@ void cg_map_assign(struct cg *g, struct ast_expr *map, struct ast_expr *value,
 {
 	const struct cmap *m = cg_map(g, cg_map_index(g, map));
 	if (type_is_aggregation(m->value) && op == OP_NONE) {
-		aggregate(g, map, value);
+		cg_builtin(g, value, map);
 		return;
 	}
 	if (op == OP_NONE) {
@@ -357,16 +359,19 @@ ir_reg cg_map_incdec(struct cg *g, struct ast_expr *map, int delta, bool post)
 	return post ? old : nv;
 }
 
-void cg_map_delete(struct cg *g, struct ast_expr *map)
+struct val cg_bi_delete(struct cg *g, struct ast_expr *call,
+			struct ast_expr *tg)
 {
+	struct ast_expr *map = call->u.call.args.items[0];
 	int32_t mi = cg_map_index(g, map);
 	const struct cmap *m = cg_map(g, mi);
 	if (m->value->kind == TY_HIST || m->value->kind == TY_LHIST) {
 		cg_error(g, map->span, "delete() of one key of a histogram is "
 			 "not supported: use clear()");
-		return;
+		return cg_no_val();
 	}
 	struct cg_mem key = build_key(g, m, map, IR_NOREG);
 	cg_call(g, BPF_FUNC_map_delete_elem, 2, map_ref(g, mi),
 		cg_mem_addr(g, key, 0));
+	return cg_no_val();
 }

@@ -23,10 +23,10 @@ bool cg_stack_in_scratch(const struct type *t)
 	return t->size > STACK_BYTES_MAX && type_holds(t, stacks);
 }
 
-struct val cg_stack(struct cg *g, const struct type *t)
+/* kstack, ustack, kstack(...), ustack(...): captured where stored. */
+struct val cg_bi_stack(struct cg *g, struct ast_expr *e, struct ast_expr *tg)
 {
-	(void)g;
-	struct val v = { .kind = V_STACK, .type = t };
+	struct val v = { .kind = V_STACK, .type = e->type };
 	return v;
 }
 
@@ -52,9 +52,11 @@ void cg_stack_capture(struct cg *g, const struct type *t, struct cg_mem dst,
 	cg_mem_store(g, 8, dst, off + 8, pid);
 }
 
-/* {value, pid}: usym values carry the pid that resolves them. */
-struct val cg_usym(struct cg *g, const struct type *t, ir_reg value)
+/* usym(addr) is {addr, pid}: the pid whose mappings resolve it. */
+struct val cg_bi_usym(struct cg *g, struct ast_expr *e, struct ast_expr *tg)
 {
+	const struct type *t = e->type;
+	ir_reg value = cg_int(g, e->u.call.args.items[0]);
 	ir_slot s = ir_slot_new(g->ir, 16, 8);
 	ir_store_slot(g->ir, 8, s, 0, value);
 	ir_reg pid = cg_call(g, BPF_FUNC_get_current_pid_tgid, 0);

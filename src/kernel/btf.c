@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "kernel/glob.h"
-#include "lang/types.h"
+#include "model/types.h"
 #include "util/arena.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"

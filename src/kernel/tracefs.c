@@ -10,7 +10,7 @@
 
 #include "kernel/glob.h"
 #include "kernel/sysfs.h"
-#include "lang/types.h"
+#include "model/types.h"
 #include "util/arena.h"
 
 static const char *const tracefs_mounts[] = {

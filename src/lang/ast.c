@@ -337,7 +337,7 @@ void ast_dump(const struct ast_program *p, struct strbuf *out)
 		const struct ast_probe *pr = &p->probes[i];
 		sb_append(out, "  probe\n");
 		for (uint32_t k = 0; k < pr->nattach; k++) {
-			const struct ast_attach *a = &pr->attach[k];
+			const struct attach_point *a = &pr->attach[k];
 			sb_printf(out, "    attach %s", a->provider);
 			for (uint32_t j = 0; j < a->nparts; j++) {
 				sb_putc(out, j ? ':' : ' ');

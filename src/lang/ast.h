@@ -8,9 +8,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "lang/types.h"
+#include "model/attach.h"
+#include "model/types.h"
 #include "util/diag.h"
 
+struct fmt;
 struct strbuf;
 
 enum ast_op {
@@ -73,7 +75,12 @@ struct ast_expr {
 	enum ast_expr_kind kind;
 	struct span span;
 	const struct type *type; /* set by sema */
-	int32_t aux; /* set by sema: map index (E_MAP), call site id, ... */
+	int32_t aux; /* set by sema: map index (E_MAP) */
+	/* E_BUILTIN, E_CALL: the registry id (enum builtin_id of
+	 * lang/builtins.h), set by the parser for variables and by sema for
+	 * functions; -1: none. builtin_n: N of argN and sargN. */
+	int16_t builtin;
+	uint16_t builtin_n;
 	union {
 		struct {
 			uint64_t value;
@@ -96,6 +103,8 @@ struct ast_expr {
 			const char *name;
 			struct span name_span;
 			struct ast_expr_list args;
+			/* set by sema: printf/cat/system's parsed format */
+			const struct fmt *fmt;
 		} call;
 		struct {
 			enum ast_op op;
@@ -117,6 +126,9 @@ struct ast_expr {
 			const char *name;
 			struct span name_span;
 			bool arrow;
+			/* set by sema: the field, for the context being
+			 * compiled (see sema_retarget()) */
+			const struct type_field *resolved;
 		} field;
 		struct {
 			struct ast_expr *base, *index;
@@ -181,18 +193,9 @@ struct ast_stmt {
 	} u;
 };
 
-/* One attach point as written, split on unquoted ':' after the provider. */
-struct ast_attach {
-	struct span span;
-	const char *text;     /* as written, quotes removed */
-	const char *provider; /* canonical name: "tracepoint", "kprobe" ... */
-	const char **parts;   /* the rest, split on ':' */
-	uint32_t nparts;
-};
-
 struct ast_probe {
 	struct span span;
-	struct ast_attach *attach;
+	struct attach_point *attach;
 	uint32_t nattach;
 	struct ast_expr *pred; /* may be NULL */
 	struct ast_block body;

@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 #include "lang/ast.h"
-#include "lang/types.h"
+#include "model/types.h"
 
 struct arena;
 struct diag;

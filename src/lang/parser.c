@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <string.h>
 
+#include "lang/builtins.h"
 #include "lang/lexer.h"
 #include "util/strbuf.h"
 #include "util/vec.h"
@@ -208,6 +209,7 @@ static struct ast_expr *new_expr(struct parser *p, enum ast_expr_kind k,
 	e->kind = k;
 	e->span = sp;
 	e->type = &type_none;
+	e->builtin = BI_NONE;
 	return e;
 }
 
@@ -362,23 +364,6 @@ static void parse_typespec(struct parser *p, struct ast_typespec *ts)
 
 /* ---- expressions ---- */
 
-static const char *const builtin_names[] = {
-	"pid", "tid", "uid", "gid", "nsecs", "elapsed", "numaid", "cpu",
-	"comm", "kstack", "ustack", "arg0", "arg1", "arg2", "arg3", "arg4",
-	"arg5", "arg6", "arg7", "arg8", "arg9", "sarg0", "sarg1", "sarg2",
-	"sarg3", "sarg4", "sarg5", "sarg6", "sarg7", "sarg8", "sarg9",
-	"retval", "func", "probe", "curtask", "rand", "cgroup", "cpid",
-	"args", "ctx", "username", "jiffies", "__builtin_elapsed",
-};
-
-static int is_builtin(const char *name)
-{
-	for (size_t i = 0; i < sizeof(builtin_names) / sizeof(char *); i++)
-		if (!strcmp(name, builtin_names[i]))
-			return 1;
-	return 0;
-}
-
 /* args := [ expr { ',' expr } ]   (inside the parentheses) */
 static void parse_args(struct parser *p, struct ast_expr_list *out,
 		       enum tok_kind close, struct span *last)
@@ -485,9 +470,12 @@ static struct ast_expr *parse_primary(struct parser *p)
 			e->span = end_span(s.span, last);
 			return e;
 		}
-		e = new_expr(p, is_builtin(s.text) ? E_BUILTIN : E_IDENT,
-			     s.span);
+		uint32_t n;
+		enum builtin_id b = builtin_var_lookup(s.text, &n);
+		e = new_expr(p, b != BI_NONE ? E_BUILTIN : E_IDENT, s.span);
 		e->u.name = s.text;
+		e->builtin = (int16_t)b;
+		e->builtin_n = (uint16_t)n;
 		return e;
 	}
 	case T_SIZEOF:
@@ -1169,7 +1157,7 @@ static struct ast_cdef *parse_cdef(struct parser *p, struct ast_cdef **inner)
 /* ---- probes and the program ---- */
 
 /* attach := <raw attach point text, see lex_attach_point> */
-static void parse_attach(struct parser *p, struct ast_attach *a,
+static void parse_attach(struct parser *p, struct attach_point *a,
 			 int after_comma)
 {
 	struct token t = lex_attach_point(&p->lx);
@@ -1203,8 +1191,8 @@ static void parse_attach(struct parser *p, struct ast_attach *a,
 /* probe := attach { ',' attach } [ '/' expr '/' ] block */
 static void parse_probe(struct parser *p, struct ast_probe *pr)
 {
-	AVEC(struct ast_attach) v = { 0 };
-	struct ast_attach a;
+	AVEC(struct attach_point) v = { 0 };
+	struct attach_point a;
 	memset(&a, 0, sizeof(a));
 	parse_attach(p, &a, 0);
 	apush(p, &v, a);

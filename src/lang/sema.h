@@ -39,16 +39,29 @@ struct sema_opts {
 	int64_t cpid;  /* -c child's pid, 0 when there is none */
 };
 
+struct sema;
+
 struct sema_result {
 	struct sema_map *maps;
 	uint32_t nmaps;
 	bool uses_ringbuf;
+	struct sema *state; /* for sema_retarget() */
 };
 
 /* Checks prog. Errors go to d; returns 0 or -1. */
 int sema_check(struct arena *a, struct diag *d, struct ast_program *prog,
 	       const struct sema_probe *probes, const struct sema_opts *opts,
 	       struct sema_result *out);
+
+/* The AST of probe carries the annotations (types, resolved fields) of
+ * one of its targets' contexts. Codegen calls this before compiling the
+ * program of target t, so that they are t's. */
+void sema_retarget(const struct sema_result *r, uint32_t probe,
+		   const struct probe_target *t);
+
+/* Whether the builtin registry gives builtin id a typing rule (for the
+ * registry's unit test). */
+bool sema_builtin_has_typing(int id);
 
 /* The default size of str() results and of string map values, as in
  * bpftrace (BPFTRACE_STRLEN). */

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "kernel/btf.h"
-#include "lang/types.h"
+#include "model/types.h"
 #include "runtime/hist.h"
 #include "runtime/mapdump.h"
 #include "runtime/output.h"

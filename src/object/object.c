@@ -18,7 +18,7 @@
 #include "kernel/btf.h"
 #include "kernel/features.h"
 #include "kernel/perf.h"
-#include "lang/types.h"
+#include "model/types.h"
 #include "object/obj_impl.h"
 #include "runtime/output.h"
 #include "util/arena.h"

@@ -6,7 +6,7 @@
 
 #include "kernel/btf.h"
 #include "kernel/glob.h"
-#include "lang/types.h"
+#include "model/types.h"
 #include "probes/impl.h"
 #include "util/arena.h"
 

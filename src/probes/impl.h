@@ -18,7 +18,7 @@ extern const struct provider probe_uprobe_prov, probe_uretprobe_prov,
  * cannot run here: <why feature f is missing>; use <alt> instead" and
  * returns true. Checked in expand, so nothing is ever attached first. */
 #include "kernel/features.h"
-bool probe_refuse(struct probe_env *env, const struct ast_attach *a,
+bool probe_refuse(struct probe_env *env, const struct attach_point *a,
 		  enum feat_id f, const char *alt);
 
 /* Parses a positive decimal count (or "$N", a positional parameter) from
@@ -71,10 +71,10 @@ struct elf_syms;
  * names (a path, or a library or program by name), in the arena; and its
  * ELF symbols (elfsym_free them). Both report errors with a's span, kind
  * ("uprobe", "usdt") leading the message, and return NULL then. */
-const char *probe_user_path(struct probe_env *env, const struct ast_attach *a,
+const char *probe_user_path(struct probe_env *env, const struct attach_point *a,
 			    const char *kind);
 struct elf_syms *probe_user_elf(struct probe_env *env,
-				const struct ast_attach *a, const char *kind,
+				const struct attach_point *a, const char *kind,
 				const char *path);
 /* kprobe.c: the provider ("kfunc", "kretfunc") that stands in for
  * provider ("kprobe", "kretprobe") with attach point spec when kprobes

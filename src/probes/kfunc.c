@@ -22,7 +22,7 @@ static bool is_return(const char *provider)
 
 struct add_ctx {
 	struct probe_env *env;
-	const struct ast_attach *a;
+	const struct attach_point *a;
 	struct probe_target **out;
 	uint32_t *n;
 };
@@ -53,7 +53,7 @@ static void add(const struct kbtf_func *f, void *ctx_)
 	t->btf_obj_fd = f->btf_obj_fd;
 }
 
-static int expand(struct probe_env *env, const struct ast_attach *a,
+static int expand(struct probe_env *env, const struct attach_point *a,
 		  struct probe_target **out, uint32_t *n)
 {
 	const char *kind = a->provider;

@@ -65,7 +65,7 @@ static int each_function(const char *pat,
 
 struct adder {
 	struct probe_env *env;
-	const struct ast_attach *a;
+	const struct attach_point *a;
 	struct probe_target **out;
 	uint32_t *n;
 };
@@ -92,7 +92,7 @@ static int add(const char *spec, void *ctx)
 	return 0;
 }
 
-static int expand(struct probe_env *env, const struct ast_attach *a,
+static int expand(struct probe_env *env, const struct attach_point *a,
 		  struct probe_target **out, uint32_t *n)
 {
 	bool ret = !strcmp(a->provider, "kretprobe");
@@ -107,7 +107,7 @@ static int expand(struct probe_env *env, const struct ast_attach *a,
 						a->provider, spec);
 	const struct provider *kf = alt ? probe_provider(alt) : NULL;
 	if (kf) {
-		struct ast_attach fa = *a;
+		struct attach_point fa = *a;
 		fa.provider = alt;
 		return kf->expand(env, &fa, out, n);
 	}

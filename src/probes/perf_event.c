@@ -21,7 +21,7 @@ static uint32_t perf_type(const struct provider *p)
 					   PERF_TYPE_SOFTWARE;
 }
 
-static int expand(struct probe_env *env, const struct ast_attach *a,
+static int expand(struct probe_env *env, const struct attach_point *a,
 		  struct probe_target **out, uint32_t *n)
 {
 	const struct provider *p = probe_provider(a->provider);

@@ -26,7 +26,7 @@ const struct provider *probe_provider(const char *canonical_name)
 	return NULL;
 }
 
-int probe_expand(struct probe_env *env, const struct ast_attach *a,
+int probe_expand(struct probe_env *env, const struct attach_point *a,
 		 struct probe_target **out, uint32_t *n)
 {
 	const struct provider *p = probe_provider(a->provider);
@@ -38,7 +38,7 @@ int probe_expand(struct probe_env *env, const struct ast_attach *a,
 	return p->expand(env, a, out, n);
 }
 
-bool probe_refuse(struct probe_env *env, const struct ast_attach *a,
+bool probe_refuse(struct probe_env *env, const struct attach_point *a,
 		  enum feat_id f, const char *alt)
 {
 	if (feat_has(f) || env->no_attach)

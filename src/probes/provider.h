@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "lang/ast.h"
+#include "model/attach.h"
 
 struct arena;
 struct diag;
@@ -102,7 +102,7 @@ struct provider {
 	enum bpf_prog_type prog_type;
 	/* Appends the targets of attach point a; reports errors with a's
 	 * span and returns -1 on failure. */
-	int (*expand)(struct probe_env *env, const struct ast_attach *a,
+	int (*expand)(struct probe_env *env, const struct attach_point *a,
 		      struct probe_target **out, uint32_t *n);
 	/* Whether the targets of one probe need a program each (their
 	 * contexts differ) rather than one shared program. */
@@ -121,14 +121,14 @@ struct provider {
 	int (*list)(const char *pattern, bool verbose, FILE *out);
 };
 
-/* The provider of a canonical probe type (ast_attach.provider), or NULL
+/* The provider of a canonical probe type (attach_point.provider), or NULL
  * when sonde does not support that type yet. */
 const struct provider *probe_provider(const char *canonical_name);
 
 /* Expands an attach point through its provider. Unsupported probe types
  * ("kprobe probes are not supported yet") and bad attach points are
  * reported with a's span; returns -1 then, else 0. */
-int probe_expand(struct probe_env *env, const struct ast_attach *a,
+int probe_expand(struct probe_env *env, const struct attach_point *a,
 		 struct probe_target **out, uint32_t *n);
 
 /* -l: prints the probes matching pattern (all of them when NULL) of every

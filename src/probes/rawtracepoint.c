@@ -64,7 +64,7 @@ static void add_btf(const struct kbtf_func *f, void *ctx)
 	add(f, f->name, ctx);
 }
 
-static int expand(struct probe_env *env, const struct ast_attach *a,
+static int expand(struct probe_env *env, const struct attach_point *a,
 		  struct probe_target **out, uint32_t *n)
 {
 	if (a->nparts < 1 || a->nparts > 2 || !a->parts[a->nparts - 1][0]) {

@@ -3,7 +3,7 @@
 #include "probes/impl.h"
 #include "util/diag.h"
 
-static int expand(struct probe_env *env, const struct ast_attach *a,
+static int expand(struct probe_env *env, const struct attach_point *a,
 		  struct probe_target **out, uint32_t *n)
 {
 	if (a->nparts) {

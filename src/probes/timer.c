@@ -21,7 +21,7 @@ static const struct {
 	{ "hz", 0 },
 };
 
-static int expand(struct probe_env *env, const struct ast_attach *a,
+static int expand(struct probe_env *env, const struct attach_point *a,
 		  struct probe_target **out, uint32_t *n)
 {
 	bool profile = !strcmp(a->provider, "profile");

@@ -41,7 +41,7 @@ static int add_match(const char *cat, const char *name, void *ctx_)
 	return 0;
 }
 
-static int expand(struct probe_env *env, const struct ast_attach *a,
+static int expand(struct probe_env *env, const struct attach_point *a,
 		  struct probe_target **out, uint32_t *n)
 {
 	if (a->nparts != 2 || !a->parts[0][0] || !a->parts[1][0]) {

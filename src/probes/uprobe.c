@@ -18,7 +18,7 @@
 #include "util/arena.h"
 #include "util/diag.h"
 
-const char *probe_user_path(struct probe_env *env, const struct ast_attach *a,
+const char *probe_user_path(struct probe_env *env, const struct attach_point *a,
 			    const char *kind)
 {
 	char path[PATH_MAX];
@@ -38,7 +38,7 @@ const char *probe_user_path(struct probe_env *env, const struct ast_attach *a,
 }
 
 struct elf_syms *probe_user_elf(struct probe_env *env,
-				const struct ast_attach *a, const char *kind,
+				const struct attach_point *a, const char *kind,
 				const char *path)
 {
 	struct elf_syms *es;
@@ -52,7 +52,7 @@ struct elf_syms *probe_user_elf(struct probe_env *env,
 	return err ? NULL : es;
 }
 
-static void add(struct probe_env *env, const struct ast_attach *a,
+static void add(struct probe_env *env, const struct attach_point *a,
 		const char *path, const char *func, uint64_t off,
 		const char *spec, struct probe_target **out, uint32_t *n)
 {
@@ -74,7 +74,7 @@ static void add(struct probe_env *env, const struct ast_attach *a,
 
 /* The file offset of vaddr, reported as an error when no segment holds
  * it (a symbol of a section that is not loaded). */
-static int file_off(struct probe_env *env, const struct ast_attach *a,
+static int file_off(struct probe_env *env, const struct attach_point *a,
 		    const struct elf_syms *es, uint64_t vaddr, uint64_t *off)
 {
 	if (elfsym_vaddr_to_off(es, vaddr, off) == 0)
@@ -84,7 +84,7 @@ static int file_off(struct probe_env *env, const struct ast_attach *a,
 	return -1;
 }
 
-static int expand_es(struct probe_env *env, const struct ast_attach *a,
+static int expand_es(struct probe_env *env, const struct attach_point *a,
 		     const char *path, const struct elf_syms *es,
 		     struct probe_target **out, uint32_t *n)
 {
@@ -163,7 +163,7 @@ static int expand_es(struct probe_env *env, const struct ast_attach *a,
 	return 0;
 }
 
-static int expand(struct probe_env *env, const struct ast_attach *a,
+static int expand(struct probe_env *env, const struct attach_point *a,
 		  struct probe_target **out, uint32_t *n)
 {
 	if (a->nparts != 2 || !a->parts[0][0] || !a->parts[1][0]) {

@@ -39,7 +39,7 @@ static void add(struct probe_env *env, const char *path,
 	t->uargs = args;
 }
 
-static int expand(struct probe_env *env, const struct ast_attach *a,
+static int expand(struct probe_env *env, const struct attach_point *a,
 		  struct probe_target **out, uint32_t *n)
 {
 	if (a->nparts < 2 || a->nparts > 3 || !a->parts[0][0] ||

@@ -34,7 +34,7 @@ static int parse_u64(const struct probe_env *env, const char *s, uint64_t *out)
 	return 0;
 }
 
-static int expand(struct probe_env *env, const struct ast_attach *a,
+static int expand(struct probe_env *env, const struct attach_point *a,
 		  struct probe_target **out, uint32_t *n)
 {
 	const char *kind = a->provider;

@@ -6,8 +6,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "codegen/compiled.h"
-#include "lang/types.h"
+#include "model/compiled.h"
+#include "model/types.h"
 #include "runtime/events.h"
 #include "runtime/fmt.h"
 #include "runtime/mapdump.h"

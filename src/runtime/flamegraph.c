@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lang/types.h"
+#include "model/types.h"
 #include "runtime/mapdump.h"
 #include "runtime/output.h"
 #include "runtime/value_fmt.h"

@@ -2,9 +2,9 @@
  * The printf engine: format strings of printf(), system() and cat(), plus
  * the time() and strftime() formatters.
  *
- * A format is parsed once at compile time (fmt_parse), checked against the
- * argument types (fmt_check), and applied in user space to each event
- * record the BPF program sends (fmt_format).
+ * A format is parsed once at compile time (lang/fmt_parse.h: fmt_parse,
+ * checked against the argument types by fmt_check), and applied here in
+ * user space to each event record the BPF program sends (fmt_format).
  *
  * Semantics are bpftrace 0.17's, quirks included, because it formats with
  * the C printf family piece by piece:
@@ -29,75 +29,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct arena;
+#include "model/fmt.h"
+
 struct strbuf;
 struct type;
-
-/* bpftrace: "printf() takes up to 128 arguments", the format included. */
-#define FMT_MAX_ARGS 127
-
-enum fmt_conv {
-	FMT_INT,   /* d u x X o */
-	FMT_CHAR,  /* c */
-	FMT_PTR,   /* p */
-	FMT_STR,   /* s */
-	FMT_BUF,   /* r: printable bytes as is, others \xNN */
-	FMT_BUF_X, /* rx: every byte \xNN */
-	FMT_BUF_H, /* rh: "61 62 0a" */
-};
-
-enum fmt_len { FMT_LEN_NONE, FMT_LEN_HH, FMT_LEN_H, FMT_LEN_LONG };
-
-struct fmt_seg {
-	bool is_conv;
-	/* Text: the bytes to print (may hold NULs). Conversion: the spec as
-	 * written, e.g. "%-08.3lx". */
-	const char *text;
-	size_t len;
-	/* Conversions only. */
-	enum fmt_conv conv;
-	enum fmt_len length;  /* l, ll, j, z and t are all 64-bit */
-	const char *name;     /* length + conversion, "lx", for messages */
-	const char *cspec;    /* the C spec that prints it: "%-08.3llx" */
-	bool left;            /* '-' */
-	bool zero;            /* width written with a leading 0 */
-	int width, prec;      /* -1: not given */
-	uint32_t arg;         /* index of the argument it takes */
-	bool dead;            /* takes its argument but prints nothing */
-};
-
-struct fmt {
-	struct fmt_seg *segs;
-	uint32_t nsegs;
-	uint32_t nconv; /* arguments expected */
-};
-
-/* Parses fmt[0..len) (escapes already decoded). Never fails: text that is
- * not a conversion is literal. Everything lives in the arena, so use one
- * that outlives the run if the runtime keeps the result. */
-const struct fmt *fmt_parse(struct arena *a, const char *fmt, size_t len);
-
-/* fmt_error.arg when the format string itself is at fault. */
-#define FMT_AT_FORMAT (-1)
-
-struct fmt_error {
-	const char *msg; /* "printf: %d specifier expects ...", arena-owned */
-	int arg;         /* offending argument index, or FMT_AT_FORMAT */
-};
-
-/*
- * Checks n argument types against the format; fn ("printf", "system",
- * "cat") prefixes the message. Returns 0, or -EINVAL with *err filled for
- * the first problem, worded as bpftrace 0.17 words it:
- *   "printf: Not enough arguments for format string (1 supplied, 2 expected)"
- *     (arg: FMT_AT_FORMAT)
- *   "printf: Too many arguments for format string (2 supplied, 1 expected)"
- *     (arg: the first surplus argument)
- *   "printf: %d specifier expects a value of type integer (string supplied)"
- */
-int fmt_check(struct arena *a, const struct fmt *f, const char *fn,
-	      const struct type *const *args, uint32_t n,
-	      struct fmt_error *err);
 
 /* Renders a value that is neither an integer, a string nor a buffer (ksym,
  * usym, kstack, inet, username, probe, timestamp ...) as text. */

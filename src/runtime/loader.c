@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "codegen/compiled.h"
+#include "model/compiled.h"
 #include "kernel/features.h"
 #include "runtime/loader.h"
 
@@ -77,7 +77,7 @@ static int load_prog(struct loader *l, uint32_t i, char *log,
 		return -ENOMEM;
 	memcpy(insns, p->code.insns, bytes);
 	for (uint32_t r = 0; r < p->code.nrelocs; r++) {
-		const struct ir_reloc *rel = &p->code.relocs[r];
+		const struct map_reloc *rel = &p->code.relocs[r];
 		if (rel->insn >= p->code.ninsns || rel->map_idx >= l->c->nmaps) {
 			free(insns);
 			fprintf(o->err, "sonde: internal error: bad map "

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lang/types.h"
+#include "model/types.h"
 #include "runtime/hist.h"
 #include "runtime/output.h"
 #include "runtime/stdsort.h"

@@ -4,7 +4,7 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "lang/types.h"
+#include "model/types.h"
 #include "runtime/value_fmt.h"
 #include "util/strbuf.h"
 

@@ -1,7 +1,7 @@
 /* The JSON format (-f json): one object per line, as bpftrace 0.17. */
 #include <inttypes.h>
 
-#include "lang/types.h"
+#include "model/types.h"
 #include "runtime/hist.h"
 #include "runtime/output.h"
 #include "runtime/value_fmt.h"

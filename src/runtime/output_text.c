@@ -1,7 +1,7 @@
 /* The text format: bpftrace 0.17's default output. */
 #include <inttypes.h>
 
-#include "lang/types.h"
+#include "model/types.h"
 #include "runtime/hist.h"
 #include "runtime/output.h"
 #include "runtime/value_fmt.h"

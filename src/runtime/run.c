@@ -12,7 +12,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "codegen/compiled.h"
+#include "model/compiled.h"
 #include "kernel/features.h"
 #include "runtime/symbols.h"
 #include "runtime/child.h"

@@ -7,8 +7,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "codegen/compiled.h"
-#include "lang/types.h"
+#include "model/compiled.h"
+#include "model/types.h"
 #include "runtime/loader.h"
 #include "runtime/mmap_events.h"
 #include "runtime/output.h"

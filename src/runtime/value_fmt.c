@@ -8,7 +8,7 @@
 #include <sys/socket.h>
 #include <time.h>
 
-#include "lang/types.h"
+#include "model/types.h"
 #include "runtime/output.h"
 #include "util/strbuf.h"
 

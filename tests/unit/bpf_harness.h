@@ -72,7 +72,7 @@ static inline void harness_put(struct ir *ir, int k, ir_reg v)
 	ir_store(ir, 8, p, 0, v);
 }
 
-static inline void harness_dump(const struct ir_prog *p)
+static inline void harness_dump(const struct bpf_code *p)
 {
 	struct strbuf sb = STRBUF_INIT;
 	disasm_prog(p->insns, p->ninsns, &sb);
@@ -84,7 +84,7 @@ static inline void harness_dump(const struct ir_prog *p)
  * verifier rejection the log and the disassembly are printed. */
 static inline int harness_run(struct harness *h, struct ir *ir)
 {
-	struct ir_prog p;
+	struct bpf_code p;
 	int err = ir_compile(ir, &p);
 	if (err) {
 		printf("# ir_compile: %d %s\n", err, ir_error(ir));
@@ -112,12 +112,12 @@ static inline int harness_run(struct harness *h, struct ir *ir)
 			      p.ninsns, &lo);
 		printf("# bpf_prog_load: %s\n%s\n", strerror(-err), log);
 		harness_dump(&p);
-		ir_prog_free(&p);
+		bpf_code_free(&p);
 		return err;
 	}
 	if (getenv("SONDE_TEST_DUMP"))
 		harness_dump(&p);
-	ir_prog_free(&p);
+	bpf_code_free(&p);
 	char pkt[PKT_LEN] = { 0 };
 	LIBBPF_OPTS(bpf_test_run_opts, t, .data_in = pkt,
 		    .data_size_in = sizeof(pkt), .repeat = 1);

@@ -567,7 +567,7 @@ TEST(jump_offset_overflow_is_an_error)
 	ir_exit(ir, x);
 	ir_label_bind(ir, end);
 	ir_exiti(ir, 0);
-	struct ir_prog p;
+	struct bpf_code p;
 	CHECK(ir_compile(ir, &p) == -E2BIG);
 	CHECK(ir_error(ir) && strstr(ir_error(ir), "jump"));
 	CHECK(p.insns == NULL);
@@ -599,7 +599,7 @@ TEST(stack_limit_is_an_error)
 	ir_reg r = ir_reg_new(ir);
 	ir_load_slot(ir, 8, r, a, 0); /* a is still live when b is written */
 	ir_exit(ir, r);
-	struct ir_prog p;
+	struct bpf_code p;
 	CHECK(ir_compile(ir, &p) == -E2BIG);
 	CHECK(ir_error(ir) && strstr(ir_error(ir), "512"));
 	ir_free(ir);

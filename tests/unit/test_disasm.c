@@ -11,13 +11,13 @@
 /* Compiles ir (and frees it); returns the disassembly (caller frees). */
 static char *compile_text(struct ir *ir)
 {
-	struct ir_prog p;
+	struct bpf_code p;
 	struct strbuf sb = STRBUF_INIT;
 	if (ir_compile(ir, &p))
 		sb_printf(&sb, "error: %s\n", ir_error(ir));
 	else
 		disasm_prog(p.insns, p.ninsns, &sb);
-	ir_prog_free(&p);
+	bpf_code_free(&p);
 	ir_free(ir);
 	char *s = strdup(sb_str(&sb));
 	sb_free(&sb);
@@ -214,11 +214,11 @@ TEST(ir_dump_text)
 
 static const char *compile_error(struct ir *ir, int *err)
 {
-	struct ir_prog p;
+	struct bpf_code p;
 	static char msg[256];
 	*err = ir_compile(ir, &p);
 	snprintf(msg, sizeof(msg), "%s", ir_error(ir) ? ir_error(ir) : "");
-	ir_prog_free(&p);
+	bpf_code_free(&p);
 	ir_free(ir);
 	return msg;
 }

@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "kernel/btf.h"
-#include "lang/types.h"
+#include "model/types.h"
 #include "util/arena.h"
 
 static struct arena A;

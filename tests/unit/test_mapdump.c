@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lang/types.h"
+#include "model/types.h"
 #include "runtime/hist.h"
 #include "runtime/mapdump.h"
 #include "runtime/output.h"

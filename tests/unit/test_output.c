@@ -8,7 +8,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "lang/types.h"
+#include "model/types.h"
 #include "runtime/output.h"
 #include "runtime/value_fmt.h"
 #include "util/arena.h"

@@ -8,7 +8,8 @@
 #include <time.h>
 
 #include "check.h"
-#include "lang/types.h"
+#include "model/types.h"
+#include "lang/fmt_parse.h"
 #include "runtime/fmt.h"
 #include "util/arena.h"
 #include "util/strbuf.h"

@@ -15,10 +15,12 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "codegen/compiled.h"
-#include "lang/types.h"
+#include "backend/ir.h"
+#include "model/compiled.h"
+#include "model/types.h"
 #include "probes/provider.h"
 #include "runtime/child.h"
+#include "lang/fmt_parse.h"
 #include "runtime/fmt.h"
 #include "runtime/run.h"
 #include "util/arena.h"
@@ -74,9 +76,9 @@ static void emit_record(struct ir *ir, uint32_t rb, uint32_t id,
 	ir_label_bind(ir, skip);
 }
 
-static struct ir_prog finish(struct ir *ir)
+static struct bpf_code finish(struct ir *ir)
 {
-	struct ir_prog p;
+	struct bpf_code p;
 	memset(&p, 0, sizeof(p));
 	if (ir_compile(ir, &p))
 		printf("# ir_compile: %s\n", ir_error(ir));
@@ -119,7 +121,7 @@ static void base(struct compiled *c)
 }
 
 static void add_prog(struct compiled *c, const char *name,
-		     enum bpf_prog_type type, struct ir_prog code,
+		     enum bpf_prog_type type, struct bpf_code code,
 		     const struct probe_target *t, bool begin, bool end)
 {
 	c->progs[c->nprogs++] = (struct cprog){ .name = name, .code = code,
@@ -131,7 +133,7 @@ static void add_prog(struct compiled *c, const char *name,
 static void free_progs(struct compiled *c)
 {
 	for (uint32_t i = 0; i < c->nprogs; i++)
-		ir_prog_free(&c->progs[i].code);
+		bpf_code_free(&c->progs[i].code);
 }
 
 /* Runs c with output captured; returns run_program's result. */
@@ -228,7 +230,7 @@ TEST(tracepoint_count_then_sigterm)
 	diag_init(&d, stderr);
 	struct probe_env env = { .arena = &A, .diag = &d };
 	const char *parts[] = { "syscalls", "sys_enter_getpid" };
-	struct ast_attach a = { .text = "tracepoint:syscalls:sys_enter_getpid",
+	struct attach_point a = { .text = "tracepoint:syscalls:sys_enter_getpid",
 				.provider = "tracepoint", .parts = parts,
 				.nparts = 2 };
 	struct probe_target *t = NULL;
@@ -389,7 +391,7 @@ TEST(verifier_rejection)
 	struct compiled c;
 	base(&c);
 	/* exit without setting R0 */
-	struct ir_prog p = { 0 };
+	struct bpf_code p = { 0 };
 	p.insns = calloc(1, sizeof(*p.insns));
 	p.insns[0].code = BPF_JMP | BPF_EXIT;
 	p.ninsns = 1;
@@ -473,7 +475,7 @@ static int expand(const char *text, const char *prov, const char **parts,
 	diag_init(&d, f);
 	SRC = (struct src_file){ "stdin", text, (uint32_t)strlen(text) };
 	struct probe_env env = { .arena = &A, .diag = &d };
-	struct ast_attach a = { .span = { &SRC, 0, (uint32_t)strlen(text), 1,
+	struct attach_point a = { .span = { &SRC, 0, (uint32_t)strlen(text), 1,
 					  1 },
 				.text = text, .provider = prov,
 				.parts = parts, .nparts = nparts };

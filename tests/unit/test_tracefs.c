@@ -6,7 +6,7 @@
 
 #include "kernel/glob.h"
 #include "kernel/tracefs.h"
-#include "lang/types.h"
+#include "model/types.h"
 #include "util/arena.h"
 
 static struct arena A;

@@ -14,7 +14,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "backend/ir.h"
+#include "model/bytecode.h"
 #include "probes/provider.h"
 
 struct fmt;
@@ -39,7 +39,7 @@ struct cmap {
 /* One BPF program and where it attaches. */
 struct cprog {
 	const char *name;         /* for messages: the probe as written */
-	struct ir_prog code;      /* insns + map relocations (map indexes) */
+	struct bpf_code code;      /* insns + map relocations (map indexes) */
 	enum bpf_prog_type type;
 	enum bpf_attach_type expected_attach_type;
 	uint32_t attach_btf_id;

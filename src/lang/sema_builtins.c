@@ -1,0 +1,873 @@
+/*
+ * The typing rules of the builtin registry (lang/builtins.def): one ty_*
+ * function per rule, each checking a builtin's arguments and the probe's
+ * context and returning its type. Calls get their arity checked from the
+ * registry before their rule runs.
+ */
+#define _GNU_SOURCE /* name_to_handle_at */
+#include "sema_impl.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernel/btf.h"
+#include "kernel/elfsym.h"
+#include "kernel/kallsyms.h"
+#include "kernel/regs.h"
+#include "lang/fmt_parse.h"
+#include "util/arena.h"
+
+static bool nargs_ok(struct sema *s, struct ast_expr *e, uint32_t min,
+		     uint32_t max)
+{
+	uint32_t n = e->u.call.args.n;
+	if (n >= min && n <= max)
+		return true;
+	if (min == max)
+		sema_err(s, e->span, "%s() takes %u argument%s (%u given)",
+		    e->u.call.name, min, min == 1 ? "" : "s", n);
+	else if (n < min)
+		sema_err(s, e->span, "%s() takes at least %u argument%s (%u given)",
+		    e->u.call.name, min, min == 1 ? "" : "s", n);
+	else
+		sema_err(s, e->span, "%s() takes at most %u argument%s (%u given)",
+		    e->u.call.name, max, max == 1 ? "" : "s", n);
+	return false;
+}
+
+static struct ast_expr *arg(struct ast_expr *e, uint32_t i)
+{
+	return e->u.call.args.items[i];
+}
+
+bool sema_const_int(struct sema *s, struct ast_expr *e, int64_t *v)
+{
+	if (e->kind == E_INT) {
+		*v = (int64_t)e->u.num.value;
+		return true;
+	}
+	if (e->kind == E_UNARY && e->u.unary.op == OP_NEG &&
+	    sema_const_int(s, e->u.unary.operand, v)) {
+		*v = -*v;
+		return true;
+	}
+	if (e->kind == E_POSITIONAL && e->u.pos.num > 0) {
+		if (e->u.pos.num > s->opts->nparams)
+			return *v = 0, true;
+		char *end;
+		const char *p = s->opts->params[e->u.pos.num - 1];
+		long long x = strtoll(p, &end, 0);
+		if (*p && !*end) {
+			*v = x;
+			return true;
+		}
+	}
+	return false;
+}
+
+static const struct type *agg(struct sema *s, enum type_kind k)
+{
+	struct type *t = type_new(s->arena, k, 8);
+	if (k == TY_MIN || k == TY_MAX || k == TY_AVG || k == TY_STATS)
+		t->size = 16;
+	t->is_signed = true;
+	return t;
+}
+
+/* An aggregation may only be the whole value stored in a map. */
+static bool agg_target(struct sema *s, struct ast_expr *e,
+		       struct ast_expr *target)
+{
+	if (target && target->kind == E_MAP)
+		return true;
+	sema_err(s, e->span, "%s() must be assigned directly to a map, as in "
+		"@x = %s(...)", e->u.call.name, e->u.call.name);
+	return false;
+}
+
+static bool want_int_arg(struct sema *s, struct ast_expr *e, uint32_t i)
+{
+	const struct type *t = sema_expr(s, arg(e, i));
+	if (t->kind == TY_NONE)
+		return false;
+	if (!sema_is_intlike(t)) {
+		sema_err(s, arg(e, i)->span, "%s() expects an integer, not %s",
+		    e->u.call.name, sema_tname(s, t));
+		return false;
+	}
+	return true;
+}
+
+static bool want_map_arg(struct sema *s, struct ast_expr *e, uint32_t i,
+			 bool allow_key)
+{
+	struct ast_expr *m = arg(e, i);
+	if (m->kind != E_MAP || (!allow_key && m->u.map.has_brackets)) {
+		sema_err(s, m->span, "%s() expects a map%s", e->u.call.name,
+		    allow_key ? "" : " (without a key)");
+		return false;
+	}
+	struct sema_map *sm = sema_find_map(s, m->u.map.name);
+	if (!sm) {
+		if (s->pass > 0)
+			sema_err(s, m->span, "%s is never assigned", m->u.map.name);
+		return false;
+	}
+	m->aux = (int32_t)sm->index;
+	m->type = sm->value;
+	if (allow_key && m->u.map.has_brackets) {
+		const struct type *k = sema_map_key_type(s, m);
+		return sema_use_map_key(s, sm, m, k);
+	}
+	return true;
+}
+
+/* printf(), cat(): a literal format and the arguments it accepts. */
+static const struct type *ty_format(struct sema *s, struct ast_expr *e,
+				    struct ast_expr *target)
+{
+	const char *fn = e->u.call.name;
+	uint32_t n = e->u.call.args.n;
+	if (n < 1) {
+		sema_err(s, e->span, "%s() needs a format string", fn);
+		return &type_none;
+	}
+	struct ast_expr *f = arg(e, 0);
+	if (f->kind != E_STRING) {
+		sema_err(s, f->span, "%s()'s first argument must be a string "
+			"literal", fn);
+		sema_expr(s, f);
+		return &type_none;
+	}
+	f->type = type_string(s->arena, f->u.str.len + 1);
+	if (n - 1 > FMT_MAX_ARGS) {
+		sema_err(s, e->span, "%s() takes at most %d arguments (%u given)",
+		    fn, FMT_MAX_ARGS + 1, n);
+		return &type_none;
+	}
+	const struct type **types = arena_alloc(s->arena,
+						sizeof(*types) * n);
+	bool ok = true;
+	for (uint32_t i = 1; i < n; i++) {
+		types[i - 1] = sema_expr(s, arg(e, i));
+		if (types[i - 1]->kind == TY_NONE)
+			ok = false;
+		else if (type_is_aggregation(types[i - 1])) {
+			sema_err(s, arg(e, i)->span, "%s() cannot print %s: use "
+				"print() for maps", fn, sema_tname(s, types[i - 1]));
+			ok = false;
+		}
+	}
+	if (!ok)
+		return &type_none;
+	const struct fmt *parsed = fmt_parse(s->arena, f->u.str.bytes,
+					     f->u.str.len);
+	struct fmt_error fe;
+	if (fmt_check(s->arena, parsed, fn, types, n - 1, &fe) < 0) {
+		sema_err(s, fe.arg == FMT_AT_FORMAT ? e->span :
+			   arg(e, (uint32_t)fe.arg + 1)->span, "%s", fe.msg);
+		return &type_none;
+	}
+	e->u.call.fmt = parsed;
+	s->uses_ringbuf = true;
+	return &type_void;
+}
+
+/* uaddr("sym"): as bpftrace 0.17, the symbol's link-time address in the
+ * probe's binary (so not what ASLR makes of it), typed as a user pointer
+ * to an unsigned integer of the symbol's size (1, 2, 4 or 8 bytes). */
+static const struct type *ty_uaddr(struct sema *s, struct ast_expr *e,
+				   struct ast_expr *target)
+{
+	if (arg(e, 0)->kind != E_STRING) {
+		sema_err(s, arg(e, 0)->span, "uaddr() expects a string literal");
+		return &type_none;
+	}
+	const char *kind = sema_probe_kind(s);
+	if (!s->tgt || (strcmp(kind, "uprobe") && strcmp(kind, "uretprobe") &&
+			strcmp(kind, "usdt")) || !s->tgt->a) {
+		sema_err(s, e->span, "uaddr() is only available in uprobe, "
+			"uretprobe and usdt probes, not %s probes", kind);
+		return &type_none;
+	}
+	const char *name = arg(e, 0)->u.str.bytes;
+	uint64_t addr, size;
+	if (elfsym_find_any(s->tgt->a, name, &addr, &size) < 0) {
+		sema_err(s, arg(e, 0)->span, "no symbol %s in %s", name, s->tgt->a);
+		return &type_none;
+	}
+	sema_fold_const(e, addr);
+	int w = size == 1 || size == 2 || size == 4 ? (int)size : 8;
+	return type_ptr(s->arena, type_int(w, false), true);
+}
+
+/* kstack(mode, limit) / ustack(...), any argument optional. */
+static const struct type *ty_stack(struct sema *s, struct ast_expr *e,
+				   struct ast_expr *target)
+{
+	bool user = e->builtin == BI_USTACK;
+	enum stack_mode mode = STACK_BPFTRACE;
+	uint32_t limit = 127;
+	for (uint32_t i = 0; i < e->u.call.args.n; i++) {
+		struct ast_expr *a = arg(e, i);
+		int64_t v;
+		if (a->kind == E_IDENT && i == 0) {
+			if (!strcmp(a->u.name, "bpftrace"))
+				mode = STACK_BPFTRACE;
+			else if (!strcmp(a->u.name, "perf"))
+				mode = STACK_PERF;
+			else if (!strcmp(a->u.name, "raw"))
+				mode = STACK_RAW;
+			else {
+				sema_err(s, a->span, "unknown stack mode '%s' "
+					"(bpftrace, perf or raw)", a->u.name);
+				return &type_none;
+			}
+			a->type = &type_void;
+		} else if (sema_const_int(s, a, &v)) {
+			if (v < 1 || v > 1024) {
+				sema_err(s, a->span, "stack limit must be between 1 "
+					"and 1024");
+				return &type_none;
+			}
+			limit = (uint32_t)v;
+			a->type = &type_s64;
+		} else {
+			sema_err(s, a->span, "expected a stack mode or a constant "
+				"limit");
+			return &type_none;
+		}
+	}
+	return type_stack(s->arena, user, mode, limit);
+}
+
+/* Signal names for signal("SIGUSR1"), with or without the SIG prefix. */
+static int signal_number(const char *name)
+{
+	static const struct {
+		const char *name;
+		int num;
+	} sigs[] = {
+		{ "HUP", 1 },   { "INT", 2 },   { "QUIT", 3 },  { "ILL", 4 },
+		{ "TRAP", 5 },  { "ABRT", 6 },  { "BUS", 7 },   { "FPE", 8 },
+		{ "KILL", 9 },  { "USR1", 10 }, { "SEGV", 11 }, { "USR2", 12 },
+		{ "PIPE", 13 }, { "ALRM", 14 }, { "TERM", 15 }, { "CHLD", 17 },
+		{ "CONT", 18 }, { "STOP", 19 }, { "TSTP", 20 }, { "TTIN", 21 },
+		{ "TTOU", 22 }, { "URG", 23 },  { "XCPU", 24 }, { "XFSZ", 25 },
+		{ "VTALRM", 26 }, { "PROF", 27 }, { "WINCH", 28 }, { "IO", 29 },
+		{ "PWR", 30 },  { "SYS", 31 },
+	};
+	if (!strncmp(name, "SIG", 3))
+		name += 3;
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(*sigs); i++)
+		if (!strcmp(name, sigs[i].name))
+			return sigs[i].num;
+	return -1;
+}
+
+static int kernel_symbol(const char *name, uint64_t *addr)
+{
+	if (ksyms_load() < 0)
+		return -1;
+	*addr = ksyms_addr(name);
+	return *addr ? 0 : -1;
+}
+
+/* A cgroup's id is its kernfs node id, which name_to_handle_at() gives
+ * for a path on the cgroup2 mount (as bpftrace does). */
+static int cgroup_id(const char *path, uint64_t *id)
+{
+	struct {
+		struct file_handle fh;
+		uint64_t id;
+	} h;
+	int mount_id;
+	h.fh.handle_bytes = sizeof(h.id);
+	if (name_to_handle_at(AT_FDCWD, path, &h.fh, &mount_id, 0) < 0)
+		return -1;
+	memcpy(id, h.fh.f_handle, sizeof(*id));
+	return 0;
+}
+
+
+/* ---- variables ---- */
+
+static const struct type *ty_u64(struct sema *s, struct ast_expr *e,
+				 struct ast_expr *target)
+{
+	return &type_u64;
+}
+
+static const struct type *ty_u32(struct sema *s, struct ast_expr *e,
+				 struct ast_expr *target)
+{
+	return &type_u32;
+}
+
+static const struct type *ty_comm(struct sema *s, struct ast_expr *e,
+				  struct ast_expr *target)
+{
+	return type_string(s->arena, 16);
+}
+
+static const struct type *ty_username(struct sema *s, struct ast_expr *e,
+				      struct ast_expr *target)
+{
+	return type_new(s->arena, TY_USERNAME, 8);
+}
+
+static const struct type *ty_probe(struct sema *s, struct ast_expr *e,
+				   struct ast_expr *target)
+{
+	return type_new(s->arena, TY_PROBE, 8);
+}
+
+static const struct type *ty_cpid(struct sema *s, struct ast_expr *e,
+				  struct ast_expr *target)
+{
+	if (!s->opts->cpid) {
+		sema_err(s, e->span, "cpid is only available with -c CMD");
+		return &type_none;
+	}
+	return &type_u64;
+}
+
+static const struct type *ty_curtask(struct sema *s, struct ast_expr *e,
+				     struct ast_expr *target)
+{
+	const struct type *t = kbtf_type_by_name(s->arena,
+						 "struct task_struct");
+	return t ? type_ptr(s->arena, t, false) : &type_u64;
+}
+
+static const struct type *ty_stack_var(struct sema *s, struct ast_expr *e,
+				       struct ast_expr *target)
+{
+	return type_stack(s->arena, e->builtin == BI_USTACK_VAR,
+			  STACK_BPFTRACE, 127);
+}
+
+static const struct type *ty_args(struct sema *s, struct ast_expr *e,
+				  struct ast_expr *target)
+{
+	if (!sema_tgt_has(s, CTX_ARGS) || !s->tgt->args) {
+		sema_err(s, e->span, "args is not available in %s probes",
+			 sema_probe_kind(s));
+		return &type_none;
+	}
+	return s->tgt->args;
+}
+
+/* ctx: the probe's context, as bpftrace types it: the tracepoint's record
+ * or struct pt_regs, read as kernel memory. */
+static const struct type *ty_ctx(struct sema *s, struct ast_expr *e,
+				 struct ast_expr *target)
+{
+	const struct type *rec = NULL;
+	if (s->tgt && s->tgt->layout == CTXL_TRACEPOINT && s->tgt->args)
+		rec = s->tgt->args;
+	else if (s->tgt && s->tgt->layout == CTXL_PT_REGS)
+		rec = kbtf_type_by_name(s->arena, "struct pt_regs");
+	if (!rec) {
+		sema_err(s, e->span, "ctx is not available in %s probes",
+			 sema_probe_kind(s));
+		return &type_none;
+	}
+	return type_ptr(s->arena, rec, false);
+}
+
+static const struct type *ty_retval(struct sema *s, struct ast_expr *e,
+				    struct ast_expr *target)
+{
+	if (!sema_tgt_has(s, CTX_RETVAL)) {
+		sema_err(s, e->span, "retval is not available in %s probes "
+			 "(only in return probes)", sema_probe_kind(s));
+		return &type_none;
+	}
+	return s->tgt->retval ? s->tgt->retval : &type_u64;
+}
+
+static const struct type *ty_func(struct sema *s, struct ast_expr *e,
+				  struct ast_expr *target)
+{
+	if (!sema_tgt_has(s, CTX_FUNC)) {
+		sema_err(s, e->span, "func is not available in %s probes",
+			 sema_probe_kind(s));
+		return &type_none;
+	}
+	/* a name known per target, printed from a table as `probe` */
+	if (s->tgt->func)
+		return type_new(s->arena, TY_PROBE, 8);
+	return type_new(s->arena, TY_KSYM, 8);
+}
+
+/* argN, sargN */
+static const struct type *ty_argn(struct sema *s, struct ast_expr *e,
+				  struct ast_expr *target)
+{
+	if (!sema_tgt_has(s, CTX_ARGN) || e->builtin_n >= s->tgt->nargs) {
+		sema_err(s, e->span, "%s is not available in %s probes",
+			 e->u.name, sema_probe_kind(s));
+		return &type_none;
+	}
+	return e->builtin == BI_SARGN ? &type_s64 : &type_u64;
+}
+
+/* ---- aggregations ---- */
+
+static const struct type *ty_agg(struct sema *s, struct ast_expr *e,
+				 struct ast_expr *target)
+{
+	static const enum type_kind kinds[BI__COUNT] = {
+		[BI_COUNT] = TY_COUNT, [BI_SUM] = TY_SUM, [BI_MIN] = TY_MIN,
+		[BI_MAX] = TY_MAX, [BI_AVG] = TY_AVG, [BI_STATS] = TY_STATS,
+		[BI_HIST] = TY_HIST,
+	};
+	if (!agg_target(s, e, target))
+		return &type_none;
+	if (e->builtin != BI_COUNT && !want_int_arg(s, e, 0))
+		return &type_none;
+	struct type *t = (struct type *)agg(s, kinds[e->builtin]);
+	if (e->builtin == BI_SUM)
+		t->is_signed = arg(e, 0)->type->is_signed ||
+			       arg(e, 0)->type->kind != TY_INT;
+	return t;
+}
+
+static const struct type *ty_lhist(struct sema *s, struct ast_expr *e,
+				   struct ast_expr *target)
+{
+	if (!agg_target(s, e, target) || !want_int_arg(s, e, 0))
+		return &type_none;
+	int64_t p[3];
+	for (int i = 0; i < 3; i++) {
+		if (!sema_const_int(s, arg(e, (uint32_t)i + 1), &p[i])) {
+			sema_err(s, arg(e, (uint32_t)i + 1)->span,
+				 "lhist()'s %s must be a constant",
+				 i == 0 ? "min" : i == 1 ? "max" : "step");
+			return &type_none;
+		}
+		arg(e, (uint32_t)i + 1)->type = &type_s64;
+	}
+	if (p[0] < 0 || p[1] <= p[0] || p[2] <= 0 ||
+	    (p[1] - p[0]) / p[2] > 1000) {
+		sema_err(s, e->span, "lhist() needs 0 <= min < max, step > "
+			 "0 and at most 1000 buckets");
+		return &type_none;
+	}
+	struct type *t = (struct type *)agg(s, TY_LHIST);
+	t->lmin = p[0];
+	t->lmax = p[1];
+	t->lstep = p[2];
+	return t;
+}
+
+/* ---- maps ---- */
+
+static const struct type *ty_delete(struct sema *s, struct ast_expr *e,
+				    struct ast_expr *target)
+{
+	if (!want_map_arg(s, e, 0, true))
+		return &type_none;
+	s->maps.data[arg(e, 0)->aux].deleted = true;
+	return &type_void;
+}
+
+/* clear(@m), zero(@m) */
+static const struct type *ty_map_event(struct sema *s, struct ast_expr *e,
+				       struct ast_expr *target)
+{
+	if (!want_map_arg(s, e, 0, false))
+		return &type_none;
+	s->uses_ringbuf = true;
+	return &type_void;
+}
+
+/* print(@m [, top [, div]]) or print(value) */
+static const struct type *ty_print(struct sema *s, struct ast_expr *e,
+				   struct ast_expr *target)
+{
+	s->uses_ringbuf = true;
+	struct ast_expr *a0 = arg(e, 0);
+	if (a0->kind == E_MAP && !a0->u.map.has_brackets) {
+		if (!want_map_arg(s, e, 0, false))
+			return &type_none;
+		for (uint32_t i = 1; i < e->u.call.args.n; i++) {
+			int64_t v;
+			if (!sema_const_int(s, arg(e, i), &v) || v < 0) {
+				sema_err(s, arg(e, i)->span, "print()'s %s "
+					 "must be a non-negative constant",
+					 i == 1 ? "top" : "div");
+				return &type_none;
+			}
+			arg(e, i)->type = &type_s64;
+		}
+		return &type_void;
+	}
+	if (e->u.call.args.n > 1) {
+		sema_err(s, e->span, "print() of a value takes one argument");
+		return &type_none;
+	}
+	const struct type *t = sema_expr(s, a0);
+	if (t->kind == TY_NONE)
+		return t;
+	if (type_is_aggregation(t)) {
+		sema_err(s, a0->span, "print() of one element of an "
+			 "aggregation map is not supported: print the map");
+		return &type_none;
+	}
+	return &type_void;
+}
+
+/* ---- output and control ---- */
+
+static const struct type *ty_system(struct sema *s, struct ast_expr *e,
+				    struct ast_expr *target)
+{
+	if (!s->opts->unsafe) {
+		sema_err(s, e->span, "system() is unsafe: run sonde with "
+			 "--unsafe to allow it");
+		return &type_none;
+	}
+	return ty_format(s, e, target);
+}
+
+static const struct type *ty_time(struct sema *s, struct ast_expr *e,
+				  struct ast_expr *target)
+{
+	if (e->u.call.args.n && arg(e, 0)->kind != E_STRING) {
+		sema_err(s, arg(e, 0)->span, "time()'s format must be a "
+			 "string literal");
+		return &type_none;
+	}
+	if (e->u.call.args.n)
+		arg(e, 0)->type = &type_void;
+	s->uses_ringbuf = true;
+	return &type_void;
+}
+
+static const struct type *ty_join(struct sema *s, struct ast_expr *e,
+				  struct ast_expr *target)
+{
+	if (!want_int_arg(s, e, 0))
+		return &type_none;
+	if (e->u.call.args.n == 2) {
+		if (arg(e, 1)->kind != E_STRING) {
+			sema_err(s, arg(e, 1)->span, "join()'s separator "
+				 "must be a string literal");
+			return &type_none;
+		}
+		arg(e, 1)->type = &type_void;
+	}
+	s->uses_ringbuf = true;
+	return &type_void;
+}
+
+static const struct type *ty_exit(struct sema *s, struct ast_expr *e,
+				  struct ast_expr *target)
+{
+	s->uses_ringbuf = true;
+	return &type_void;
+}
+
+static const struct type *ty_signal(struct sema *s, struct ast_expr *e,
+				    struct ast_expr *target)
+{
+	if (!s->opts->unsafe) {
+		sema_err(s, e->span, "signal() is unsafe: run sonde with "
+			 "--unsafe to allow it");
+		return &type_none;
+	}
+	struct ast_expr *a0 = arg(e, 0);
+	if (a0->kind == E_STRING) {
+		int sig = signal_number(a0->u.str.bytes);
+		if (sig < 0) {
+			sema_err(s, a0->span, "unknown signal %s",
+				 a0->u.str.bytes);
+			return &type_none;
+		}
+		sema_fold_const(a0, (uint64_t)sig);
+		a0->type = &type_s64;
+	} else if (!want_int_arg(s, e, 0)) {
+		return &type_none;
+	}
+	return &type_void;
+}
+
+/* ---- values ---- */
+
+/* A constant length argument i of str() or buf(), 1..1024, in *len;
+ * a run-time one only needs to be an integer. */
+static bool length_arg(struct sema *s, struct ast_expr *e, uint32_t i,
+		       uint32_t *len)
+{
+	int64_t v;
+	if (!sema_const_int(s, arg(e, i), &v))
+		return want_int_arg(s, e, i);
+	if (v < 1 || v > 1024) {
+		sema_err(s, arg(e, i)->span, "%s() length must be between 1 "
+			 "and 1024", e->u.call.name);
+		return false;
+	}
+	*len = (uint32_t)v;
+	arg(e, i)->type = &type_s64;
+	return true;
+}
+
+static const struct type *ty_str(struct sema *s, struct ast_expr *e,
+				 struct ast_expr *target)
+{
+	const struct type *t = sema_expr(s, arg(e, 0));
+	if (t->kind == TY_NONE || t->kind == TY_STRING)
+		return t;
+	if (!sema_is_intlike(t)) {
+		sema_err(s, arg(e, 0)->span, "str() expects a pointer, not %s",
+			 sema_tname(s, t));
+		return &type_none;
+	}
+	uint32_t size = SEMA_STRLEN, len = 0;
+	if (e->u.call.args.n == 2) {
+		if (!length_arg(s, e, 1, &len))
+			return &type_none;
+		if (len && len + 1 < SEMA_STRLEN)
+			size = len + 1;
+	}
+	return type_string(s->arena, size);
+}
+
+static const struct type *ty_buf(struct sema *s, struct ast_expr *e,
+				 struct ast_expr *target)
+{
+	const struct type *t = sema_expr(s, arg(e, 0));
+	if (t->kind == TY_NONE)
+		return t;
+	uint32_t len = SEMA_STRLEN;
+	if (t->kind == TY_ARRAY || t->kind == TY_STRING) {
+		len = t->size;
+	} else if (!sema_is_intlike(t)) {
+		sema_err(s, arg(e, 0)->span, "buf() expects a pointer or an "
+			 "array, not %s", sema_tname(s, t));
+		return &type_none;
+	} else if (e->u.call.args.n < 2) {
+		sema_err(s, e->span, "buf() of a pointer needs a length");
+		return &type_none;
+	}
+	if (e->u.call.args.n == 2 && !length_arg(s, e, 1, &len))
+		return &type_none;
+	struct type *b = type_new(s->arena, TY_BUF, 4 + len);
+	b->align = 4;
+	return b;
+}
+
+static const struct type *ty_bswap(struct sema *s, struct ast_expr *e,
+				   struct ast_expr *target)
+{
+	if (!want_int_arg(s, e, 0))
+		return &type_none;
+	return type_int((int)arg(e, 0)->type->size, false);
+}
+
+/* kptr(p), uptr(p): p, read from kernel or user memory. */
+static const struct type *ty_addrspace(struct sema *s, struct ast_expr *e,
+				       struct ast_expr *target)
+{
+	if (!want_int_arg(s, e, 0))
+		return &type_none;
+	const struct type *t = arg(e, 0)->type;
+	if (t->kind == TY_PTR)
+		return type_ptr(s->arena, t->elem, e->builtin == BI_UPTR);
+	return t;
+}
+
+static const struct type *ty_strncmp(struct sema *s, struct ast_expr *e,
+				     struct ast_expr *target)
+{
+	for (uint32_t i = 0; i < 2; i++) {
+		const struct type *t = sema_expr(s, arg(e, i));
+		if (t->kind != TY_NONE && t->kind != TY_STRING) {
+			sema_err(s, arg(e, i)->span, "strncmp() compares "
+				 "strings, not %s", sema_tname(s, t));
+			return &type_none;
+		}
+	}
+	int64_t v;
+	if (!sema_const_int(s, arg(e, 2), &v) || v < 0) {
+		sema_err(s, arg(e, 2)->span, "strncmp()'s length must be a "
+			 "non-negative constant");
+		return &type_none;
+	}
+	arg(e, 2)->type = &type_s64;
+	return &type_u64;
+}
+
+static const struct type *ty_strftime(struct sema *s, struct ast_expr *e,
+				      struct ast_expr *target)
+{
+	if (arg(e, 0)->kind != E_STRING) {
+		sema_err(s, arg(e, 0)->span, "strftime()'s format must be a "
+			 "string literal");
+		return &type_none;
+	}
+	arg(e, 0)->type = &type_void;
+	if (!want_int_arg(s, e, 1))
+		return &type_none;
+	struct type *t = type_new(s->arena, TY_TIMESTAMP, 8);
+	t->name = arena_strndup(s->arena, arg(e, 0)->u.str.bytes,
+				arg(e, 0)->u.str.len);
+	return t;
+}
+
+static const struct type *ty_ntop(struct sema *s, struct ast_expr *e,
+				  struct ast_expr *target)
+{
+	struct ast_expr *a = arg(e, e->u.call.args.n - 1);
+	if (e->u.call.args.n == 2 && !want_int_arg(s, e, 0))
+		return &type_none;
+	const struct type *t = sema_expr(s, a);
+	if (t->kind == TY_NONE)
+		return t;
+	bool ok = sema_is_int(t) ||
+		  ((t->kind == TY_ARRAY || t->kind == TY_STRING) &&
+		   (t->size == 4 || t->size == 16));
+	if (!ok) {
+		sema_err(s, a->span, "ntop() expects an integer or an array "
+			 "of 4 or 16 bytes, not %s", sema_tname(s, t));
+		return &type_none;
+	}
+	return type_new(s->arena, TY_INET, 24);
+}
+
+static const struct type *ty_macaddr(struct sema *s, struct ast_expr *e,
+				     struct ast_expr *target)
+{
+	const struct type *t = sema_expr(s, arg(e, 0));
+	if (t->kind == TY_NONE)
+		return t;
+	if (!sema_is_intlike(t) && !((t->kind == TY_ARRAY ||
+				      t->kind == TY_STRING) && t->size >= 6)) {
+		sema_err(s, arg(e, 0)->span, "macaddr() expects a pointer or "
+			 "an array of 6 bytes, not %s", sema_tname(s, t));
+		return &type_none;
+	}
+	struct type *m = type_new(s->arena, TY_MACADDR, 6);
+	m->align = 1;
+	return m;
+}
+
+static const struct type *ty_ksym(struct sema *s, struct ast_expr *e,
+				  struct ast_expr *target)
+{
+	if (!want_int_arg(s, e, 0))
+		return &type_none;
+	return type_new(s->arena, TY_KSYM, 8);
+}
+
+static const struct type *ty_usym(struct sema *s, struct ast_expr *e,
+				  struct ast_expr *target)
+{
+	if (!want_int_arg(s, e, 0))
+		return &type_none;
+	return type_new(s->arena, TY_USYM, 16);
+}
+
+static const struct type *ty_reg(struct sema *s, struct ast_expr *e,
+				 struct ast_expr *target)
+{
+	if (!sema_tgt_has(s, CTX_REGS)) {
+		sema_err(s, e->span, "reg() is not available in %s probes "
+			 "(only in kprobe and uprobe probes)",
+			 sema_probe_kind(s));
+		return &type_none;
+	}
+	if (arg(e, 0)->kind != E_STRING) {
+		sema_err(s, arg(e, 0)->span, "reg() expects a string literal");
+		return &type_none;
+	}
+	if (regs_offset(arg(e, 0)->u.str.bytes) < 0) {
+		sema_err(s, e->span, "'%s' is not a valid register on this "
+			 "architecture", arg(e, 0)->u.str.bytes);
+		return &type_none;
+	}
+	return &type_u64;
+}
+
+/* kaddr("sym") and cgroupid("path"): constants found at compile time. */
+static const struct type *ty_resolved(struct sema *s, struct ast_expr *e,
+				      bool kernel)
+{
+	if (arg(e, 0)->kind != E_STRING) {
+		sema_err(s, arg(e, 0)->span, "%s() expects a string literal",
+			 e->u.call.name);
+		return &type_none;
+	}
+	uint64_t val;
+	const char *what = arg(e, 0)->u.str.bytes;
+	if (kernel ? kernel_symbol(what, &val) < 0 :
+		     cgroup_id(what, &val) < 0) {
+		sema_err(s, arg(e, 0)->span, kernel ?
+			 "no kernel symbol named %s" :
+			 "cannot find the cgroup %s", what);
+		return &type_none;
+	}
+	sema_fold_const(e, val);
+	return &type_u64;
+}
+
+static const struct type *ty_kaddr(struct sema *s, struct ast_expr *e,
+				   struct ast_expr *target)
+{
+	return ty_resolved(s, e, true);
+}
+
+static const struct type *ty_cgroupid(struct sema *s, struct ast_expr *e,
+				      struct ast_expr *target)
+{
+	return ty_resolved(s, e, false);
+}
+
+/* ---- dispatch ---- */
+
+typedef const struct type *(*typing_fn)(struct sema *, struct ast_expr *,
+					 struct ast_expr *);
+
+static const typing_fn typing[BI__COUNT] = {
+#define BUILTIN_VAR(id, name, ty, cg) [BI_##id] = ty,
+#define BUILTIN_VARN(id, name, ty, cg) [BI_##id] = ty,
+#define BUILTIN_FN(id, name, min, max, ty, cg) [BI_##id] = ty,
+#include "lang/builtins.def"
+#undef BUILTIN_VAR
+#undef BUILTIN_VARN
+#undef BUILTIN_FN
+};
+
+bool sema_builtin_has_typing(int id)
+{
+	return id >= 0 && id < BI__COUNT && typing[id];
+}
+
+const struct type *sema_builtin_var(struct sema *s, struct ast_expr *e)
+{
+	return typing[e->builtin](s, e, NULL);
+}
+
+const struct type *sema_call(struct sema *s, struct ast_expr *e,
+			     struct ast_expr *target)
+{
+	e->type = &type_none;
+	enum builtin_id id = builtin_fn_lookup(e->u.call.name);
+	if (id == BI_NONE) {
+		sema_err(s, e->u.call.name_span, "unknown function %s()",
+			 e->u.call.name);
+		for (uint32_t i = 0; i < e->u.call.args.n; i++)
+			sema_expr(s, arg(e, i));
+		return &type_none;
+	}
+	e->builtin = (int16_t)id;
+	const struct builtin_info *b = &builtin_info[id];
+	if (b->max_args != BUILTIN_VARIADIC &&
+	    !nargs_ok(s, e, b->min_args, b->max_args))
+		return &type_none;
+	return typing[id](s, e, target);
+}

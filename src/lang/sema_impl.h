@@ -1,0 +1,78 @@
+/*
+ * Internal to sema: the checker's state and the helpers that sema.c (the
+ * walk over statements and expressions) shares with sema_builtins.c (the
+ * typing rules of the builtin registry).
+ */
+#ifndef SONDE_SEMA_IMPL_H
+#define SONDE_SEMA_IMPL_H
+
+#include "lang/builtins.h"
+#include "lang/sema.h"
+#include "util/vec.h"
+
+struct var {
+	const char *name;
+	uint32_t probe;
+	const struct type *type;
+	int assigned_pass; /* pass in which it was last assigned */
+};
+
+struct sema {
+	struct arena *arena;
+	struct diag *diag;
+	struct diag muted;
+	struct diag *report; /* diag or &muted, per pass */
+	const struct sema_opts *opts;
+	struct ast_program *prog;
+	const struct sema_probe *probes;
+	VEC(struct sema_map) maps;
+	VEC(struct var) vars;
+	int pass;
+	uint32_t probe;              /* index of the probe being checked */
+	const struct probe_target *tgt;
+	int loop_depth;
+	bool uses_ringbuf;
+	struct ctypes *ct; /* type names, with the script's definitions */
+	/* per probe: the target whose context the AST is annotated for */
+	const struct probe_target **annotated;
+};
+
+void sema_err(struct sema *s, struct span sp, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Type names for messages, in bpftrace's spelling. */
+const char *sema_tname(struct sema *s, const struct type *t);
+/* Types and annotates e; returns its type (type_none after an error). */
+const struct type *sema_expr(struct sema *s, struct ast_expr *e);
+struct sema_map *sema_find_map(struct sema *s, const char *name);
+/* The key type of a map access: NULL without [], the (widened) key for
+ * one key, a tuple of them for several. */
+const struct type *sema_map_key_type(struct sema *s, struct ast_expr *e);
+/* Records the key used for map m at e, unifying with earlier uses. */
+bool sema_use_map_key(struct sema *s, struct sema_map *m, struct ast_expr *e,
+		      const struct type *key);
+/* Turns e into the integer literal v. */
+const struct type *sema_fold_const(struct ast_expr *e, uint64_t v);
+/* Constant integer value of e (literals, folded unary minus, positional
+ * parameters), or false. */
+bool sema_const_int(struct sema *s, struct ast_expr *e, int64_t *v);
+/* Whether the context being checked offers feature (CTX_*). */
+bool sema_tgt_has(struct sema *s, unsigned feature);
+/* The probe type being checked, for messages ("tracepoint"). */
+const char *sema_probe_kind(struct sema *s);
+/* Types a call through the registry (target: the map it is assigned to). */
+const struct type *sema_call(struct sema *s, struct ast_expr *e,
+			     struct ast_expr *target);
+/* Types a builtin variable through the registry. */
+const struct type *sema_builtin_var(struct sema *s, struct ast_expr *e);
+
+static inline bool sema_is_int(const struct type *t)
+{
+	return t->kind == TY_INT;
+}
+
+static inline bool sema_is_intlike(const struct type *t)
+{
+	return t->kind == TY_INT || t->kind == TY_PTR;
+}
+
+#endif
