@@ -18,7 +18,7 @@ static const cg_builtin_fn emitters[BI__COUNT] = {
 #undef BUILTIN_FN
 };
 
-bool cg_builtin_has_emitter(int id)
+bool codegen_builtin_has_emitter(int id)
 {
 	return id >= 0 && id < BI__COUNT && emitters[id];
 }

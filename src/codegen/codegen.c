@@ -228,8 +228,8 @@ static int gen_program(struct cg *g, struct ast_probe *p,
 	out->attach_btf_obj_fd = t->btf_obj_fd;
 	out->targets = t;
 	out->ntargets = 1;
-	out->is_begin = !strcmp(t->prov->name, "BEGIN");
-	out->is_end = !strcmp(t->prov->name, "END");
+	out->is_begin = t->prov->run == PROBE_RUN_BEGIN;
+	out->is_end = t->prov->run == PROBE_RUN_END;
 	return g->failed ? -1 : rc;
 }
 

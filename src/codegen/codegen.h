@@ -5,6 +5,7 @@
 #ifndef SONDE_CODEGEN_H
 #define SONDE_CODEGEN_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "model/compiled.h"
@@ -27,6 +28,10 @@ struct codegen_opts {
 int codegen(struct arena *a, struct diag *d, struct ast_program *prog,
 	    const struct sema_probe *probes, const struct sema_result *sr,
 	    const struct codegen_opts *opts, struct compiled *out);
+
+/* Whether the builtin registry gives builtin id a code generator (for the
+ * registry's unit test). */
+bool codegen_builtin_has_emitter(int id);
 
 /* Frees the programs' code (the rest lives in the arena). */
 void codegen_free(struct compiled *c);

@@ -1,5 +1,5 @@
 /*
- * Maps: their declaration (layout per runtime/mapdump.h), key building,
+ * Maps: their declaration (layout per model/maplayout.h), key building,
  * reads, writes and the per-CPU aggregations (count, sum, min, max, avg,
  * stats, hist, lhist), which update in place without atomics because each
  * CPU owns its slot.
@@ -7,12 +7,12 @@
 #include <string.h>
 
 #include "codegen/cg.h"
-#include "runtime/mapdump.h"
+#include "model/maplayout.h"
 #include "util/arena.h"
 
 #define MAP_MAX_ENTRIES 4096
 
-/* Key-less aggregations live in per-CPU arrays (laid out as mapdump.h
+/* Key-less aggregations live in per-CPU arrays (laid out as maplayout.h
  * says, so that they print as the hash bpftrace uses would): the lookup is
  * inlined by the verifier and never misses, so there is no insert path.
  * delete() must drop the value on every CPU, which a program can do only
@@ -21,7 +21,7 @@ static bool keyless_array(const struct sema_map *sm)
 {
 	if (sm->key || sm->deleted || !type_is_aggregation(sm->value))
 		return false;
-	return sm->value->kind != TY_LHIST || mapdump_nbuckets(sm->value) > 0;
+	return sm->value->kind != TY_LHIST || maplayout_nbuckets(sm->value) > 0;
 }
 
 void cg_maps_declare(struct cg *g)
@@ -42,16 +42,16 @@ void cg_maps_declare(struct cg *g)
 		m.value = sm->value;
 		m.percpu = type_is_aggregation(sm->value);
 		m.type = m.percpu ? BPF_MAP_TYPE_PERCPU_HASH : BPF_MAP_TYPE_HASH;
-		m.key_size = mapdump_key_size(sm->key, sm->value);
-		m.value_size = mapdump_value_size(sm->value);
+		m.key_size = maplayout_key_size(sm->key, sm->value);
+		m.value_size = maplayout_value_size(sm->value);
 		m.max_entries = MAP_MAX_ENTRIES;
 		if (keyless_array(sm)) {
 			/* Indexed by the u32 at the start of the key slot: 0,
 			 * or the low half of the u64 bucket (little endian). */
 			m.type = BPF_MAP_TYPE_PERCPU_ARRAY;
 			m.key_size = 4;
-			m.value_size = mapdump_array_value_size(sm->value);
-			m.max_entries = mapdump_array_entries(sm->value);
+			m.value_size = maplayout_array_value_size(sm->value);
+			m.max_entries = maplayout_array_entries(sm->value);
 		}
 		g->user_maps[i] = (int32_t)g->maps.len;
 		vec_push(&g->maps, m);
@@ -98,7 +98,7 @@ static struct cg_mem build_key(struct cg *g, const struct cmap *m,
 				     cg_expr(g, e->u.map.keys.items[i]));
 	}
 	if (bucket != IR_NOREG) {
-		uint32_t off = mapdump_bucket_offset(m->key);
+		uint32_t off = maplayout_bucket_offset(m->key);
 		if (m->key && off > m->key->size)
 			cg_zero_mem(g, k, m->key->size, off - m->key->size);
 		cg_mem_store(g, 8, k, off, bucket);

@@ -21,56 +21,6 @@ const char *ast_op_str(enum ast_op op)
 	return s[op];
 }
 
-/* bpftrace's probe types and their short aliases. */
-static const struct {
-	const char *alias, *name;
-} providers[] = {
-	{ "BEGIN", "BEGIN" },
-	{ "END", "END" },
-	{ "tracepoint", "tracepoint" },
-	{ "t", "tracepoint" },
-	{ "rawtracepoint", "rawtracepoint" },
-	{ "rt", "rawtracepoint" },
-	{ "kprobe", "kprobe" },
-	{ "k", "kprobe" },
-	{ "kretprobe", "kretprobe" },
-	{ "kr", "kretprobe" },
-	{ "uprobe", "uprobe" },
-	{ "u", "uprobe" },
-	{ "uretprobe", "uretprobe" },
-	{ "ur", "uretprobe" },
-	{ "usdt", "usdt" },
-	{ "U", "usdt" },
-	{ "profile", "profile" },
-	{ "p", "profile" },
-	{ "interval", "interval" },
-	{ "i", "interval" },
-	{ "software", "software" },
-	{ "s", "software" },
-	{ "hardware", "hardware" },
-	{ "h", "hardware" },
-	{ "kfunc", "kfunc" },
-	{ "f", "kfunc" },
-	{ "fentry", "kfunc" },
-	{ "kretfunc", "kretfunc" },
-	{ "fr", "kretfunc" },
-	{ "fexit", "kretfunc" },
-	{ "watchpoint", "watchpoint" },
-	{ "w", "watchpoint" },
-	{ "asyncwatchpoint", "asyncwatchpoint" },
-	{ "aw", "asyncwatchpoint" },
-	{ "iter", "iter" },
-	{ "it", "iter" },
-};
-
-const char *ast_provider_canonical(const char *name)
-{
-	for (size_t i = 0; i < sizeof(providers) / sizeof(*providers); i++)
-		if (!strcmp(providers[i].alias, name))
-			return providers[i].name;
-	return NULL;
-}
-
 /* ---- dump ---- */
 
 static void indent(struct strbuf *out, int depth)

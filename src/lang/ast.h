@@ -247,10 +247,6 @@ struct ast_program {
 	const struct src_file *file;
 };
 
-/* Canonical provider name for a name or alias ("t" -> "tracepoint"),
- * or NULL if unknown. */
-const char *ast_provider_canonical(const char *name);
-
 /* Stable, indented text form for `sonde -d ast` and the golden tests. */
 void ast_dump(const struct ast_program *p, struct strbuf *out);
 

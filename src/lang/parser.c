@@ -12,6 +12,7 @@
 
 #include "lang/builtins.h"
 #include "lang/lexer.h"
+#include "probes/provider.h"
 #include "util/strbuf.h"
 #include "util/vec.h"
 
@@ -1177,7 +1178,7 @@ static void parse_attach(struct parser *p, struct attach_point *a,
 		diag_error(p->diag, sp, "the probe type is missing before ':'");
 		longjmp(p->recover, 1);
 	}
-	a->provider = ast_provider_canonical(t.parts[0]);
+	a->provider = probe_type_canonical(t.parts[0]);
 	if (!a->provider) {
 		struct span sp = t.span;
 		sp.len = (uint32_t)strlen(t.parts[0]);

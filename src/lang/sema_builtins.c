@@ -185,17 +185,16 @@ static const struct type *ty_uaddr(struct sema *s, struct ast_expr *e,
 		sema_err(s, arg(e, 0)->span, "uaddr() expects a string literal");
 		return &type_none;
 	}
-	const char *kind = sema_probe_kind(s);
-	if (!s->tgt || (strcmp(kind, "uprobe") && strcmp(kind, "uretprobe") &&
-			strcmp(kind, "usdt")) || !s->tgt->a) {
+	if (!s->tgt || !s->tgt->binary) {
 		sema_err(s, e->span, "uaddr() is only available in uprobe, "
-			"uretprobe and usdt probes, not %s probes", kind);
+			"uretprobe and usdt probes, not %s probes",
+			sema_probe_kind(s));
 		return &type_none;
 	}
 	const char *name = arg(e, 0)->u.str.bytes;
 	uint64_t addr, size;
-	if (elfsym_find_any(s->tgt->a, name, &addr, &size) < 0) {
-		sema_err(s, arg(e, 0)->span, "no symbol %s in %s", name, s->tgt->a);
+	if (elfsym_find_any(s->tgt->binary, name, &addr, &size) < 0) {
+		sema_err(s, arg(e, 0)->span, "no symbol %s in %s", name, s->tgt->binary);
 		return &type_none;
 	}
 	sema_fold_const(e, addr);

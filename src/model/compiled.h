@@ -15,9 +15,9 @@
 #include <stdint.h>
 
 #include "model/bytecode.h"
-#include "probes/provider.h"
 
 struct fmt;
+struct probe_target; /* probes/provider.h */
 struct type;
 
 /* A BPF map to create. User maps (@x) also carry what printing needs. */

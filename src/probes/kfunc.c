@@ -37,8 +37,8 @@ static void add(const struct kbtf_func *f, void *ctx_)
 	struct probe_target *t = probe_target_add(a, c->out, c->n);
 	t->prov = ret ? &probe_kretfunc_prov : &probe_kfunc_prov;
 	t->name = probe_btf_name(a, kind, kprobe ? NULL : f->module, f->name);
-	t->a = f->name;
-	t->b = f->module;
+	t->u.raw.name = f->name;
+	t->u.raw.module = f->module;
 	t->layout = CTXL_U64_ARRAY;
 	t->nargs = probe_btf_nslots(f);
 	t->features = CTX_ARGN | CTX_FUNC | (kprobe ? 0 : CTX_ARGS) |
@@ -107,6 +107,7 @@ static int list(const char *pattern, bool verbose, FILE *out)
 
 const struct provider probe_kfunc_prov = {
 	.name = "kfunc",
+	.aliases = (const char *const[]){ "f", "fentry", NULL },
 	.prog_type = BPF_PROG_TYPE_TRACING,
 	.expand = expand,
 	.per_target_program = true,
@@ -116,6 +117,7 @@ const struct provider probe_kfunc_prov = {
 
 const struct provider probe_kretfunc_prov = {
 	.name = "kretfunc",
+	.aliases = (const char *const[]){ "fr", "fexit", NULL },
 	.prog_type = BPF_PROG_TYPE_TRACING,
 	.expand = expand,
 	.per_target_program = true,

@@ -82,10 +82,10 @@ static int add(const char *spec, void *ctx)
 	char *plus = strchr(func, '+');
 	if (plus) {
 		*plus = 0;
-		t->offset = strtoull(plus + 1, NULL, 0);
+		t->u.user.offset = strtoull(plus + 1, NULL, 0);
 	}
 	t->func = func;
-	t->retprobe = ret;
+	t->u.user.retprobe = ret;
 	t->layout = CTXL_PT_REGS;
 	t->features = CTX_REGS | CTX_FUNC | (ret ? CTX_RETVAL : CTX_ARGN);
 	t->nargs = ret ? 0 : regs_nargs();
@@ -148,8 +148,8 @@ static int attach(const struct probe_target *t, int prog_fd,
 		  struct probe_attachment *att)
 {
 	/* cpu 0 with pid -1: the program runs on every CPU regardless */
-	return probe_attach_perf(perf_open_kprobe(t->func, t->offset,
-						  t->retprobe, 0),
+	return probe_attach_perf(perf_open_kprobe(t->func, t->u.user.offset,
+						  t->u.user.retprobe, 0),
 				 prog_fd, att);
 }
 
@@ -181,6 +181,7 @@ static int list(const char *pattern, bool verbose, FILE *out)
 
 const struct provider probe_kprobe_prov = {
 	.name = "kprobe",
+	.aliases = (const char *const[]){ "k", NULL },
 	.prog_type = BPF_PROG_TYPE_KPROBE,
 	.expand = expand,
 	.attach = attach,
@@ -189,6 +190,7 @@ const struct provider probe_kprobe_prov = {
 
 const struct provider probe_kretprobe_prov = {
 	.name = "kretprobe",
+	.aliases = (const char *const[]){ "kr", NULL },
 	.prog_type = BPF_PROG_TYPE_KPROBE,
 	.expand = expand,
 	.attach = attach,

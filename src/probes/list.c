@@ -9,18 +9,9 @@
 #include <string.h>
 
 #include "kernel/glob.h"
-#include "lang/ast.h"
 #include "probes/provider.h"
 #include "util/arena.h"
 #include "util/vec.h"
-
-/* Every probe type that can list something, in no particular order (the
- * output is sorted). Return probes list under their entry type, as in
- * bpftrace. */
-static const char *const listable[] = {
-	"tracepoint", "rawtracepoint", "kprobe",   "uprobe",    "usdt",
-	"kfunc",      "software",      "hardware", "watchpoint", "iter",
-};
 
 /* One probe: its name line and the argument lines under it. */
 struct block {
@@ -76,7 +67,7 @@ static char *normalise(const char *pattern)
 	if (!type)
 		return NULL;
 	const char *canon = glob_has_wildcard(type) ?
-				    NULL : ast_provider_canonical(type);
+				    NULL : probe_type_canonical(type);
 	int n = asprintf(&r, "%s%s", canon ? canon : type, colon);
 	free(type);
 	return n < 0 ? NULL : r;
@@ -108,9 +99,10 @@ int probe_list(const char *pattern, bool verbose, FILE *out)
 		return -errno;
 	}
 	int err = 0;
-	for (size_t i = 0; i < sizeof(listable) / sizeof(*listable); i++) {
-		const struct provider *p = probe_provider(listable[i]);
-		if (!p || !p->list || !type_matches(pat, p->name))
+	/* In no particular order: the output is sorted. */
+	const struct provider *p;
+	for (size_t i = 0; (p = probe_provider_at(i)); i++) {
+		if (!p->list || !type_matches(pat, p->name))
 			continue;
 		int r = p->list(pat, verbose, mem);
 		/* A type this kernel cannot attach lists nothing; asked for

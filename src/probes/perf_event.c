@@ -58,9 +58,8 @@ static int expand(struct probe_env *env, const struct attach_point *a,
 						  (unsigned long long)count) :
 				     a->parts[1]) :
 		arena_printf(env->arena, "%s:%s", kind, a->parts[0]);
-	t->a = e->name;
-	t->id = (int32_t)e->config;
-	t->period = count;
+	t->u.perf.config = e->config;
+	t->u.perf.period = count;
 	t->layout = CTXL_PERF;
 	t->features = CTX_REGS;
 	return 0;
@@ -68,8 +67,8 @@ static int expand(struct probe_env *env, const struct attach_point *a,
 
 static int open_on(const struct probe_target *t, int cpu)
 {
-	return perf_open_counter(perf_type(t->prov), (uint64_t)t->id,
-				 t->period, false, -1, cpu);
+	return perf_open_counter(perf_type(t->prov), t->u.perf.config,
+				 t->u.perf.period, false, -1, cpu);
 }
 
 static int attach(const struct probe_target *t, int prog_fd,
@@ -109,6 +108,7 @@ static int list_hw(const char *pattern, bool verbose, FILE *out)
 
 const struct provider probe_software_prov = {
 	.name = "software",
+	.aliases = (const char *const[]){ "s", NULL },
 	.prog_type = BPF_PROG_TYPE_PERF_EVENT,
 	.expand = expand,
 	.attach = attach,
@@ -117,6 +117,7 @@ const struct provider probe_software_prov = {
 
 const struct provider probe_hardware_prov = {
 	.name = "hardware",
+	.aliases = (const char *const[]){ "h", NULL },
 	.prog_type = BPF_PROG_TYPE_PERF_EVENT,
 	.expand = expand,
 	.attach = attach,

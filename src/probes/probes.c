@@ -9,7 +9,8 @@
 #include "util/arena.h"
 #include "util/diag.h"
 
-static const struct provider *const providers[] = {
+/* Every probe type: one line each. */
+static const struct provider *const builtin[] = {
 	&probe_begin_prov,    &probe_end_prov,      &probe_tracepoint_prov,
 	&probe_interval_prov, &probe_profile_prov,   &probe_uprobe_prov,
 	&probe_uretprobe_prov, &probe_usdt_prov,     &probe_kprobe_prov,
@@ -17,13 +18,68 @@ static const struct provider *const providers[] = {
 	&probe_hardware_prov, &probe_kfunc_prov,     &probe_kretfunc_prov,
 	&probe_watchpoint_prov, &probe_asyncwatchpoint_prov,
 };
+#define NBUILTIN (sizeof(builtin) / sizeof(*builtin))
+
+static const struct provider *registered[8];
+static size_t nregistered;
+
+/* Probe types of bpftrace 0.17 that sonde has no provider for, with their
+ * aliases: known, so that a script naming one is told it is unsupported
+ * rather than unknown. */
+static const char *const unsupported[][2] = {
+	{ "iter", "it" },
+};
+
+const struct provider *probe_provider_at(size_t i)
+{
+	if (i < NBUILTIN)
+		return builtin[i];
+	i -= NBUILTIN;
+	return i < nregistered ? registered[i] : NULL;
+}
 
 const struct provider *probe_provider(const char *canonical_name)
 {
-	for (size_t i = 0; i < sizeof(providers) / sizeof(*providers); i++)
-		if (!strcmp(providers[i]->name, canonical_name))
-			return providers[i];
+	const struct provider *p;
+	for (size_t i = 0; (p = probe_provider_at(i)); i++)
+		if (!strcmp(p->name, canonical_name))
+			return p;
 	return NULL;
+}
+
+static bool has_alias(const struct provider *p, const char *name)
+{
+	for (const char *const *a = p->aliases; a && *a; a++)
+		if (!strcmp(*a, name))
+			return true;
+	return false;
+}
+
+const char *probe_type_canonical(const char *name)
+{
+	const struct provider *p;
+	for (size_t i = 0; (p = probe_provider_at(i)); i++)
+		if (!strcmp(p->name, name) || has_alias(p, name))
+			return p->name;
+	for (size_t i = 0; i < sizeof(unsupported) / sizeof(*unsupported);
+	     i++)
+		if (!strcmp(unsupported[i][0], name) ||
+		    !strcmp(unsupported[i][1], name))
+			return unsupported[i][0];
+	return NULL;
+}
+
+int probe_register(const struct provider *p)
+{
+	if (probe_type_canonical(p->name))
+		return -EEXIST;
+	for (const char *const *a = p->aliases; a && *a; a++)
+		if (probe_type_canonical(*a))
+			return -EEXIST;
+	if (nregistered == sizeof(registered) / sizeof(*registered))
+		return -ENOSPC;
+	registered[nregistered++] = p;
+	return 0;
 }
 
 int probe_expand(struct probe_env *env, const struct attach_point *a,

@@ -40,19 +40,52 @@ enum ctx_layout {
 
 struct provider;
 
+/* What each provider keeps for attaching a target: read only by its own
+ * provider file. */
+struct probe_tracepoint_data {
+	const char *category, *event;
+	int32_t id;        /* tracefs event id */
+};
+struct probe_raw_tp_data {
+	const char *name;  /* raw_tp / BTF function or tracepoint name */
+	const char *module; /* kfunc: the BTF module, NULL: vmlinux */
+};
+struct probe_timer_data {
+	const char *unit;
+	uint64_t period;   /* nanoseconds, or a frequency (freq) */
+	bool freq;
+};
+struct probe_perf_data {
+	uint64_t config;   /* software/hardware event */
+	uint64_t period;
+};
+struct probe_user_data {
+	uint64_t offset;   /* file offset (uprobe, usdt), offset in func
+			      (kprobe) */
+	uint64_t ref_ctr;  /* USDT semaphore's file offset, 0: none */
+	bool retprobe;
+};
+struct probe_watch_data {
+	uint64_t addr;
+	uint32_t len;
+	const char *mode;  /* "rw", "w", "x" ... */
+};
+
 /* One concrete attach point, after wildcard expansion. */
 struct probe_target {
 	const struct provider *prov;
 	const char *name;  /* canonical, as the `probe` builtin prints it */
-	const char *a, *b; /* provider-specific parts (category, event...) */
-	uint64_t period;   /* interval/profile: nanoseconds or hz */
-	bool freq;         /* period is a frequency (profile:hz) */
-	int32_t id;        /* tracepoint id, ... */
+	/* What the program's context offers, for sema and codegen: */
 	const struct type *args; /* record type of `args`, or NULL */
 	unsigned features; /* CTX_* available */
 	enum ctx_layout layout;
 	uint32_t nargs;    /* arg0..arg(nargs-1) */
 	const struct type *retval; /* type of retval; NULL: u64 */
+	const char *func;  /* uprobe, usdt, kprobe: the probed function,
+			      which `func` names */
+	const char *binary; /* uprobe, usdt: the probed file, in which
+			       uaddr() looks symbols up */
+	const struct usdt_arg *uargs; /* usdt: where arg0..arg(nargs-1) are */
 	/* Program type when it differs from the provider's (0: the
 	 * provider's), and what BPF_PROG_TYPE_TRACING loads need. */
 	enum bpf_prog_type prog_type;
@@ -61,12 +94,15 @@ struct probe_target {
 	int btf_obj_fd;    /* module BTF fd, 0 for vmlinux */
 	int32_t pid;       /* per-process perf events and uprobes: only that
 			      process; 0: all */
-	/* uprobe, usdt, kprobe: */
-	const char *func;  /* the probed function, which `func` names */
-	uint64_t offset;   /* file offset (uprobe), offset in func (kprobe) */
-	uint64_t ref_ctr;  /* USDT semaphore's file offset, 0: none */
-	bool retprobe;
-	const struct usdt_arg *uargs; /* usdt: where arg0..arg(nargs-1) are */
+	/* The provider's own, by provider. */
+	union {
+		struct probe_tracepoint_data tp;
+		struct probe_raw_tp_data raw;
+		struct probe_timer_data timer;
+		struct probe_perf_data perf;
+		struct probe_user_data user;
+		struct probe_watch_data watch;
+	} u;
 };
 
 struct probe_env {
@@ -97,8 +133,19 @@ int probe_att_push(struct probe_attachment *att, int fd);
 /* Closes everything att holds, last first, and empties it. */
 void probe_detach(struct probe_attachment *att);
 
+/* When a provider's programs run. */
+enum probe_run {
+	PROBE_RUN_ATTACHED, /* on their events, through attach */
+	PROBE_RUN_BEGIN,    /* once, before anything else (BEGIN) */
+	PROBE_RUN_END,      /* once, at the end (END) */
+};
+
 struct provider {
 	const char *name;
+	/* The other names scripts may call it by ("t"), NULL-terminated;
+	 * NULL: none. */
+	const char *const *aliases;
+	enum probe_run run;
 	enum bpf_prog_type prog_type;
 	/* Appends the targets of attach point a; reports errors with a's
 	 * span and returns -1 on failure. */
@@ -109,21 +156,35 @@ struct provider {
 	bool per_target_program;
 	/* Attaches a loaded program to one target, recording every fd it
 	 * opens in att even on failure (the caller then calls probe_detach).
-	 * Returns 0 or -errno. NULL for BEGIN and END, which the runtime
-	 * runs once through BPF_PROG_TEST_RUN instead. */
+	 * Returns 0 or -errno. NULL for the types that run once (BEGIN and
+	 * END), which the runtime runs through BPF_PROG_TEST_RUN instead. */
 	int (*attach)(const struct probe_target *t, int prog_fd,
 		      struct probe_attachment *att);
 	/* For -l: prints the probes of this type whose full name
 	 * ("type:...", as `probe` prints it) matches the glob pattern, one
 	 * per line; with verbose, each probe's arguments and their types
 	 * follow it, indented. NULL when the type has nothing to list
-	 * (BEGIN, interval, ...). Returns 0 or -errno. */
+	 * (BEGIN, interval, ...), or lists under another type (return
+	 * probes under their entry type). Returns 0 or -errno. */
 	int (*list)(const char *pattern, bool verbose, FILE *out);
 };
 
 /* The provider of a canonical probe type (attach_point.provider), or NULL
  * when sonde does not support that type yet. */
 const struct provider *probe_provider(const char *canonical_name);
+
+/* The canonical name of probe type name or one of its aliases ("t" ->
+ * "tracepoint"), also for the types bpftrace has and sonde does not
+ * support yet (whose probes probe_expand() then refuses); NULL when no
+ * tracer knows it. */
+const char *probe_type_canonical(const char *name);
+
+/* The i-th provider, NULL past the last: for walking them all. */
+const struct provider *probe_provider_at(size_t i);
+
+/* Adds a provider after the built-in ones (tests, embedders). Returns 0,
+ * -EEXIST when its name or an alias is taken, or -ENOSPC. */
+int probe_register(const struct provider *p);
 
 /* Expands an attach point through its provider. Unsupported probe types
  * ("kprobe probes are not supported yet") and bad attach points are

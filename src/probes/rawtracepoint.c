@@ -40,7 +40,7 @@ static void add(const struct kbtf_func *f, const char *name, void *ctx_)
 	t->prov = &probe_rawtracepoint_prov;
 	t->name = probe_btf_name(a, "rawtracepoint", f ? f->module : NULL,
 				 name);
-	t->a = arena_strdup(a, name);
+	t->u.raw.name = arena_strdup(a, name);
 	t->layout = CTXL_U64_ARRAY;
 	t->features = CTX_ARGN;
 	t->nargs = MAX_ARGS;
@@ -104,7 +104,7 @@ int probe_attach_raw_tp(const struct probe_target *t, int prog_fd,
 {
 	/* tp_btf, fentry and fexit programs know their target from the BTF
 	 * id they were loaded with. */
-	int fd = bpf_raw_tracepoint_open(t->prog_type ? NULL : t->a, prog_fd);
+	int fd = bpf_raw_tracepoint_open(t->prog_type ? NULL : t->u.raw.name, prog_fd);
 	if (fd < 0)
 		return -errno;
 	return probe_att_push(att, fd);
@@ -117,6 +117,7 @@ static int list(const char *pattern, bool verbose, FILE *out)
 
 const struct provider probe_rawtracepoint_prov = {
 	.name = "rawtracepoint",
+	.aliases = (const char *const[]){ "rt", NULL },
 	.prog_type = BPF_PROG_TYPE_RAW_TRACEPOINT,
 	.expand = expand,
 	.per_target_program = true,

@@ -12,7 +12,7 @@ static int expand(struct probe_env *env, const struct attach_point *a,
 		return -1;
 	}
 	/* bpftrace refuses a second BEGIN or END: which would run first? */
-	bool end = a->provider[0] == 'E';
+	bool end = probe_provider(a->provider)->run == PROBE_RUN_END;
 	bool *seen = end ? &env->seen_end : &env->seen_begin;
 	if (*seen) {
 		diag_error(env->diag, a->span, "more than one %s probe defined",
@@ -29,12 +29,14 @@ static int expand(struct probe_env *env, const struct attach_point *a,
 
 const struct provider probe_begin_prov = {
 	.name = "BEGIN",
+	.run = PROBE_RUN_BEGIN,
 	.prog_type = BPF_PROG_TYPE_RAW_TRACEPOINT,
 	.expand = expand,
 };
 
 const struct provider probe_end_prov = {
 	.name = "END",
+	.run = PROBE_RUN_END,
 	.prog_type = BPF_PROG_TYPE_RAW_TRACEPOINT,
 	.expand = expand,
 };

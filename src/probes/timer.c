@@ -76,9 +76,9 @@ static int expand(struct probe_env *env, const struct attach_point *a,
 				       arena_printf(env->arena, "%llu",
 						    (unsigned long long)count) :
 				       a->parts[1]);
-	t->a = units[u].unit;
-	t->period = period;
-	t->freq = freq;
+	t->u.timer.unit = units[u].unit;
+	t->u.timer.period = period;
+	t->u.timer.freq = freq;
 	t->layout = CTXL_PERF;
 	t->features = CTX_REGS;
 	return 0;
@@ -87,7 +87,7 @@ static int expand(struct probe_env *env, const struct attach_point *a,
 static int open_on(const struct probe_target *t, int cpu)
 {
 	return perf_open_counter(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK,
-				 t->period, t->freq, -1, cpu);
+				 t->u.timer.period, t->u.timer.freq, -1, cpu);
 }
 
 static int attach_interval(const struct probe_target *t, int prog_fd,
@@ -125,6 +125,7 @@ static int attach_profile(const struct probe_target *t, int prog_fd,
 
 const struct provider probe_interval_prov = {
 	.name = "interval",
+	.aliases = (const char *const[]){ "i", NULL },
 	.prog_type = BPF_PROG_TYPE_PERF_EVENT,
 	.expand = expand,
 	.attach = attach_interval,
@@ -132,6 +133,7 @@ const struct provider probe_interval_prov = {
 
 const struct provider probe_profile_prov = {
 	.name = "profile",
+	.aliases = (const char *const[]){ "p", NULL },
 	.prog_type = BPF_PROG_TYPE_PERF_EVENT,
 	.expand = expand,
 	.attach = attach_profile,

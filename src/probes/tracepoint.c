@@ -31,10 +31,10 @@ static int add_match(const char *cat, const char *name, void *ctx_)
 	}
 	struct probe_target *t = probe_target_add(a, m->out, m->n);
 	t->prov = &probe_tracepoint_prov;
-	t->a = arena_strdup(a, cat);
-	t->b = arena_strdup(a, name);
+	t->u.tp.category = arena_strdup(a, cat);
+	t->u.tp.event = arena_strdup(a, name);
 	t->name = arena_printf(a, "tracepoint:%s:%s", cat, name);
-	t->id = (int32_t)fmt.id;
+	t->u.tp.id = (int32_t)fmt.id;
 	t->args = tracefs_args_type(a, &fmt);
 	t->features = CTX_ARGS;
 	t->layout = CTXL_TRACEPOINT;
@@ -71,7 +71,7 @@ static int attach(const struct probe_target *t, int prog_fd,
 {
 	/* One perf event (pid -1, cpu 0) carries the program for every CPU:
 	 * the BPF program hangs off the tracepoint, not the event's CPU. */
-	return probe_attach_perf(perf_open_tracepoint(t->id, -1, 0), prog_fd,
+	return probe_attach_perf(perf_open_tracepoint(t->u.tp.id, -1, 0), prog_fd,
 				 att);
 }
 
@@ -124,6 +124,7 @@ static int list(const char *pattern, bool verbose, FILE *out)
 
 const struct provider probe_tracepoint_prov = {
 	.name = "tracepoint",
+	.aliases = (const char *const[]){ "t", NULL },
 	.prog_type = BPF_PROG_TYPE_TRACEPOINT,
 	.expand = expand,
 	.per_target_program = true,

@@ -61,10 +61,10 @@ static void add(struct probe_env *env, const struct attach_point *a,
 	t->prov = ret ? &probe_uretprobe_prov : &probe_uprobe_prov;
 	t->name = arena_printf(env->arena, "%s:%s:%s", a->provider, path,
 			       spec);
-	t->a = path;
+	t->binary = path;
 	t->func = func ? arena_strdup(env->arena, func) : NULL;
-	t->offset = off;
-	t->retprobe = ret;
+	t->u.user.offset = off;
+	t->u.user.retprobe = ret;
 	t->pid = env->pid; /* not the -c child: bpftrace traces all there */
 	t->layout = CTXL_PT_REGS;
 	t->features = CTX_REGS | CTX_USER | (t->func ? CTX_FUNC : 0) |
@@ -226,14 +226,16 @@ int probe_uprobe_attach(const struct probe_target *t, int prog_fd,
 	/* One event for all processes (pid -1) must name a CPU, though the
 	 * program runs on every CPU; one for a process follows it on all. */
 	int pid = t->pid ? t->pid : -1;
-	return probe_attach_perf(perf_open_uprobe(t->a, t->offset, t->retprobe,
-						  t->ref_ctr, pid,
+	return probe_attach_perf(perf_open_uprobe(t->binary, t->u.user.offset,
+						  t->u.user.retprobe,
+						  t->u.user.ref_ctr, pid,
 						  pid > 0 ? -1 : 0),
 				 prog_fd, att);
 }
 
 const struct provider probe_uprobe_prov = {
 	.name = "uprobe",
+	.aliases = (const char *const[]){ "u", NULL },
 	.prog_type = BPF_PROG_TYPE_KPROBE,
 	.expand = expand,
 	.attach = probe_uprobe_attach,
@@ -242,6 +244,7 @@ const struct provider probe_uprobe_prov = {
 
 const struct provider probe_uretprobe_prov = {
 	.name = "uretprobe",
+	.aliases = (const char *const[]){ "ur", NULL },
 	.prog_type = BPF_PROG_TYPE_KPROBE,
 	.expand = expand,
 	.attach = probe_uprobe_attach,

@@ -22,10 +22,9 @@ static void add(struct probe_env *env, const char *path,
 	t->prov = &probe_usdt_prov;
 	t->name = arena_printf(env->arena, "usdt:%s:%s:%s", path, u->provider,
 			       u->name);
-	t->a = path;
-	t->b = arena_strdup(env->arena, u->name);
-	t->offset = u->pc_off;
-	t->ref_ctr = u->sema_off;
+	t->binary = path;
+	t->u.user.offset = u->pc_off;
+	t->u.user.ref_ctr = u->sema_off;
 	t->pid = env->pid ? env->pid : env->cpid;
 	t->layout = CTXL_PT_REGS;
 	t->features = CTX_ARGN | CTX_REGS | CTX_USER;
@@ -111,6 +110,7 @@ static int list(const char *pattern, bool verbose, FILE *out)
 
 const struct provider probe_usdt_prov = {
 	.name = "usdt",
+	.aliases = (const char *const[]){ "U", NULL },
 	.prog_type = BPF_PROG_TYPE_KPROBE,
 	.expand = expand,
 	.attach = probe_uprobe_attach,

@@ -72,9 +72,9 @@ static int expand(struct probe_env *env, const struct attach_point *a,
 	t->name = arena_printf(env->arena, "%s:0x%llx:%llu:%s", kind,
 			       (unsigned long long)addr,
 			       (unsigned long long)len, a->parts[2]);
-	t->a = a->parts[2];
-	t->period = addr;
-	t->id = (int32_t)len;
+	t->u.watch.mode = a->parts[2];
+	t->u.watch.addr = addr;
+	t->u.watch.len = (uint32_t)len;
 	t->pid = env->pid ? env->pid : env->cpid;
 	t->layout = CTXL_PERF;
 	t->features = CTX_REGS;
@@ -83,8 +83,8 @@ static int expand(struct probe_env *env, const struct attach_point *a,
 
 static int open_on(const struct probe_target *t, int cpu)
 {
-	return perf_open_breakpoint(t->period, t->id,
-				    perf_bp_mode_parse(t->a), -1, cpu);
+	return perf_open_breakpoint(t->u.watch.addr, t->u.watch.len,
+				    perf_bp_mode_parse(t->u.watch.mode), -1, cpu);
 }
 
 static int attach(const struct probe_target *t, int prog_fd,
@@ -94,8 +94,9 @@ static int attach(const struct probe_target *t, int prog_fd,
 	 * takes one debug register; a kernel address needs one per CPU. */
 	if (t->pid > 0)
 		return probe_attach_perf(
-			perf_open_breakpoint(t->period, t->id,
-					     perf_bp_mode_parse(t->a), t->pid,
+			perf_open_breakpoint(t->u.watch.addr, t->u.watch.len,
+					     perf_bp_mode_parse(t->u.watch.mode),
+					     t->pid,
 					     -1),
 			prog_fd, att);
 	return probe_attach_cpus(t, prog_fd, att, open_on);
@@ -103,6 +104,7 @@ static int attach(const struct probe_target *t, int prog_fd,
 
 const struct provider probe_watchpoint_prov = {
 	.name = "watchpoint",
+	.aliases = (const char *const[]){ "w", NULL },
 	.prog_type = BPF_PROG_TYPE_PERF_EVENT,
 	.expand = expand,
 	.attach = attach,
@@ -110,6 +112,7 @@ const struct provider probe_watchpoint_prov = {
 
 const struct provider probe_asyncwatchpoint_prov = {
 	.name = "asyncwatchpoint",
+	.aliases = (const char *const[]){ "aw", NULL },
 	.prog_type = BPF_PROG_TYPE_PERF_EVENT,
 	.expand = expand,
 	.attach = attach,

@@ -2,66 +2,17 @@
  * Histogram buckets and their rendering, exactly as bpftrace 0.17.
  *
  * A hist/lhist map stores one u64 count per (key, bucket index); the bucket
- * index is the last u64 of the map key (see mapdump.h for the key layout).
- * The two index functions below are the reference definitions: codegen
- * computes exactly these in BPF and the front end folds constants with them.
+ * index is the last u64 of the map key. model/maplayout.h defines the
+ * layout and the bucket index functions.
  */
 #ifndef SONDE_HIST_H
 #define SONDE_HIST_H
 
 #include <stdint.h>
 
+#include "model/maplayout.h"
+
 struct strbuf;
-
-/* Log2 buckets:
- *   index 0       v < 0                  "(..., 0)"
- *   index 1       v == 0                 "[0]"
- *   index 2 + k   2^k <= v < 2^(k+1)     "[1]", "[2, 4)", ... "[1K, 2K)" ...
- * k comes from a 6-step binary search (shifts 32, 16, 8, 4, 2, 1), so every
- * positive int64 has its bucket, up to "[4E, 8E)" (index 64), as in newer
- * bpftrace. bpftrace 0.17 searched with 5 steps and put every v >= 2^31
- * into "[2G, 4G)", a bug sonde does not copy. */
-#define HIST_LOG2_MAX_INDEX 64
-/* Enough slots for any log2 index a map may hold. */
-#define HIST_LOG2_NBUCKETS (HIST_LOG2_MAX_INDEX + 1)
-
-static inline uint64_t hist_log2_index(int64_t v)
-{
-	if (v < 0)
-		return 0;
-	if (v == 0)
-		return 1;
-	uint64_t n = (uint64_t)v, k = 0;
-	for (int i = 5; i >= 0; i--) {
-		uint64_t shift = (uint64_t)(n >= (1ULL << (1 << i))) << i;
-		n >>= shift;
-		k += shift;
-	}
-	return 2 + k;
-}
-
-/* Linear buckets, with nb = (max - min) / step:
- *   index 0            v < min                    "(..., min)"
- *   index 1 .. nb      1 + (v - min) / step       "[lo, lo + step)"
- *   index nb + 1       v > max (and v == max)     "[max, ...)"
- * As in bpftrace 0.17, when step does not divide max - min the values in
- * [min + nb * step, max] also land in index nb + 1. */
-static inline uint64_t hist_linear_index(int64_t v, int64_t min, int64_t max,
-					 int64_t step)
-{
-	if (v < min)
-		return 0;
-	if (v > max)
-		return 1 + (uint64_t)((max - min) / step);
-	return 1 + (uint64_t)((v - min) / step);
-}
-
-/* Number of bucket slots of an lhist: nb + 2. */
-static inline uint32_t hist_linear_nbuckets(int64_t min, int64_t max,
-					    int64_t step)
-{
-	return (uint32_t)((max - min) / step) + 2;
-}
 
 /* Text rendering: one line per bucket from the first to the last non-zero
  * one, "<label:16><count/div:8> |<bar:52>|\n"; the bar is scaled to the

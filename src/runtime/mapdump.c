@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/maplayout.h"
 #include "model/types.h"
 #include "runtime/hist.h"
 #include "runtime/output.h"
@@ -13,55 +14,9 @@
 #include "runtime/value_fmt.h"
 #include "util/xalloc.h"
 
-static uint32_t round8(uint32_t n)
-{
-	return (n + 7) & ~7u;
-}
-
 static bool is_hist(const struct type *v)
 {
 	return v->kind == TY_HIST || v->kind == TY_LHIST;
-}
-
-uint32_t mapdump_bucket_offset(const struct type *key)
-{
-	return key ? round8(key->size) : 0;
-}
-
-uint32_t mapdump_key_size(const struct type *key, const struct type *value)
-{
-	if (is_hist(value))
-		return mapdump_bucket_offset(key) + 8;
-	return key ? key->size : 8;
-}
-
-uint32_t mapdump_value_size(const struct type *value)
-{
-	switch (value->kind) {
-	case TY_COUNT: case TY_SUM: case TY_HIST: case TY_LHIST:
-		return 8;
-	case TY_MIN: case TY_MAX: case TY_AVG: case TY_STATS:
-		return 16;
-	default:
-		return value->size;
-	}
-}
-
-uint32_t mapdump_array_value_size(const struct type *value)
-{
-	return value->kind == TY_SUM ? 16 : mapdump_value_size(value);
-}
-
-uint32_t mapdump_array_entries(const struct type *value)
-{
-	switch (value->kind) {
-	case TY_COUNT:
-		return 1;
-	case TY_HIST: case TY_LHIST:
-		return mapdump_nbuckets(value) + 1;
-	default:
-		return 2;
-	}
 }
 
 void mapdump_entries_free(struct mapdump_entries *r)
@@ -155,8 +110,8 @@ static bool is_agg_array(const struct mapdump_map *m)
 
 static uint32_t value_size(const struct mapdump_map *m, bool agg_array)
 {
-	return agg_array ? mapdump_array_value_size(m->value) :
-			   mapdump_value_size(m->value);
+	return agg_array ? maplayout_array_value_size(m->value) :
+			   maplayout_value_size(m->value);
 }
 
 /* Room for the one entry of a key-less map, zeroed. */
@@ -196,12 +151,12 @@ int mapdump_read(const struct mapdump_map *m, struct mapdump_entries *r)
 {
 	memset(r, 0, sizeof(*r));
 	bool agg_array = is_agg_array(m);
-	r->ksize = mapdump_key_size(m->key, m->value);
+	r->ksize = maplayout_key_size(m->key, m->value);
 	r->vsize = value_size(m, agg_array);
 	int ncpu = num_cpus(m);
 	if (ncpu < 0)
 		return ncpu;
-	uint32_t slot = m->percpu ? round8(r->vsize) : r->vsize;
+	uint32_t slot = m->percpu ? maplayout_percpu_stride(r->vsize) : r->vsize;
 	uint8_t *buf = xcalloc((size_t)ncpu, slot ? slot : 1);
 	if (agg_array && !is_hist(m->value) && m->value->kind != TY_COUNT) {
 		int err = read_value_array(m, r, buf, ncpu, slot);
@@ -308,23 +263,14 @@ static bool by_key_args(const void *a, const void *b, void *ctx)
 	return false;
 }
 
-uint32_t mapdump_nbuckets(const struct type *vt)
-{
-	if (vt->kind == TY_HIST)
-		return HIST_LOG2_NBUCKETS;
-	if (vt->lstep <= 0 || vt->lmax < vt->lmin)
-		return 0;
-	return hist_linear_nbuckets(vt->lmin, vt->lmax, vt->lstep);
-}
-
 /* Hist entries grouped by key prefix, in key-byte order. Each group's
  * buckets are allocated in *bufs (one block). */
 static size_t group_hist(const struct mapdump_map *m, const struct mapdump_entries *r,
 			 struct item *items, uint64_t **bufs)
 {
 	size_t plen = m->key ? m->key->size : 0;
-	uint32_t boff = mapdump_bucket_offset(m->key);
-	uint32_t nb = mapdump_nbuckets(m->value);
+	uint32_t boff = maplayout_bucket_offset(m->key);
+	uint32_t nb = maplayout_nbuckets(m->value);
 	struct item **order = xmalloc((r->n ? r->n : 1) * sizeof(*order));
 	for (size_t i = 0; i < r->n; i++) {
 		items[i].e.key = r->keys + i * r->ksize;
@@ -465,7 +411,7 @@ static int all_keys(int fd, uint32_t ksize, uint8_t **keys, size_t *n)
 
 static int zero_all(const struct mapdump_map *m)
 {
-	uint32_t ksize = mapdump_key_size(m->key, m->value);
+	uint32_t ksize = maplayout_key_size(m->key, m->value);
 	uint32_t vsize = value_size(m, is_agg_array(m));
 	int ncpu = num_cpus(m);
 	if (ncpu < 0)
@@ -475,7 +421,7 @@ static int zero_all(const struct mapdump_map *m)
 	int err = all_keys(m->fd, ksize, &keys, &n);
 	if (err)
 		return err;
-	size_t slot = m->percpu ? round8(vsize) : vsize;
+	size_t slot = m->percpu ? maplayout_percpu_stride(vsize) : vsize;
 	uint8_t *zero = xcalloc((size_t)ncpu, slot ? slot : 1);
 	for (size_t i = 0; i < n && !err; i++) {
 		err = bpf_map_update_elem(m->fd, keys + i * ksize, zero,
@@ -495,9 +441,9 @@ static int array_mark(const struct mapdump_map *m)
 	int ncpu = num_cpus(m);
 	if (ncpu < 0)
 		return ncpu;
-	uint32_t slot = round8(mapdump_array_value_size(m->value));
+	uint32_t slot = maplayout_percpu_stride(maplayout_array_value_size(m->value));
 	uint8_t *v = xcalloc((size_t)ncpu, slot);
-	uint32_t idx = mapdump_array_entries(m->value) - 1;
+	uint32_t idx = maplayout_array_entries(m->value) - 1;
 	put_u64(v, 1);
 	int err = bpf_map_update_elem(m->fd, &idx, v, BPF_EXIST);
 	free(v);
@@ -526,7 +472,7 @@ int mapdump_clear(const struct mapdump_map *m)
 {
 	if (is_array_fd(m->fd))
 		return zero_all(m); /* array entries cannot be deleted */
-	uint32_t ksize = mapdump_key_size(m->key, m->value);
+	uint32_t ksize = maplayout_key_size(m->key, m->value);
 	uint8_t *keys;
 	size_t n;
 	int err = all_keys(m->fd, ksize, &keys, &n);

@@ -1,7 +1,8 @@
 /*
- * Reading BPF maps back and printing them, as bpftrace 0.17 does.
+ * Reading BPF maps back and printing them, as bpftrace 0.17 does, for maps
+ * laid out as model/maplayout.h says.
  *
- * Layout of a map (what codegen must build):
+ * Layout of a map (what codegen must build, model/maplayout.h computes):
  *   key    = [key type's bytes][pad to 8][u64 bucket]   hist and lhist
  *          = [key type's bytes]                          others
  *          = [u64 0]                                     key-less (@x = ...)
@@ -12,14 +13,14 @@
  *            AVG, STATS, HIST and LHIST maps are per-CPU (one value per
  *            possible CPU, each slot rounded up to 8 bytes), merged here.
  * Key-less aggregations may instead live in per-CPU arrays, where every
- * entry exists from the start (mapdump_array_entries):
+ * entry exists from the start (maplayout_array_entries):
  *  - count(): one entry; "@c: 0" prints even when never hit, as in 0.17;
  *  - hist()/lhist(): one entry per bucket (the key's u32 index), plus a
  *    marker entry that zero() sets so the emptied histogram still prints;
  *  - sum/min/max/avg/stats: entry 0 holds the value, entry 1 is zero()'s
  *    marker. Each value's second word tells a written entry from one never
  *    written: min/max's "set", avg/stats's count, and for sum a "hit" word
- *    the program sets on every update (mapdump_array_value_size).
+ *    the program sets on every update (maplayout_array_value_size).
  * Everything here works on hashes and arrays alike.
  */
 #ifndef SONDE_MAPDUMP_H
@@ -39,18 +40,6 @@ struct mapdump_map {
 	const struct type *value;  /* COUNT ... LHIST, or a plain value type */
 	bool percpu;
 };
-
-/* Byte sizes of the BPF map's key and of one CPU's value slot. */
-uint32_t mapdump_key_size(const struct type *key, const struct type *value);
-uint32_t mapdump_value_size(const struct type *value);
-/* The same for a key-less aggregation kept in a per-CPU array, and the
- * number of entries that array has. */
-uint32_t mapdump_array_value_size(const struct type *value);
-uint32_t mapdump_array_entries(const struct type *value);
-/* Bucket slots of a hist/lhist value type (0 for a bad lhist). */
-uint32_t mapdump_nbuckets(const struct type *vt);
-/* Offset of the u64 bucket in a hist/lhist key. */
-uint32_t mapdump_bucket_offset(const struct type *key);
 
 /*
  * print(@m, top, div): reads all entries, merges per-CPU values, sorts and

@@ -14,6 +14,7 @@
 
 #include "model/compiled.h"
 #include "kernel/features.h"
+#include "probes/provider.h"
 #include "runtime/symbols.h"
 #include "runtime/child.h"
 #include "runtime/events.h"

@@ -48,8 +48,8 @@ static struct mapdump_map mk(const char *name, const struct type *key,
 	struct mapdump_map m = { name, -1, key, value, percpu };
 	m.fd = bpf_map_create(percpu ? BPF_MAP_TYPE_PERCPU_HASH
 				     : BPF_MAP_TYPE_HASH,
-			      NULL, mapdump_key_size(key, value),
-			      mapdump_value_size(value), 4096, NULL);
+			      NULL, maplayout_key_size(key, value),
+			      maplayout_value_size(value), 4096, NULL);
 	CHECK(m.fd >= 0);
 	fds[nfds++] = m.fd;
 	return m;
@@ -60,7 +60,7 @@ static struct mapdump_map mk(const char *name, const struct type *key,
 static void put_cpu(const struct mapdump_map *m, const void *key,
 		    const void *v, int cpu)
 {
-	uint32_t vs = mapdump_value_size(m->value);
+	uint32_t vs = maplayout_value_size(m->value);
 	uint32_t slot = (vs + 7) & ~7u;
 	uint8_t *buf = calloc((size_t)ncpu, slot);
 	bpf_map_lookup_elem(m->fd, key, buf);
@@ -82,7 +82,7 @@ static void put_bucket(const struct mapdump_map *m, const void *k,
 		       uint64_t b, uint64_t n, int cpu)
 {
 	uint8_t key[128] = { 0 };
-	uint32_t off = mapdump_bucket_offset(m->key);
+	uint32_t off = maplayout_bucket_offset(m->key);
 	if (k)
 		memcpy(key, k, m->key->size);
 	memcpy(key + off, &b, 8);

@@ -307,7 +307,7 @@ TEST(interval_exit)
 	struct compiled c;
 	base(&c);
 	struct probe_target *t = target("interval", "interval:ms:10");
-	t->period = 10 * 1000000ull;
+	t->u.timer.period = 10 * 1000000ull;
 	struct ir *ir = ir_new();
 	int64_t v[2] = { 3, 4 };
 	emit_record(ir, 0, 0, v, 2);
@@ -335,8 +335,8 @@ TEST(profile_exit)
 	struct compiled c;
 	base(&c);
 	struct probe_target *t = target("profile", "profile:hz:99");
-	t->period = 99;
-	t->freq = true;
+	t->u.timer.period = 99;
+	t->u.timer.freq = true;
 	struct ir *ir = ir_new();
 	emit_record(ir, 0, 1, NULL, 0);
 	ir_exiti(ir, 0);
@@ -525,7 +525,7 @@ TEST(provider_tracepoint_wildcard)
 	for (uint32_t i = 0; i < n; i++) {
 		CHECK(!strncmp(t[i].name, "tracepoint:syscalls:sys_enter_get",
 			       33));
-		CHECK(t[i].args && t[i].id > 0);
+		CHECK(t[i].args && t[i].u.tp.id > 0);
 		CHECK(t[i].layout == CTXL_TRACEPOINT);
 		getpid |= !strcmp(t[i].name,
 				  "tracepoint:syscalls:sys_enter_getpid");
@@ -542,19 +542,19 @@ TEST(provider_timers)
 	char *msg;
 	const char *p1[] = { "ms", "10" };
 	CHECK(expand("interval:ms:10", "interval", p1, 2, &t, &n, &msg) == 0);
-	CHECK(n == 1 && t[0].period == 10000000ull && !t[0].freq);
+	CHECK(n == 1 && t[0].u.timer.period == 10000000ull && !t[0].u.timer.freq);
 	CHECK_STR(t[0].name, "interval:ms:10");
 	free(msg);
 	const char *p2[] = { "hz", "99" };
 	CHECK(expand("profile:hz:99", "profile", p2, 2, &t, &n, &msg) == 0);
-	CHECK(n == 1 && t[0].period == 99 && t[0].freq);
+	CHECK(n == 1 && t[0].u.timer.period == 99 && t[0].u.timer.freq);
 	CHECK_STR(t[0].name, "profile:hz:99");
 	free(msg);
 	CHECK(expand("interval:hz:4", "interval", p2, 0, &t, &n, &msg) < 0);
 	free(msg);
 	const char *p3[] = { "hz", "4" };
 	CHECK(expand("interval:hz:4", "interval", p3, 2, &t, &n, &msg) == 0);
-	CHECK(t[0].period == 250000000ull && !t[0].freq);
+	CHECK(t[0].u.timer.period == 250000000ull && !t[0].u.timer.freq);
 	free(msg);
 	CHECK(expand("BEGIN", "BEGIN", NULL, 0, &t, &n, &msg) == 0);
 	CHECK(n == 1);
