@@ -239,7 +239,7 @@ static const struct type *check_field(struct sema *s, struct ast_expr *e)
 	}
 	if (e->u.field.arrow && base->kind != TY_PTR &&
 	    !(e->u.field.base->kind == E_BUILTIN &&
-	      !strcmp(e->u.field.base->u.name, "args"))) {
+	      e->u.field.base->builtin == BI_ARGS)) {
 		sema_err(s, e->u.field.name_span, "'->' needs a pointer, but the "
 			"left side is %s: use '.'", sema_tname(s, base));
 		return &type_none;

@@ -522,27 +522,45 @@ static const struct type *ty_print(struct sema *s, struct ast_expr *e,
 
 /* ---- output and control ---- */
 
+/* system() and signal() act on the system: only with --unsafe. */
+static bool unsafe_allowed(struct sema *s, struct ast_expr *e)
+{
+	if (s->opts->unsafe)
+		return true;
+	sema_err(s, e->span, "%s() is unsafe: run sonde with --unsafe to "
+		 "allow it", e->u.call.name);
+	return false;
+}
+
+/* An optional argument i that must be a string literal (what: its role),
+ * kept for codegen rather than evaluated. */
+static bool literal_arg(struct sema *s, struct ast_expr *e, uint32_t i,
+			const char *what)
+{
+	if (e->u.call.args.n <= i)
+		return true;
+	if (arg(e, i)->kind != E_STRING) {
+		sema_err(s, arg(e, i)->span, "%s()'s %s must be a string "
+			 "literal", e->u.call.name, what);
+		return false;
+	}
+	arg(e, i)->type = &type_void;
+	return true;
+}
+
 static const struct type *ty_system(struct sema *s, struct ast_expr *e,
 				    struct ast_expr *target)
 {
-	if (!s->opts->unsafe) {
-		sema_err(s, e->span, "system() is unsafe: run sonde with "
-			 "--unsafe to allow it");
+	if (!unsafe_allowed(s, e))
 		return &type_none;
-	}
 	return ty_format(s, e, target);
 }
 
 static const struct type *ty_time(struct sema *s, struct ast_expr *e,
 				  struct ast_expr *target)
 {
-	if (e->u.call.args.n && arg(e, 0)->kind != E_STRING) {
-		sema_err(s, arg(e, 0)->span, "time()'s format must be a "
-			 "string literal");
+	if (!literal_arg(s, e, 0, "format"))
 		return &type_none;
-	}
-	if (e->u.call.args.n)
-		arg(e, 0)->type = &type_void;
 	s->uses_ringbuf = true;
 	return &type_void;
 }
@@ -550,16 +568,8 @@ static const struct type *ty_time(struct sema *s, struct ast_expr *e,
 static const struct type *ty_join(struct sema *s, struct ast_expr *e,
 				  struct ast_expr *target)
 {
-	if (!want_int_arg(s, e, 0))
+	if (!want_int_arg(s, e, 0) || !literal_arg(s, e, 1, "separator"))
 		return &type_none;
-	if (e->u.call.args.n == 2) {
-		if (arg(e, 1)->kind != E_STRING) {
-			sema_err(s, arg(e, 1)->span, "join()'s separator "
-				 "must be a string literal");
-			return &type_none;
-		}
-		arg(e, 1)->type = &type_void;
-	}
 	s->uses_ringbuf = true;
 	return &type_void;
 }
@@ -574,11 +584,8 @@ static const struct type *ty_exit(struct sema *s, struct ast_expr *e,
 static const struct type *ty_signal(struct sema *s, struct ast_expr *e,
 				    struct ast_expr *target)
 {
-	if (!s->opts->unsafe) {
-		sema_err(s, e->span, "signal() is unsafe: run sonde with "
-			 "--unsafe to allow it");
+	if (!unsafe_allowed(s, e))
 		return &type_none;
-	}
 	struct ast_expr *a0 = arg(e, 0);
 	if (a0->kind == E_STRING) {
 		int sig = signal_number(a0->u.str.bytes);
@@ -704,13 +711,7 @@ static const struct type *ty_strncmp(struct sema *s, struct ast_expr *e,
 static const struct type *ty_strftime(struct sema *s, struct ast_expr *e,
 				      struct ast_expr *target)
 {
-	if (arg(e, 0)->kind != E_STRING) {
-		sema_err(s, arg(e, 0)->span, "strftime()'s format must be a "
-			 "string literal");
-		return &type_none;
-	}
-	arg(e, 0)->type = &type_void;
-	if (!want_int_arg(s, e, 1))
+	if (!literal_arg(s, e, 0, "format") || !want_int_arg(s, e, 1))
 		return &type_none;
 	struct type *t = type_new(s->arena, TY_TIMESTAMP, 8);
 	t->name = arena_strndup(s->arena, arg(e, 0)->u.str.bytes,
