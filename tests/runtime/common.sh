@@ -43,6 +43,9 @@
 #   EXPECT_STDERR  block: each line is an extended regex that some line of
 #                  stderr must match (stderr may hold more)
 #   EXPECT_OUTFILE block: @TMP@/out must be exactly these lines (for -o)
+#   CHECK          block: bash run after CLEANUP with $OUT naming the stdout
+#                  file (cwd: @TMP@); it must exit 0, else what it prints is
+#                  the reason (for sums over a histogram and the like)
 #   BG             a command started in the background before the run; its
 #                  pid is @BGPID@ (it is killed after the run)
 #   NOREF          why bpftrace cannot be the reference (bless.sh skips it)
@@ -59,7 +62,7 @@
 parse_test() {
 	local line key block=
 	T_KEYS=" "
-	for key in PROG TOOL SETUP CLEANUP ARGS PARAMS CMD STATUS TIMEOUT REQUIRES \
+	for key in PROG TOOL SETUP CLEANUP CHECK ARGS PARAMS CMD STATUS TIMEOUT REQUIRES \
 		EXPECT EXPECT_REGEX EXPECT_COUNT EXPECT_STDERR EXPECT_OUTFILE BG NOREF; do
 		printf -v "T_$key" '%s' ""
 	done
@@ -197,8 +200,10 @@ run_setup() {
 	return 0
 }
 
-# run_cleanup SCRATCH: runs the test's CLEANUP (if any).
+# run_cleanup SCRATCH: runs the test's CLEANUP (if any); CHECK's text is
+# substituted first, while the @KEY@ of SETUP still hold.
 run_cleanup() {
+	T_CHECK_SUBST=$(subst "$T_CHECK")
 	has_key CLEANUP || return 0
 	(cd "$1/tmp" && bash -c "$(subst "$T_CLEANUP")") >/dev/null 2>&1
 	SETUP_VARS=()
@@ -294,6 +299,14 @@ check_output() {
 				return
 			fi
 		done <<<"${T_EXPECT_STDERR%$'\n'}"
+	fi
+	if has_key CHECK; then
+		local why
+		if ! why=$(cd "$TMPD" && OUT=$s/out bash -c "$T_CHECK_SUBST" 2>&1); then
+			echo "CHECK failed: ${why:-(it printed nothing)}"
+			indent "$s/out" 30
+			return
+		fi
 	fi
 	if has_key EXPECT_OUTFILE; then
 		printf '%s' "$T_EXPECT_OUTFILE" >"$s/expect_outfile"
