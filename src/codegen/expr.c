@@ -384,7 +384,10 @@ static struct val builtin(struct cg *g, struct ast_expr *e)
 	if (!strcmp(n, "kstack") || !strcmp(n, "ustack"))
 		return cg_stack(g, t);
 	if (!strcmp(n, "args")) {
-		struct val v = { .kind = V_CTX, .type = t, .ctx_off = 0 };
+		/* this target's layout: sema left the last target's on the
+		 * AST, and the tracepoints of one probe may differ */
+		struct val v = { .kind = V_CTX, .ctx_off = 0,
+				 .type = g->tgt->args ? g->tgt->args : t };
 		return v;
 	}
 	/* fentry/fexit know their function's address; no register has it. */
