@@ -50,7 +50,8 @@
 #                  pid is @BGPID@ (it is killed after the run)
 #   NOREF          why bpftrace cannot be the reference (bless.sh skips it)
 #
-# In PROG, ARGS, PARAMS and CMD: @WL@ is the workload binary (wl.c),
+# In PROG, ARGS, PARAMS, CMD, BG, SETUP, CLEANUP, CHECK, EXPECT_REGEX and
+# EXPECT_COUNT: @WL@ is the workload binary (wl.c),
 # @UWL@ and @UWLNP@ the uprobe/USDT workload (uwl.c) as a PIE and not,
 # @SWL@ the deep-call-chain one with frame pointers (stackwl.c),
 # @TMP@ a scratch directory of the test, emptied before the run, @BGPID@ the
@@ -200,13 +201,11 @@ run_setup() {
 	return 0
 }
 
-# run_cleanup SCRATCH: runs the test's CLEANUP (if any); CHECK's text is
-# substituted first, while the @KEY@ of SETUP still hold.
+# run_cleanup SCRATCH: runs the test's CLEANUP (if any). The @KEY@ of
+# SETUP still hold after it, for check_output.
 run_cleanup() {
-	T_CHECK_SUBST=$(subst "$T_CHECK")
 	has_key CLEANUP || return 0
 	(cd "$1/tmp" && bash -c "$(subst "$T_CLEANUP")") >/dev/null 2>&1
-	SETUP_VARS=()
 }
 
 # run_one TEST BIN SCRATCH: runs TEST's program with tracer BIN; leaves
@@ -263,7 +262,7 @@ check_output() {
 	fi
 	if has_key EXPECT_REGEX; then
 		local -a re got
-		mapfile -t re <<<"${T_EXPECT_REGEX%$'\n'}"
+		mapfile -t re < <(subst "${T_EXPECT_REGEX%$'\n'}"; echo)
 		mapfile -t got <"$s/out"
 		local i
 		if [ "${#re[@]}" != "${#got[@]}" ]; then
@@ -288,7 +287,7 @@ check_output() {
 				indent "$s/out" 10
 				return
 			fi
-		done <<<"${T_EXPECT_COUNT%$'\n'}"
+		done < <(subst "${T_EXPECT_COUNT%$'\n'}"; echo)
 	fi
 	if has_key EXPECT_STDERR; then
 		local r
@@ -302,7 +301,7 @@ check_output() {
 	fi
 	if has_key CHECK; then
 		local why
-		if ! why=$(cd "$TMPD" && OUT=$s/out bash -c "$T_CHECK_SUBST" 2>&1); then
+		if ! why=$(cd "$TMPD" && OUT=$s/out bash -c "$(subst "$T_CHECK")" 2>&1); then
 			echo "CHECK failed: ${why:-(it printed nothing)}"
 			indent "$s/out" 30
 			return
