@@ -74,7 +74,7 @@ struct val cg_bi_reg(struct cg *g, struct ast_expr *e, struct ast_expr *tg)
 
 bool cg_user_addr(struct cg *g, const struct type *t)
 {
-	if (t->kind == TY_PTR)
+	if (t->kind == TY_PTR || t->is_user)
 		return t->is_user;
 	return g->tgt && (g->tgt->features & CTX_USER);
 }

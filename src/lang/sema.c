@@ -46,6 +46,12 @@ static const struct type *widen(struct sema *s, const struct type *t)
 {
 	if (t->kind == TY_INT)
 		return type_int(8, t->is_signed);
+	if (t->kind == TY_PTR && t->is_user) {
+		/* still a user address: str() of it must read user memory */
+		struct type *u = type_new(s->arena, TY_INT, 8);
+		u->is_user = true;
+		return u;
+	}
 	if (t->kind == TY_PTR)
 		return &type_u64;
 	if (t->kind == TY_TUPLE) {
@@ -72,6 +78,8 @@ static const struct type *unify(struct sema *s, const struct type *a,
 			return a;
 		if (a->kind == TY_PTR || b->kind == TY_PTR)
 			return a->kind == TY_PTR ? a : b;
+		if (a->is_user && b->is_user) /* user pointers, widened */
+			return a;
 		uint32_t size = a->size > b->size ? a->size : b->size;
 		return type_int((int)size, a->is_signed && b->is_signed);
 	}

@@ -66,7 +66,8 @@ struct type {
 	uint32_t size;  /* bytes of the value's storage */
 	uint32_t align;
 	bool is_signed;
-	bool is_user;   /* PTR/RECORD/ARRAY/STRING read from user memory */
+	bool is_user;   /* PTR/RECORD/ARRAY/STRING read from user memory; INT:
+			 * a user pointer stored in a map */
 	bool is_union;  /* RECORD */
 	const struct type *elem; /* PTR pointee, ARRAY element */
 	uint32_t count;          /* ARRAY length */

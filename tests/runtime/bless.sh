@@ -23,7 +23,7 @@ for t in "$@"; do
 	d=$scratch/$name
 	mkdir -p "$d/ref" "$d/sonde"
 	if ! has_key NOREF; then
-		run_one "$t" "$BPFTRACE" "$d/ref"
+		run_setup "$d/ref" && run_one "$t" "$BPFTRACE" "$d/ref"; run_cleanup "$d/ref"
 		[ -f "$d/ref/tmp/out" ] && cp "$d/ref/tmp/out" "$d/ref/outfile"
 		echo "== $name: bpftrace exit $RC"
 		cat -A "$d/ref/out" | head -40
@@ -59,7 +59,7 @@ PY
 			parse_test "$t"
 		fi
 	fi
-	run_one "$t" "$SONDE" "$d/sonde"
+	run_setup "$d/sonde" && run_one "$t" "$SONDE" "$d/sonde"; run_cleanup "$d/sonde"
 	st=$(status_problem "${T_STATUS:-0}" "$d/sonde/err")
 	why=$(check_output "$d/sonde")
 	if [ -z "$st" ] && [ -z "$why" ]; then

@@ -11,6 +11,16 @@
 # whether its expected output was compared with bpftrace 0.17, and why not).
 #
 #   PROG           the script (one line: passed with -e; block: as a file)
+#   TOOL           instead of PROG: a file of tools/ (e.g. biolatency.bt),
+#                  run as the program; a tool that is not *.bt (a wrapper
+#                  such as tools/profile) is run itself, with PARAMS as its
+#                  words and $SONDE naming the tracer
+#   SETUP          block: bash run before the tracer (cwd: @TMP@); each line
+#                  KEY=VALUE it prints makes @KEY@ stand for VALUE in the
+#                  fields below; exit status 77 skips the test (its last
+#                  line of output saying why), any other failure fails it
+#   CLEANUP        block: bash run after the tracer, whatever happened (the
+#                  @KEY@ of SETUP work in it)
 #   ARGS           options put before the program (shell-quoted words),
 #                  e.g. -f json, -q, -o @TMP@/out, --unsafe
 #   PARAMS         positional parameters put after the program ($1, $2, ...)
@@ -33,11 +43,15 @@
 #   EXPECT_STDERR  block: each line is an extended regex that some line of
 #                  stderr must match (stderr may hold more)
 #   EXPECT_OUTFILE block: @TMP@/out must be exactly these lines (for -o)
+#   CHECK          block: bash run after CLEANUP with $OUT naming the stdout
+#                  file (cwd: @TMP@); it must exit 0, else what it prints is
+#                  the reason (for sums over a histogram and the like)
 #   BG             a command started in the background before the run; its
 #                  pid is @BGPID@ (it is killed after the run)
 #   NOREF          why bpftrace cannot be the reference (bless.sh skips it)
 #
-# In PROG, ARGS, PARAMS and CMD: @WL@ is the workload binary (wl.c),
+# In PROG, ARGS, PARAMS, CMD, BG, SETUP, CLEANUP, CHECK, EXPECT_REGEX and
+# EXPECT_COUNT: @WL@ is the workload binary (wl.c),
 # @UWL@ and @UWLNP@ the uprobe/USDT workload (uwl.c) as a PIE and not,
 # @SWL@ the deep-call-chain one with frame pointers (stackwl.c),
 # @TMP@ a scratch directory of the test, emptied before the run, @BGPID@ the
@@ -49,8 +63,8 @@
 parse_test() {
 	local line key block=
 	T_KEYS=" "
-	for key in PROG ARGS PARAMS CMD STATUS TIMEOUT REQUIRES EXPECT EXPECT_REGEX \
-		EXPECT_COUNT EXPECT_STDERR EXPECT_OUTFILE BG NOREF; do
+	for key in PROG TOOL SETUP CLEANUP CHECK ARGS PARAMS CMD STATUS TIMEOUT REQUIRES \
+		EXPECT EXPECT_REGEX EXPECT_COUNT EXPECT_STDERR EXPECT_OUTFILE BG NOREF; do
 		printf -v "T_$key" '%s' ""
 	done
 	T_PROG_BLOCK=0
@@ -82,7 +96,7 @@ parse_test() {
 		esac
 	done <"$1"
 	[ -z "$block" ] || { echo "unterminated block $block" >&2; return 1; }
-	case "$T_KEYS" in *" PROG "*) ;; *) echo "no PROG" >&2; return 1 ;; esac
+	case "$T_KEYS" in *" PROG "* | *" TOOL "*) ;; *) echo "no PROG or TOOL" >&2; return 1 ;; esac
 	return 0
 }
 
@@ -97,6 +111,10 @@ subst() {
 	s=${s//@SWL@/$SWL}
 	s=${s//@TMP@/$TMPD}
 	s=${s//@BGPID@/${BGPID:-}}
+	local k
+	for k in "${!SETUP_VARS[@]}"; do
+		s=${s//@$k@/${SETUP_VARS[$k]}}
+	done
 	local sym addr
 	while [[ $s =~ @WLSYM:([A-Za-z0-9_]+)@ ]]; do
 		sym=${BASH_REMATCH[1]}
@@ -153,12 +171,48 @@ build_workload() {
 	fi
 }
 
+declare -A SETUP_VARS=()
+
+# run_setup SCRATCH: runs the test's SETUP (if any) in SCRATCH/tmp, which
+# it empties first, and records its KEY=VALUE lines in SETUP_VARS. Sets
+# SETUP_WHY to "skip: why" or "fail: why" and returns 1 when the setup did
+# not work (not in a subshell: SETUP_VARS must survive).
+run_setup() {
+	local scratch=$1 line rc
+	TMPD=$scratch/tmp
+	rm -rf "$TMPD"
+	mkdir -p "$TMPD"
+	SETUP_VARS=() SETUP_WHY=
+	has_key SETUP || return 0
+	(cd "$TMPD" && bash -c "$(subst "$T_SETUP")") >"$scratch/setup.out" 2>"$scratch/setup.err"
+	rc=$?
+	if [ $rc = 77 ]; then
+		SETUP_WHY="skip: $(tail -n1 "$scratch/setup.out")"
+		return 1
+	elif [ $rc != 0 ]; then
+		SETUP_WHY="fail: SETUP exited with status $rc: $(tail -n1 "$scratch/setup.err")"
+		run_cleanup "$scratch"
+		return 1
+	fi
+	while IFS= read -r line; do
+		[[ $line =~ ^([A-Za-z_][A-Za-z0-9_]*)=(.*)$ ]] &&
+			SETUP_VARS[${BASH_REMATCH[1]}]=${BASH_REMATCH[2]}
+	done <"$scratch/setup.out"
+	return 0
+}
+
+# run_cleanup SCRATCH: runs the test's CLEANUP (if any). The @KEY@ of
+# SETUP still hold after it, for check_output.
+run_cleanup() {
+	has_key CLEANUP || return 0
+	(cd "$1/tmp" && bash -c "$(subst "$T_CLEANUP")") >/dev/null 2>&1
+}
+
 # run_one TEST BIN SCRATCH: runs TEST's program with tracer BIN; leaves
-# SCRATCH/out, SCRATCH/err and RC. TMPD is SCRATCH/tmp.
+# SCRATCH/out, SCRATCH/err and RC. TMPD is SCRATCH/tmp (run_setup made it).
 run_one() {
 	local test=$1 bin=$2 scratch=$3 args=() params=() progargs
 	TMPD=$scratch/tmp
-	rm -rf "$TMPD"
 	mkdir -p "$TMPD"
 	BGPID=
 	if has_key BG; then
@@ -171,7 +225,14 @@ run_one() {
 	if has_key CMD; then
 		args+=(-c "$(subst "$T_CMD")")
 	fi
-	if [ "$T_PROG_BLOCK" = 1 ]; then
+	if has_key TOOL; then
+		if [[ $T_TOOL == *.bt ]]; then
+			progargs=("$TOP/tools/$T_TOOL")
+		else
+			# a wrapper: it builds the sonde command line itself
+			bin=$TOP/tools/$T_TOOL args=() progargs=()
+		fi
+	elif [ "$T_PROG_BLOCK" = 1 ]; then
 		subst "$T_PROG" >"$scratch/prog.bt"
 		progargs=("$scratch/prog.bt")
 	else
@@ -201,7 +262,7 @@ check_output() {
 	fi
 	if has_key EXPECT_REGEX; then
 		local -a re got
-		mapfile -t re <<<"${T_EXPECT_REGEX%$'\n'}"
+		mapfile -t re < <(subst "${T_EXPECT_REGEX%$'\n'}"; echo)
 		mapfile -t got <"$s/out"
 		local i
 		if [ "${#re[@]}" != "${#got[@]}" ]; then
@@ -226,7 +287,7 @@ check_output() {
 				indent "$s/out" 10
 				return
 			fi
-		done <<<"${T_EXPECT_COUNT%$'\n'}"
+		done < <(subst "${T_EXPECT_COUNT%$'\n'}"; echo)
 	fi
 	if has_key EXPECT_STDERR; then
 		local r
@@ -237,6 +298,14 @@ check_output() {
 				return
 			fi
 		done <<<"${T_EXPECT_STDERR%$'\n'}"
+	fi
+	if has_key CHECK; then
+		local why
+		if ! why=$(cd "$TMPD" && OUT=$s/out bash -c "$(subst "$T_CHECK")" 2>&1); then
+			echo "CHECK failed: ${why:-(it printed nothing)}"
+			indent "$s/out" 30
+			return
+		fi
 	fi
 	if has_key EXPECT_OUTFILE; then
 		printf '%s' "$T_EXPECT_OUTFILE" >"$s/expect_outfile"
@@ -249,5 +318,45 @@ check_output() {
 			show_diff "$s/expect_outfile" "$TMPD/out"
 			return
 		fi
+	fi
+}
+
+# run_test_file FILE NAME SCRATCH: runs the test in FILE under $SONDE (its
+# files kept in SCRATCH) and prints "ok NAME", "not ok NAME: why" (with
+# details) or "skip NAME: why".
+run_test_file() {
+	local t=$1 name=$2 d=$3 why
+	if ! why=$(parse_test "$t" 2>&1); then
+		echo "not ok $name: bad test file: $why"
+		return
+	fi
+	parse_test "$t"
+	why=$(missing_requirement)
+	if [ -n "$why" ]; then
+		echo "skip $name: $why"
+		return
+	fi
+	mkdir -p "$d"
+	if ! run_setup "$d"; then
+		case "$SETUP_WHY" in
+		skip:*) echo "skip $name:${SETUP_WHY#skip:}" ;;
+		*) echo "not ok $name: ${SETUP_WHY#fail: }" ;;
+		esac
+		return
+	fi
+	run_one "$t" "$SONDE" "$d"
+	run_cleanup "$d"
+	SONDE_TIMEOUT=${T_TIMEOUT:-10}
+	if ! why=$(status_problem "${T_STATUS:-0}" "$d/err") || [ -n "$why" ]; then
+		echo "not ok $name: $why"
+		indent "$d/err" 10
+		indent "$d/out" 10
+		return
+	fi
+	why=$(check_output "$d")
+	if [ -n "$why" ]; then
+		echo "not ok $name: $why"
+	else
+		echo "ok $name"
 	fi
 }

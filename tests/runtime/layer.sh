@@ -31,33 +31,7 @@ ntests=0
 for t in "${tests[@]}"; do
 	[ -f "$t" ] || continue
 	ntests=$((ntests + 1))
-	name=${t%.test}
-	if ! why=$(parse_test "$t" 2>&1); then
-		echo "not ok $name: bad test file: $why"
-		continue
-	fi
-	parse_test "$t"
-	why=$(missing_requirement)
-	if [ -n "$why" ]; then
-		echo "skip $name: $why"
-		continue
-	fi
-	d=$scratch/$name
-	mkdir -p "$d"
-	run_one "$t" "$SONDE" "$d"
-	SONDE_TIMEOUT=${T_TIMEOUT:-10}
-	if ! why=$(status_problem "${T_STATUS:-0}" "$d/err") || [ -n "$why" ]; then
-		echo "not ok $name: $why"
-		indent "$d/err" 10
-		indent "$d/out" 10
-		continue
-	fi
-	why=$(check_output "$d")
-	if [ -n "$why" ]; then
-		echo "not ok $name: $why"
-	else
-		echo "ok $name"
-	fi
+	run_test_file "$t" "${t%.test}" "$scratch/${t%.test}"
 done
 [ $ntests -gt 0 ] || echo "skip runtime: no tests/runtime/*.test yet"
 exit 0

@@ -21,6 +21,12 @@
 //   exit CODE          _exit(CODE)
 //   cpu N              moves to CPU N modulo the CPUs it may run on, so
 //                      that per-CPU values are spread and merged
+//   waitfile PATH      waits (polling every 10 ms) until PATH exists, so a
+//                      background workload starts only once the tracer is
+//                      attached (the test's CMD creates PATH)
+//   touch PATH         creates PATH
+//   waitexit PID       waits until process PID has exited (pidfd), so a
+//                      -c CMD lives exactly as long as a background workload
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <sched.h>
@@ -28,6 +34,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -168,6 +175,27 @@ int main(int argc, char **argv)
 			execv(argv[i + 1], argv + i + 1);
 			perror("wl: exec");
 			_exit(127);
+		} else if (!strcmp(v, "waitfile")) {
+			need(i, 1, argc, v);
+			const char *path = argv[++i];
+			struct timespec ts = { 0, 10000000L };
+			while (access(path, F_OK))
+				nanosleep(&ts, NULL);
+		} else if (!strcmp(v, "touch")) {
+			need(i, 1, argc, v);
+			int fd = open(argv[++i], O_WRONLY | O_CREAT, 0644);
+			if (fd < 0)
+				_exit(3);
+			close(fd);
+		} else if (!strcmp(v, "waitexit")) {
+			need(i, 1, argc, v);
+			int fd = syscall(SYS_pidfd_open, (pid_t)num(argv[++i]), 0);
+			if (fd < 0)
+				continue; /* already gone */
+			struct pollfd pfd = { fd, POLLIN, 0 };
+			while (poll(&pfd, 1, -1) < 0)
+				;
+			close(fd);
 		} else if (!strcmp(v, "exit")) {
 			need(i, 1, argc, v);
 			_exit(num(argv[++i]));

@@ -7,6 +7,12 @@
 # the kernel's verifier (NAME:loads). A tool that needs what this kernel
 # lacks (a probe type it cannot run, a kernel function or symbol it does
 # not have, a library function) is skipped with the reason.
+#
+# Then, as root, the runtime tests of our tools: tests/tools/NAME.test, in
+# the runtime layer's format (tests/runtime/common.sh) with TOOL naming
+# the tool. Every tool of tools/ must have at least one (NAME.test or
+# NAME-*.test for tools/NAME.bt or tools/NAME). Run some by name with
+#   TOOLS_TESTS="execsnoop biolatency-disk" tests/run.sh --layers tools -v
 # shellcheck source=tests/lib.sh
 . "$TOP/tests/lib.sh"
 
@@ -50,8 +56,46 @@ done
 [ $found = 1 ] || echo "skip bpftrace-tools: bpftrace is not installed (apt-get install bpftrace)"
 
 cd "$TOP" || exit 1
-for f in tools/*.bt; do
-	[ -f "$f" ] || continue
-	check "$f" "$f"
+if [ -z "${TOOLS_TESTS:-}" ]; then
+	for f in tools/*.bt; do
+		[ -f "$f" ] || continue
+		check "$f" "$f"
+	done
+fi
+
+TDIR=$TOP/tests/tools
+# Every tool has a runtime test.
+if [ -z "${TOOLS_TESTS:-}" ]; then
+	for f in tools/*; do
+		n=$(basename "$f")
+		n=${n%.bt}
+		# profile.bt's wrapper tools/profile shares its tests
+		if compgen -G "$TDIR/$n.test" >/dev/null || compgen -G "$TDIR/$n-*.test" >/dev/null; then
+			echo "ok $f:has-test"
+		else
+			echo "not ok $f:has-test: no tests/tools/$n.test or $n-*.test"
+		fi
+	done
+fi
+
+if [ "$(id -u)" != 0 ]; then
+	echo "skip tools-runtime: not root (the tool tests load BPF programs)"
+	exit 0
+fi
+RTDIR=$TOP/tests/runtime
+# shellcheck source=tests/runtime/common.sh
+. "$RTDIR/common.sh"
+rtscratch=$BUILD/tests/runtime
+build_workload "$rtscratch" || { echo "not ok tools-workload: cannot compile $RTDIR/wl.c"; exit 0; }
+cd "$TDIR" || exit 1
+if [ -n "${TOOLS_TESTS:-}" ]; then
+	tests=()
+	for n in $TOOLS_TESTS; do tests+=("$n.test"); done
+else
+	tests=(*.test)
+fi
+for t in "${tests[@]}"; do
+	[ -f "$t" ] || { echo "not ok $t: no such test"; continue; }
+	run_test_file "$t" "tool-${t%.test}" "$scratch/tool-${t%.test}"
 done
 exit 0

@@ -1,0 +1,37 @@
+# shellcheck shell=bash
+# Helpers for the CHECK blocks of tests/tools/*.test (sourced there):
+#   . "$TOP/tests/tools/checks.sh"
+# They read bpftrace's text output in $OUT.
+
+# hist_rows HEADER: the "LABEL COUNT" rows of the histogram printed under the
+# line HEADER (e.g. "@usecs[loop3]:"; bpftrace ends it with a space, which
+# is ignored), one per line.
+hist_rows() {
+	awk -v h="$1" '
+		{ line = $0; sub(/ +$/, "", line) }
+		line == h { on = 1; next }
+		on && /^[\[(]/ {
+			label = $0; sub(/[)\]] .*/, "", label); sub(/^[\[(]/, "", label)
+			rest = $0; sub(/^[^)\]]*[)\]] +/, "", rest); split(rest, f, " ")
+			print label, f[1]; next
+		}
+		on { exit }
+	' "$OUT"
+}
+
+# hist_total HEADER: the sum of the counts of that histogram (0 if absent).
+hist_total() {
+	hist_rows "$1" | awk '{ s += $NF } END { print s + 0 }'
+}
+
+# hist_count HEADER LABEL: the count of bucket LABEL ("32K, 64K" or "2, 3").
+hist_count() {
+	hist_rows "$1" | awk -v l="$2" '{ c = $NF; $NF = ""; sub(/ $/, "") } $0 == l { print c; f = 1 } END { if (!f) print 0 }'
+}
+
+# want WHAT GOT OP N: fails (printing why) unless GOT OP N (-eq, -ge, ...).
+want() {
+	[ "$2" "$3" "$4" ] 2>/dev/null && return 0
+	echo "$1 is $2, expected $3 $4"
+	return 1
+}
