@@ -576,6 +576,31 @@ static const struct type *check_positional(struct sema *s,
 }
 
 /* sizeof and offsetof are constants once types are known. */
+bool sema_const_int(struct sema *s, struct ast_expr *e, int64_t *v)
+{
+	if (e->kind == E_INT) {
+		*v = (int64_t)e->u.num.value;
+		return true;
+	}
+	if (e->kind == E_UNARY && e->u.unary.op == OP_NEG &&
+	    sema_const_int(s, e->u.unary.operand, v)) {
+		*v = -*v;
+		return true;
+	}
+	if (e->kind == E_POSITIONAL && e->u.pos.num > 0) {
+		if (e->u.pos.num > s->opts->nparams)
+			return *v = 0, true;
+		char *end;
+		const char *p = s->opts->params[e->u.pos.num - 1];
+		long long x = strtoll(p, &end, 0);
+		if (*p && !*end) {
+			*v = x;
+			return true;
+		}
+	}
+	return false;
+}
+
 const struct type *sema_fold_const(struct ast_expr *e, uint64_t v)
 {
 	e->kind = E_INT;

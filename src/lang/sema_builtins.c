@@ -42,31 +42,6 @@ static struct ast_expr *arg(struct ast_expr *e, uint32_t i)
 	return e->u.call.args.items[i];
 }
 
-bool sema_const_int(struct sema *s, struct ast_expr *e, int64_t *v)
-{
-	if (e->kind == E_INT) {
-		*v = (int64_t)e->u.num.value;
-		return true;
-	}
-	if (e->kind == E_UNARY && e->u.unary.op == OP_NEG &&
-	    sema_const_int(s, e->u.unary.operand, v)) {
-		*v = -*v;
-		return true;
-	}
-	if (e->kind == E_POSITIONAL && e->u.pos.num > 0) {
-		if (e->u.pos.num > s->opts->nparams)
-			return *v = 0, true;
-		char *end;
-		const char *p = s->opts->params[e->u.pos.num - 1];
-		long long x = strtoll(p, &end, 0);
-		if (*p && !*end) {
-			*v = x;
-			return true;
-		}
-	}
-	return false;
-}
-
 static const struct type *agg(struct sema *s, enum type_kind k)
 {
 	struct type *t = type_new(s->arena, k, 8);
