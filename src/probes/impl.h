@@ -4,15 +4,6 @@
 
 #include "probes/provider.h"
 
-extern const struct provider probe_begin_prov, probe_end_prov,
-	probe_tracepoint_prov, probe_interval_prov, probe_profile_prov,
-	probe_rawtracepoint_prov, probe_kfunc_prov, probe_kretfunc_prov,
-	probe_software_prov, probe_hardware_prov, probe_watchpoint_prov,
-	probe_asyncwatchpoint_prov;
-/* uprobe.c, usdt.c, kprobe.c */
-extern const struct provider probe_uprobe_prov, probe_uretprobe_prov,
-	probe_usdt_prov, probe_kprobe_prov, probe_kretprobe_prov;
-
 /* For probe types this kernel cannot attach: unless nothing will be
  * attached (--dry-run, -d, --verify), reports at a's span "<type> probes
  * cannot run here: <why feature f is missing>; use <alt> instead" and

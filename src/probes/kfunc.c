@@ -15,6 +15,9 @@
 #include "util/arena.h"
 #include "util/diag.h"
 
+/* the providers of this file, defined at its end */
+extern const struct provider probe_kfunc_prov, probe_kretfunc_prov;
+
 static bool is_return(const char *provider)
 {
 	return !strcmp(provider, "kretfunc") || !strcmp(provider, "kretprobe");

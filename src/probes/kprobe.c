@@ -17,6 +17,9 @@
 #include "util/arena.h"
 #include "util/diag.h"
 
+/* the providers of this file, defined at its end */
+extern const struct provider probe_kprobe_prov, probe_kretprobe_prov;
+
 const char *probe_kprobe_fallback(bool kprobes, bool fentry,
 				  const char *provider, const char *spec)
 {

@@ -15,6 +15,9 @@
 #include "util/arena.h"
 #include "util/diag.h"
 
+/* defined at the end of this file */
+extern const struct provider probe_hardware_prov;
+
 static uint32_t perf_type(const struct provider *p)
 {
 	return p == &probe_hardware_prov ? PERF_TYPE_HARDWARE :

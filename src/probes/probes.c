@@ -9,15 +9,19 @@
 #include "util/arena.h"
 #include "util/diag.h"
 
-/* Every probe type: one line each. */
-static const struct provider *const builtin[] = {
-	&probe_begin_prov,    &probe_end_prov,      &probe_tracepoint_prov,
-	&probe_interval_prov, &probe_profile_prov,   &probe_uprobe_prov,
-	&probe_uretprobe_prov, &probe_usdt_prov,     &probe_kprobe_prov,
-	&probe_kretprobe_prov, &probe_rawtracepoint_prov, &probe_software_prov,
-	&probe_hardware_prov, &probe_kfunc_prov,     &probe_kretfunc_prov,
-	&probe_watchpoint_prov, &probe_asyncwatchpoint_prov,
-};
+/* Every probe type, by the name of its provider, probe_NAME_prov, defined
+ * in its own file: a new type is that file and one line here. */
+#define PROVIDERS(X) \
+	X(begin) X(end) X(tracepoint) X(rawtracepoint) \
+	X(kprobe) X(kretprobe) X(kfunc) X(kretfunc) \
+	X(uprobe) X(uretprobe) X(usdt) \
+	X(interval) X(profile) X(software) X(hardware) \
+	X(watchpoint) X(asyncwatchpoint)
+
+#define DECLARE(n) extern const struct provider probe_##n##_prov;
+PROVIDERS(DECLARE)
+#define ENTRY(n) &probe_##n##_prov,
+static const struct provider *const builtin[] = { PROVIDERS(ENTRY) };
 #define NBUILTIN (sizeof(builtin) / sizeof(*builtin))
 
 static const struct provider *registered[8];

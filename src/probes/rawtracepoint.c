@@ -20,6 +20,9 @@
 #include "util/arena.h"
 #include "util/diag.h"
 
+/* this file's provider, defined at its end */
+extern const struct provider probe_rawtracepoint_prov;
+
 /* The kernel's limit on raw tracepoint arguments (MAX_BPF_FUNC_ARGS). */
 #define MAX_ARGS 12
 

@@ -11,6 +11,9 @@
 #include "util/arena.h"
 #include "util/diag.h"
 
+/* the providers of this file, defined at its end */
+extern const struct provider probe_interval_prov, probe_profile_prov;
+
 #define MAX_CPUS 4096
 
 static const struct {

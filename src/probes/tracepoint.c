@@ -12,6 +12,9 @@
 #include "util/arena.h"
 #include "util/diag.h"
 
+/* this file's provider, defined at its end */
+extern const struct provider probe_tracepoint_prov;
+
 struct match_ctx {
 	struct probe_env *env;
 	struct probe_target **out;

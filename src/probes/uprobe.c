@@ -18,6 +18,9 @@
 #include "util/arena.h"
 #include "util/diag.h"
 
+/* the providers of this file, defined at its end */
+extern const struct provider probe_uprobe_prov, probe_uretprobe_prov;
+
 const char *probe_user_path(struct probe_env *env, const struct attach_point *a,
 			    const char *kind)
 {

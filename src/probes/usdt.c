@@ -14,6 +14,9 @@
 #include "util/arena.h"
 #include "util/diag.h"
 
+/* this file's provider, defined at its end */
+extern const struct provider probe_usdt_prov;
+
 static void add(struct probe_env *env, const char *path,
 		const struct usdt_probe *u, struct probe_target **out,
 		uint32_t *n)
