@@ -7,7 +7,9 @@
 #include <linux/perf_event.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "kernel/btf.h"
@@ -32,6 +34,7 @@ static const char *const feat_names[FEAT__COUNT] = {
 	[FEAT_RINGBUF] = "ringbuf",
 	[FEAT_TEST_RUN] = "prog_test_run",
 	[FEAT_BREAKPOINT] = "breakpoint",
+	[FEAT_BREAKPOINT_FIRES] = "breakpoint_fires",
 	[FEAT_HW_EVENTS] = "hardware_events",
 };
 
@@ -193,6 +196,39 @@ static bool probe_breakpoint(struct feat_state *s)
 	return result(s, true, "breakpoint PMU (type %d)", type);
 }
 
+static volatile long bp_canary;
+
+/* Some hypervisors accept breakpoints and never deliver them: a watchpoint
+ * would then count 0, a plausible and wrong answer. So watch a variable of
+ * our own and write it. */
+static bool probe_breakpoint_fires(struct feat_state *s)
+{
+	if (!feat_has(FEAT_BREAKPOINT))
+		return result(s, false, "%s", feat_reason(FEAT_BREAKPOINT));
+	int fd = perf_open_breakpoint((uint64_t)(uintptr_t)&bp_canary,
+				      sizeof(bp_canary), PERF_BP_W, 0, -1);
+	if (fd < 0)
+		return result(s, false, "a hardware breakpoint cannot be set "
+			      "(%s)", strerror(-fd));
+	uint64_t count = 0;
+	ssize_t got = -1;
+	if (ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) == 0) {
+		for (long i = 1; i <= 3; i++)
+			bp_canary = i;
+		ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+		got = read(fd, &count, sizeof(count));
+	}
+	close(fd);
+	if (got != (ssize_t)sizeof(count))
+		return result(s, false, "a test breakpoint cannot be read");
+	if (!count)
+		return result(s, false, "hardware breakpoints attach but never "
+			      "fire on this machine (a test breakpoint saw none "
+			      "of 3 writes)");
+	return result(s, true, "a test breakpoint saw %llu of 3 writes",
+		      (unsigned long long)count);
+}
+
 static bool probe_hw(struct feat_state *s)
 {
 	int fd = perf_open_counter(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES,
@@ -217,6 +253,7 @@ static bool probe(enum feat_id f, struct feat_state *s)
 	case FEAT_RINGBUF: return probe_ringbuf(s);
 	case FEAT_TEST_RUN: return probe_test_run(s);
 	case FEAT_BREAKPOINT: return probe_breakpoint(s);
+	case FEAT_BREAKPOINT_FIRES: return probe_breakpoint_fires(s);
 	case FEAT_HW_EVENTS: return probe_hw(s);
 	case FEAT__COUNT: break;
 	}

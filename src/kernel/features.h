@@ -20,6 +20,8 @@ enum feat_id {
 	FEAT_RINGBUF,      /* BPF_MAP_TYPE_RINGBUF */
 	FEAT_TEST_RUN,     /* BPF_PROG_TEST_RUN of raw_tp programs (BEGIN/END) */
 	FEAT_BREAKPOINT,   /* breakpoint PMU (watchpoints) */
+	FEAT_BREAKPOINT_FIRES, /* and a breakpoint really fires: on some
+				* virtual machines they attach but never do */
 	FEAT_HW_EVENTS,    /* hardware perf counters (cycles) */
 	FEAT__COUNT,
 };

@@ -43,6 +43,9 @@ static int expand(struct probe_env *env, const struct attach_point *a,
 			   "arguments (ADDRESS:LENGTH:MODE)", kind);
 		return -1;
 	}
+	if (probe_refuse(env, a, FEAT_BREAKPOINT_FIRES, "a uprobe or a "
+			 "tracepoint on the code that makes the access"))
+		return -1;
 	if (strchr(a->parts[0], '+')) {
 		diag_error(env->diag, a->span, "%s:FUNCTION+argN needs "
 			   "uprobes, which sonde does not support here yet; "

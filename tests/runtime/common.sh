@@ -34,6 +34,10 @@
 #                    cmd:NAME     NAME is on $PATH
 #                    uwl          the uprobe workload built (@UWL@)
 #                    nokprobes    the kernel has no kprobe PMU
+#                    breakpoints  a hardware breakpoint fires here (the
+#                                 bpcanary.c check; on some virtual
+#                                 machines they attach but never fire)
+#                    nobreakpoints  one can be set but never fires
 #   EXPECT         block: stdout must be exactly these lines (byte for byte,
 #                  each line ends with \n)
 #   EXPECT_REGEX   block: stdout must have as many lines, line i matching
@@ -138,9 +142,25 @@ missing_requirement() {
 		cmd:*) command -v "${w#cmd:}" >/dev/null || { echo "no ${w#cmd:} command"; return; } ;;
 		nokprobes) [ ! -e /sys/bus/event_source/devices/kprobe ] || { echo "this kernel has kprobes (the test is of the error without them)"; return; } ;;
 		uwl) [ -x "$UWLNP" ] || { echo "uwl.c did not build (no <sys/sdt.h>?)"; return; } ;;
+		breakpoints)
+			case "$(breakpoint_canary)" in
+			0) ;;
+			1) echo "hardware breakpoints attach but never fire on this machine (bpcanary: 0 of 3 writes seen)"; return ;;
+			*) echo "no hardware breakpoints can be set here (bpcanary)"; return ;;
+			esac ;;
+		nobreakpoints)
+			[ "$(breakpoint_canary)" = 1 ] || { echo "hardware breakpoints fire here, or cannot be set (the test is of the error when they never fire)"; return; } ;;
 		*) echo "unknown requirement $w"; return ;;
 		esac
 	done
+}
+
+# breakpoint_canary: bpcanary's exit status (0 fire, 1 never fire, 2 none).
+# It takes a few ms, and only the watchpoint tests ask.
+breakpoint_canary() {
+	[ -x "${BPCANARY:-}" ] || { echo 2; return; }
+	"$BPCANARY" >/dev/null 2>&1
+	echo $?
 }
 
 TRACEFS=/sys/kernel/tracing
@@ -161,6 +181,10 @@ build_workload() {
 	if [ ! -x "$WL" ] || [ "$RTDIR/wl.c" -nt "$WL" ]; then
 		${CC:-cc} -O2 -static -o "$WL" "$RTDIR/wl.c" 2>/dev/null ||
 			${CC:-cc} -O2 -o "$WL" "$RTDIR/wl.c" || return 1
+	fi
+	BPCANARY=$1/bpcanary
+	if [ ! -x "$BPCANARY" ] || [ "$RTDIR/bpcanary.c" -nt "$BPCANARY" ]; then
+		${CC:-cc} -O2 -o "$BPCANARY" "$RTDIR/bpcanary.c" || rm -f "$BPCANARY"
 	fi
 	# stackwl: deep call chains with frame pointers, for the stack tests
 	SWL=$1/stackwl

@@ -290,6 +290,14 @@ TEST(breakpoint_opens)
 	CHECK(fd >= 0);
 	if (fd >= 0)
 		close(fd);
+	/* The firing check names what it found either way, and never
+	 * claims breakpoints fire where none can be set. */
+	const char *why = feat_reason(FEAT_BREAKPOINT_FIRES);
+	CHECK(why && *why);
+	if (feat_has(FEAT_BREAKPOINT_FIRES))
+		CHECK(strstr(why, "saw") && !strstr(why, "none"));
+	else
+		CHECK(strstr(why, "never fire") || strstr(why, "cannot"));
 }
 
 TEST(hardware_events)
