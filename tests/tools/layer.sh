@@ -88,12 +88,7 @@ RTDIR=$TOP/tests/runtime
 rtscratch=$BUILD/tests/runtime
 build_workload "$rtscratch" || { echo "not ok tools-workload: cannot compile $RTDIR/wl.c"; exit 0; }
 cd "$TDIR" || exit 1
-if [ -n "${TOOLS_TESTS:-}" ]; then
-	tests=()
-	for n in $TOOLS_TESTS; do tests+=("$n.test"); done
-else
-	tests=(*.test)
-fi
+pick_tests "${TOOLS_TESTS:-}"
 for t in "${tests[@]}"; do
 	[ -f "$t" ] || { echo "not ok $t: no such test"; continue; }
 	run_test_file "$t" "tool-${t%.test}" "$scratch/tool-${t%.test}"
