@@ -64,6 +64,20 @@ if [ -z "${TOOLS_TESTS:-}" ]; then
 fi
 
 TDIR=$TOP/tests/tools
+# Every tool's header says how to use it and shows its output.
+if [ -z "${TOOLS_TESTS:-}" ]; then
+	for f in tools/*; do
+		miss=
+		head -40 "$f" | grep -qiE '^[ #*]*usage:' || miss+=" usage"
+		head -60 "$f" | grep -qE '^[ #*]*Example:' || miss+=" example"
+		if [ -n "$miss" ]; then
+			echo "not ok $f:header: its header comment has no$miss"
+		else
+			echo "ok $f:header"
+		fi
+	done
+fi
+
 # Every tool has a runtime test.
 if [ -z "${TOOLS_TESTS:-}" ]; then
 	for f in tools/*; do
