@@ -25,8 +25,39 @@ LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS := $(UNIT_SRCS:%.c=$(BUILD)/%)
 
-.PHONY: all check unit asan fuzz clean bench
+# make install [DESTDIR=/stage] [PREFIX=/usr/local]: sonde in PREFIX/bin,
+# the tools in PREFIX/share/sonde/tools (where `sonde -t NAME` finds them)
+# with each one on the PATH as PREFIX/bin/sonde-NAME (a link; a tool's
+# wrapper, such as tools/profile, takes the name before its .bt), and the
+# man page. make uninstall removes exactly those.
+PREFIX   ?= /usr/local
+DESTDIR  ?=
+BINDIR   := $(DESTDIR)$(PREFIX)/bin
+TOOLDIR  := $(DESTDIR)$(PREFIX)/share/sonde/tools
+MANDIR   := $(DESTDIR)$(PREFIX)/share/man/man8
+TOOLS    := $(sort $(notdir $(wildcard tools/*)))
+# the name on the PATH: sonde-NAME, for NAME.bt unless a wrapper NAME exists
+TOOL_LINKS := $(sort $(patsubst %.bt,%,$(TOOLS)))
+tool_target = $(if $(filter $(1),$(TOOLS)),$(1),$(1).bt)
+
+.PHONY: all check unit asan fuzz clean bench install uninstall
 all: $(BUILD)/sonde
+
+# The installed tool directory, compiled in (sonde also looks next to its
+# own binary, so a DESTDIR install runs where it is).
+$(BUILD)/src/tools/toolfind.o: ALL_CFLAGS += -DSONDE_TOOLDIR='"$(PREFIX)/share/sonde/tools"'
+
+install: $(BUILD)/sonde
+	install -d $(BINDIR) $(TOOLDIR) $(MANDIR)
+	install -m 755 $(BUILD)/sonde $(BINDIR)/sonde
+	install -m 755 $(addprefix tools/,$(TOOLS)) $(TOOLDIR)/
+	$(foreach t,$(TOOL_LINKS),ln -sf ../share/sonde/tools/$(call tool_target,$(t)) $(BINDIR)/sonde-$(t) &&) true
+	install -m 644 docs/sonde.8 $(MANDIR)/sonde.8
+
+uninstall:
+	rm -f $(BINDIR)/sonde $(addprefix $(BINDIR)/sonde-,$(TOOL_LINKS))
+	rm -f $(addprefix $(TOOLDIR)/,$(TOOLS)) $(MANDIR)/sonde.8
+	-rmdir $(TOOLDIR) $(DESTDIR)$(PREFIX)/share/sonde 2>/dev/null
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)

@@ -15,6 +15,7 @@ PKGS=(
 	bpftool                               # /usr/sbin/bpftool: inspecting loaded programs
 	systemtap-sdt-dev                     # <sys/sdt.h> for USDT test programs
 	chromium                              # headless rendering of flame graph SVGs (tests/flamegraph)
+	mount util-linux iproute2             # tool tests: losetup (a loop disk), unshare + ip (a netns)
 )
 
 # One dpkg-query for all; unknown packages print nothing and count as missing.

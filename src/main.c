@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "backend/disasm.h"
 #include "codegen/codegen.h"
@@ -15,6 +16,7 @@
 #include "probes/provider.h"
 #include "runtime/child.h"
 #include "runtime/run.h"
+#include "tools/toolfind.h"
 #include "util/arena.h"
 #include "util/diag.h"
 #include "util/strbuf.h"
@@ -44,16 +46,23 @@ struct options {
 	size_t nobj_progs, nobj_sets;
 	const char *perf_event;
 	const char *folded, *flamegraph; /* --folded, --flamegraph */
+	int list_tools;        /* --tools */
+	char tool_path[4096];  /* -t NAME, or a bare NAME, found */
 };
 
 static void usage(FILE *out)
 {
 	fputs("usage: sonde [options] PROGRAM_FILE [ARGS...]\n"
 	      "       sonde [options] -e 'PROGRAM' [ARGS...]\n"
+	      "       sonde [options] -t TOOL [ARGS...]\n"
 	      "       sonde -l [-v] [PATTERN]\n"
 	      "\n"
 	      "options:\n"
 	      "  -e PROGRAM     the program to run, instead of a file\n"
+	      "  -t TOOL        run sonde's tool TOOL (tools/TOOL.bt); a bare\n"
+	      "                 TOOL that is no file in the current directory\n"
+	      "                 works too\n"
+	      "  --tools        list the tools and where they were looked for\n"
 	      "  -l [PATTERN]   list the probes matching PATTERN "
 	      "('tracepoint:sched:*');\n"
 	      "                 with -v, their arguments too\n"
@@ -151,7 +160,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 {
 	enum { OPT_DRY_RUN = 256, OPT_VERSION, OPT_UNSAFE, OPT_OBJECT,
 	       OPT_PROG, OPT_SET, OPT_PERF_EVENT, OPT_VERIFY, OPT_FOLDED,
-	       OPT_FLAMEGRAPH };
+	       OPT_FLAMEGRAPH, OPT_TOOLS };
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
@@ -164,15 +173,19 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "perf-event", required_argument, NULL, OPT_PERF_EVENT },
 		{ "folded", required_argument, NULL, OPT_FOLDED },
 		{ "flamegraph", required_argument, NULL, OPT_FLAMEGRAPH },
+		{ "tools", no_argument, NULL, OPT_TOOLS },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
 	char *end;
 	/* '+': stop at the first non-option, which is the script or $1 */
-	while ((c = getopt_long(argc, argv, "+e:d:hc:p:f:o:qvlB:", longopts,
+	const char *tool = NULL;
+	while ((c = getopt_long(argc, argv, "+e:t:d:hc:p:f:o:qvlB:", longopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'e': o->prog_text = optarg; break;
+		case 't': tool = optarg; break;
+		case OPT_TOOLS: o->list_tools = 1; break;
 		case 'd':
 			if (parse_dump(o, optarg) < 0)
 				return -1;
@@ -249,7 +262,22 @@ static int parse_options(int argc, char **argv, struct options *o)
 			o->prog_text = argv[optind++];
 		return 0;
 	}
-	if (!o->prog_text && !o->object) {
+	if (o->list_tools)
+		return 0;
+	if (tool) {
+		if (o->prog_text) {
+			fputs("sonde: -t and -e exclude each other\n", stderr);
+			return -1;
+		}
+		int err = toolfind_path(tool, o->tool_path,
+					sizeof(o->tool_path));
+		if (err < 0) {
+			fprintf(stderr, "sonde: no tool named '%s' (sonde "
+					"--tools lists them)\n", tool);
+			return -1;
+		}
+		o->prog_path = o->tool_path;
+	} else if (!o->prog_text && !o->object) {
 		if (optind >= argc) {
 			fputs("sonde: no program given (use -e 'PROGRAM' or a "
 			      "file)\n", stderr);
@@ -257,6 +285,12 @@ static int parse_options(int argc, char **argv, struct options *o)
 			return -1;
 		}
 		o->prog_path = argv[optind++];
+		/* A bare word that is no file here may name a tool. */
+		if (access(o->prog_path, F_OK) && errno == ENOENT &&
+		    toolfind_is_name(o->prog_path) &&
+		    !toolfind_path(o->prog_path, o->tool_path,
+				   sizeof(o->tool_path)))
+			o->prog_path = o->tool_path;
 	}
 	o->params = argv + optind;
 	o->nparams = argc - optind;
@@ -427,6 +461,9 @@ int main(int argc, char **argv)
 
 	if (o.object)
 		return run_object(&o);
+	if (o.list_tools) {
+		return toolfind_list(stdout) > 0 ? 0 : 1;
+	}
 	if (o.list) {
 		int err = probe_list(o.prog_text, o.verbose, stdout);
 		if (err < 0)

@@ -387,10 +387,13 @@ int run_program(const struct compiled *c, const struct run_opts *o)
 		/* bpftrace counts every target, BEGIN and END included. */
 		if (!o->quiet)
 			out_attached_probes(&r.out, r.natts);
-		err = attach_all(&r);
+		/* BEGIN before the other probes attach, as in bpftrace: what
+		 * it sets up (a map of names, say) is there for their first
+		 * event. */
+		err = run_progs(&r, false);
 	}
 	if (!err)
-		err = run_progs(&r, false);
+		err = attach_all(&r);
 	if (!err) {
 		consume(&r);
 		if (o->child && !r.ev.exit_requested) {

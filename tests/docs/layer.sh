@@ -1,7 +1,8 @@
 #!/bin/bash
 # Docs layer (no kernel): the man page (docs/sonde.8) and the README must
 # describe every option `sonde -h` shows, so that neither falls behind the
-# code. One result per option and document.
+# code. One result per option and document. Every tool of tools/ has a row
+# in the README's table and an entry in the man page's TOOLS section.
 # shellcheck source=tests/lib.sh
 . "$TOP/tests/lib.sh"
 
@@ -22,6 +23,19 @@ for o in $opts; do
 		echo "ok readme:$o"
 	else
 		echo "not ok readme:$o: README.md does not mention $o"
+	fi
+done
+for f in "$TOP"/tools/*.bt; do
+	n=$(basename "$f" .bt)
+	if grep -qF "| \`$n\` |" "$TOP/README.md"; then
+		echo "ok readme-tool:$n"
+	else
+		echo "not ok readme-tool:$n: README.md's tool table has no row for $n"
+	fi
+	if grep -qE "^\.B $n( |$)" "$man"; then
+		echo "ok man-tool:$n"
+	else
+		echo "not ok man-tool:$n: docs/sonde.8 has no TOOLS entry for $n"
 	fi
 done
 exit 0

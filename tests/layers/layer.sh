@@ -17,6 +17,7 @@ lang: util model kernel probes
 codegen: util model kernel probes lang backend
 runtime: util model kernel probes
 object: util model kernel runtime
+tools: util
 "
 
 folders=$(cd "$TOP/src" && find . -mindepth 1 -maxdepth 1 -type d | sed 's#^\./##' | sort)

@@ -345,6 +345,17 @@ check_output() {
 	fi
 }
 
+# pick_tests NAMES: sets the array tests to NAME.test for each of NAMES,
+# or, with none, to every *.test of the current directory.
+pick_tests() {
+	tests=()
+	if [ -n "$1" ]; then
+		for n in $1; do tests+=("$n.test"); done
+	else
+		tests=(*.test)
+	fi
+}
+
 # run_test_file FILE NAME SCRATCH: runs the test in FILE under $SONDE (its
 # files kept in SCRATCH) and prints "ok NAME", "not ok NAME: why" (with
 # details) or "skip NAME: why".

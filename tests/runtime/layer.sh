@@ -21,12 +21,7 @@ scratch=$BUILD/tests/runtime
 build_workload "$scratch" || { echo "not ok runtime-workload: cannot compile $RTDIR/wl.c"; exit 0; }
 cd "$RTDIR" || exit 1
 
-if [ -n "${RUNTIME_TESTS:-}" ]; then
-	tests=()
-	for n in $RUNTIME_TESTS; do tests+=("$n.test"); done
-else
-	tests=(*.test)
-fi
+pick_tests "${RUNTIME_TESTS:-}"
 ntests=0
 for t in "${tests[@]}"; do
 	[ -f "$t" ] || continue

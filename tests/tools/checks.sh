@@ -29,9 +29,15 @@ hist_count() {
 	hist_rows "$1" | awk -v l="$2" '{ c = $NF; $NF = ""; sub(/ $/, "") } $0 == l { print c; f = 1 } END { if (!f) print 0 }'
 }
 
-# want WHAT GOT OP N: fails (printing why) unless GOT OP N (-eq, -ge, ...).
+# want WHAT GOT OP N: fails (printing why) unless GOT OP N (-eq, -ge, -le).
 want() {
-	[ "$2" "$3" "$4" ] 2>/dev/null && return 0
-	echo "$1 is $2, expected $3 $4"
-	return 1
+	local ok=1
+	case "$3" in
+	-eq) [ "$2" -eq "$4" ] ;;
+	-ge) [ "$2" -ge "$4" ] ;;
+	-le) [ "$2" -le "$4" ] ;;
+	*) false ;;
+	esac 2>/dev/null && ok=0
+	[ $ok = 0 ] || echo "$1 is $2, expected $3 $4"
+	return $ok
 }

@@ -64,6 +64,20 @@ if [ -z "${TOOLS_TESTS:-}" ]; then
 fi
 
 TDIR=$TOP/tests/tools
+# Every tool's header says how to use it and shows its output.
+if [ -z "${TOOLS_TESTS:-}" ]; then
+	for f in tools/*; do
+		miss=
+		head -40 "$f" | grep -qiE '^[ #*]*usage:' || miss+=" usage"
+		head -60 "$f" | grep -qE '^[ #*]*Example:' || miss+=" example"
+		if [ -n "$miss" ]; then
+			echo "not ok $f:header: its header comment has no$miss"
+		else
+			echo "ok $f:header"
+		fi
+	done
+fi
+
 # Every tool has a runtime test.
 if [ -z "${TOOLS_TESTS:-}" ]; then
 	for f in tools/*; do
@@ -88,12 +102,7 @@ RTDIR=$TOP/tests/runtime
 rtscratch=$BUILD/tests/runtime
 build_workload "$rtscratch" || { echo "not ok tools-workload: cannot compile $RTDIR/wl.c"; exit 0; }
 cd "$TDIR" || exit 1
-if [ -n "${TOOLS_TESTS:-}" ]; then
-	tests=()
-	for n in $TOOLS_TESTS; do tests+=("$n.test"); done
-else
-	tests=(*.test)
-fi
+pick_tests "${TOOLS_TESTS:-}"
 for t in "${tests[@]}"; do
 	[ -f "$t" ] || { echo "not ok $t: no such test"; continue; }
 	run_test_file "$t" "tool-${t%.test}" "$scratch/tool-${t%.test}"
