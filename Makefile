@@ -16,8 +16,8 @@ ifeq ($(SAN),1)
   OPT    := -O1 -g -fno-omit-frame-pointer
   SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined
 endif
-ALL_CFLAGS := -std=gnu11 $(WARN) $(OPT) $(SANFLAGS) -Isrc $(PKG_CFLAGS) $(CFLAGS) -MMD -MP
-LDLIBS   := $(PKG_LIBS)
+ALL_CFLAGS := -std=gnu11 -pthread $(WARN) $(OPT) $(SANFLAGS) -Isrc $(PKG_CFLAGS) $(CFLAGS) -MMD -MP
+LDLIBS   := $(PKG_LIBS) -pthread
 
 SRCS     := $(shell find src -name '*.c' | sort)
 LIB_SRCS := $(filter-out src/main.c,$(SRCS))
@@ -93,6 +93,7 @@ fuzz:
 bench: all
 	@bench/run.sh
 	@bench/stacks.sh >>bench/RESULTS.md
+	@bench/many_probes.sh >>bench/RESULTS.md
 
 clean:
 	rm -rf build build-asan build-fuzz

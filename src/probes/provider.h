@@ -132,6 +132,10 @@ struct probe_attachment {
 int probe_att_push(struct probe_attachment *att, int fd);
 /* Closes everything att holds, last first, and empties it. */
 void probe_detach(struct probe_attachment *att);
+/* probe_detach() of atts[0..n), in several threads: each close waits for
+ * an RCU grace period (~30 ms), and waits that overlap end together, so
+ * 2,000 probes detach in a fraction of a second rather than a minute. */
+void probe_detach_all(struct probe_attachment *atts, uint32_t n);
 
 /* When a provider's programs run. */
 enum probe_run {

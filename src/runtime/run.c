@@ -169,8 +169,21 @@ static int attach_all(struct run *r)
 
 static void detach_all(struct run *r)
 {
-	for (uint32_t i = r->natts; r->atts && i-- > 0;)
-		probe_detach(&r->atts[i]);
+	if (r->atts)
+		probe_detach_all(r->atts, r->natts);
+}
+
+static int stop_counting(struct run *r)
+{
+	uint32_t key = 0;
+	uint64_t one = 1;
+	if (bpf_map_update_elem(r->l.map_fds[r->c->stop_flag], &key, &one,
+				BPF_ANY) == 0)
+		return 0;
+	int err = -errno;
+	fprintf(r->err, "sonde: cannot stop the probes: %s\n", strerror(-err));
+	detach_all(r);
+	return 0;
 }
 
 static int run_progs(struct run *r, bool end)
@@ -407,9 +420,16 @@ int run_program(const struct compiled *c, const struct run_opts *o)
 	if (!err)
 		err = poll_loop(&r);
 	if (!err) {
-		/* Detach first, so the maps printed hold still; then END. */
-		detach_all(&r);
-		err = run_progs(&r, true);
+		/* The maps printed must hold still: a few probes are detached
+		 * first; many would take ~30 ms each, so their programs are
+		 * told to stop instead, and detached after printing. */
+		if (c->stop_flag >= 0)
+			err = stop_counting(&r);
+		else
+			detach_all(&r);
+		int eerr = run_progs(&r, true);
+		if (!err)
+			err = eerr;
 		consume(&r);
 		int perr = print_maps(&r);
 		if (!err)
