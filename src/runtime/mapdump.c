@@ -437,6 +437,31 @@ int mapdump_print(struct out *o, const struct mapdump_map *m, uint32_t top,
 	return 0;
 }
 
+int mapdump_read_hists(const struct mapdump_map *m, struct mapdump_hists *h)
+{
+	memset(h, 0, sizeof(*h));
+	if (!is_hist(m->value))
+		return -EINVAL;
+	int err = mapdump_read(m, &h->e);
+	if (err)
+		return err;
+	struct item *items = xmalloc((h->e.n ? h->e.n : 1) * sizeof(*items));
+	h->n = group_hist(m, &h->e, items, &h->counts);
+	h->nbuckets = mapdump_nbuckets(m->value);
+	h->keys = xmalloc((h->n ? h->n : 1) * sizeof(*h->keys));
+	for (size_t i = 0; i < h->n; i++)
+		h->keys[i] = m->key ? items[i].e.key : NULL;
+	free(items);
+	return 0;
+}
+
+void mapdump_hists_free(struct mapdump_hists *h)
+{
+	free(h->keys);
+	free(h->counts);
+	mapdump_entries_free(&h->e);
+}
+
 /* Collects all keys (a snapshot, so that updates cannot disturb the walk). */
 static int all_keys(int fd, uint32_t ksize, uint8_t **keys, size_t *n)
 {

@@ -71,6 +71,19 @@ struct mapdump_entries {
 int mapdump_read(const struct mapdump_map *m, struct mapdump_entries *e);
 void mapdump_entries_free(struct mapdump_entries *e);
 
+/* A hist/lhist map read and grouped by key, in key-byte order: n keys
+ * (the key type's bytes; NULL when key-less), each with nbuckets counts
+ * at counts + i * nbuckets. */
+struct mapdump_hists {
+	size_t n;
+	uint32_t nbuckets;
+	const uint8_t **keys;
+	uint64_t *counts;
+	struct mapdump_entries e; /* holds the key bytes */
+};
+int mapdump_read_hists(const struct mapdump_map *m, struct mapdump_hists *h);
+void mapdump_hists_free(struct mapdump_hists *h);
+
 /* clear(@m): deletes every entry (arrays are zeroed instead). */
 int mapdump_clear(const struct mapdump_map *m);
 /* zero(@m): sets every existing entry's value to zero on every CPU. */
