@@ -220,7 +220,8 @@ static void term_rows(struct heatmap *h, struct out *o,
 			sb_printf(&sb, "%s: %s over time, a row per print; "
 				       "columns: buckets by lower edge\n",
 				  m->name, sc.linear ? "lhist()" : "hist()");
-		legend(&sb, h, t->unit);
+		if (!t->shown || rescale)
+			legend(&sb, h, t->unit);
 		sb_append(&sb, "time     |");
 		struct strbuf e = STRBUF_INIT;
 		for (uint32_t b = lo; b <= hi; b++) {
@@ -417,7 +418,7 @@ static const char svg_script[] =
 	"var NS = 'http://www.w3.org/2000/svg', svg = document.documentElement;\n"
 	"var g = document.getElementById('maps');\n"
 	"var details = document.getElementById('details');\n"
-	"var LEFT = 110, CH = 14, TOP = 30, y0 = 0, W = 1000;\n"
+	"var LEFT = 110, CH = 14, TOP = 30, y0 = 0, W = 1000, width = 520;\n"
 	"function el(n, a, p) {\n"
 	"  var e = document.createElementNS(NS, n);\n"
 	"  for (var k in a) e.setAttribute(k, a[k]);\n"
@@ -438,6 +439,7 @@ static const char svg_script[] =
 	"  m.c.forEach(function (c) { if (c[2] > max) max = c[2]; });\n"
 	"  var cw = Math.max(2, Math.min(40, (W - LEFT - 20) / Math.max(nx, 1)));\n"
 	"  var top = y0 + TOP;\n"
+	"  width = Math.max(width, LEFT + nx * cw + 20);\n"
 	"  text(10, y0 + 20, m.t + ': time \\u2192, buckets \\u2191, colour: '\n"
 	"    + 'count (log scale, 1 to ' + max + ')', { 'class': 'title' });\n"
 	"  for (var j = 0; j < ny; j++)\n"
@@ -459,8 +461,9 @@ static const char svg_script[] =
 	"  y0 = top + ny * CH + 30;\n"
 	"});\n"
 	"details.setAttribute('y', y0 + 10);\n"
+	"svg.setAttribute('width', width);\n"
 	"svg.setAttribute('height', y0 + 20);\n"
-	"svg.setAttribute('viewBox', '0 0 ' + W + ' ' + (y0 + 20));\n";
+	"svg.setAttribute('viewBox', '0 0 ' + width + ' ' + (y0 + 20));\n";
 
 static void svg_write(const struct heatmap *h, FILE *f)
 {
