@@ -7,8 +7,9 @@
 #   heatmap-term      --heatmap: one row per phase, then the exit print's
 #                     empty row; in each, the cells of columns 8 and 64 have
 #                     the shade of the phase's count (6: '-' 4-7, 24: '+'
-#                     16-31, 96: '#' 64-127), the other cells at most ':'
-#                     (a stray late wake-up), and the row's total is exact
+#                     16-31, 96: '#' 64-127), every other cell a lighter
+#                     shade (late wake-ups of a loaded machine), and the
+#                     row's total is exact
 #   heatmap-color     the same under a terminal (script(1), TERM with 256
 #                     colours): cells are 256-colour grey backgrounds, and
 #                     NO_COLOR turns them back into ASCII shades
@@ -69,7 +70,7 @@ tracepoint:syscalls:sys_exit_getppid /pid == cpid/ { print(@lat); clear(@lat); }
 
 # check_rows FILE: one line per heatmap row: "TOTAL SHADE8 SHADE64 STRAYS"
 # (shades as characters, '_' for blank; STRAYS "ok" when every other cell
-# is at most ':').
+# is lighter than both).
 check_rows() {
 	awk '
 	/^time +\|/ {
@@ -91,11 +92,13 @@ check_rows() {
 		a = ("8" in col) ? substr(cells, col["8"] * w + 1, 1) : " "
 		b = ("64" in col) ? substr(cells, col["64"] * w + 1, 1) : " "
 		strays = "ok"
+		shades = " .:-=+*#%@"
+		top = index(shades, a) < index(shades, b) ? index(shades, a) : index(shades, b)
 		for (c = 0; c < ncol; c++) {
 			if (("8" in col) && c == col["8"]) continue
 			if (("64" in col) && c == col["64"]) continue
 			ch = substr(cells, c * w + 1, 1)
-			if (ch != " " && ch != "." && ch != ":") strays = "bad"
+			if (ch != " " && index(shades, ch) >= top) strays = "bad"
 		}
 		if (a == " ") a = "_"
 		if (b == " ") b = "_"
