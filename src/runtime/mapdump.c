@@ -192,6 +192,83 @@ static int read_value_array(const struct mapdump_map *m,
 	return 0;
 }
 
+/* Adds one entry (its per-CPU values merged) at r->n; r->n is not
+ * advanced, the caller decides whether the entry counts. */
+static void append(struct mapdump_entries *r, const struct mapdump_map *m,
+		   const uint8_t *key, const uint8_t *buf, int ncpu,
+		   uint32_t slot)
+{
+	if (r->n == r->cap) {
+		r->cap = r->cap ? r->cap * 2 : 64;
+		r->keys = xreallocarray(r->keys, r->cap, r->ksize);
+		r->vals = xreallocarray(r->vals, r->cap,
+					r->vsize ? r->vsize : 1);
+	}
+	memcpy(r->keys + r->n * r->ksize, key, r->ksize);
+	merge(m->value, buf, ncpu, slot, r->vals + r->n * r->vsize, r->vsize);
+}
+
+/* A hash read with BPF_MAP_LOOKUP_BATCH: a syscall per 1024 entries
+ * instead of two per entry. -EINVAL/-ENOTSUP when the kernel or map type
+ * cannot (nothing read then). */
+static int read_batch(const struct mapdump_map *m, struct mapdump_entries *r,
+		      int ncpu, uint32_t slot)
+{
+	uint32_t chunk = 1024;
+	size_t vstride = (size_t)ncpu * slot;
+	/* the batch tokens are a bucket index for hashes; room for a key */
+	uint8_t *in = xcalloc(2, r->ksize + 8), *out = in + r->ksize + 8;
+	uint8_t *kb = xmalloc((size_t)chunk * r->ksize);
+	uint8_t *vb = xmalloc(chunk * (vstride ? vstride : 1));
+	bool first = true;
+	int err;
+	for (;;) {
+		uint32_t count = chunk;
+		err = bpf_map_lookup_batch(m->fd, first ? NULL : in, out, kb,
+					   vb, &count, NULL);
+		if (err && err != -ENOENT)
+			break;
+		for (uint32_t i = 0; i < count; i++) {
+			append(r, m, kb + (size_t)i * r->ksize,
+			       vb + i * vstride, ncpu, slot);
+			r->n++;
+		}
+		if (err == -ENOENT) {
+			err = 0;
+			break;
+		}
+		memcpy(in, out, r->ksize + 8);
+		first = false;
+	}
+	free(vb);
+	free(kb);
+	free(in);
+	return err;
+}
+
+int mapdump_read_fast(const struct mapdump_map *m, struct mapdump_entries *r)
+{
+	if (is_array_fd(m->fd))
+		return mapdump_read(m, r);
+	memset(r, 0, sizeof(*r));
+	r->ksize = mapdump_key_size(m->key, m->value);
+	r->vsize = mapdump_value_size(m->value);
+	int ncpu = num_cpus(m);
+	if (ncpu < 0)
+		return ncpu;
+	uint32_t slot = m->percpu ? round8(r->vsize) : r->vsize;
+	int err = read_batch(m, r, ncpu, slot);
+	if (err) {
+		mapdump_entries_free(r);
+		return mapdump_read(m, r); /* no batch ops: key by key */
+	}
+	if (!m->key && m->value->kind == TY_COUNT && !r->n) {
+		one_entry(r);
+		r->n = 1;
+	}
+	return 0;
+}
+
 int mapdump_read(const struct mapdump_map *m, struct mapdump_entries *r)
 {
 	memset(r, 0, sizeof(*r));
@@ -220,15 +297,7 @@ int mapdump_read(const struct mapdump_map *m, struct mapdump_entries *r)
 			continue; /* deleted under us */
 		if (err)
 			break;
-		if (r->n == r->cap) {
-			r->cap = r->cap ? r->cap * 2 : 64;
-			r->keys = xreallocarray(r->keys, r->cap, r->ksize);
-			r->vals = xreallocarray(r->vals, r->cap,
-						r->vsize ? r->vsize : 1);
-		}
-		memcpy(r->keys + r->n * r->ksize, key, r->ksize);
-		merge(m->value, buf, ncpu, slot, r->vals + r->n * r->vsize,
-		      r->vsize);
+		append(r, m, key, buf, ncpu, slot);
 		/* Array-backed histograms hold every bucket: a zero one was
 		 * never hit, and a hash map would not hold it. The slot past
 		 * the last bucket is set by zero(): it keeps the (all-zero)
@@ -442,7 +511,7 @@ int mapdump_read_hists(const struct mapdump_map *m, struct mapdump_hists *h)
 	memset(h, 0, sizeof(*h));
 	if (!is_hist(m->value))
 		return -EINVAL;
-	int err = mapdump_read(m, &h->e);
+	int err = mapdump_read_fast(m, &h->e);
 	if (err)
 		return err;
 	struct item *items = xmalloc((h->e.n ? h->e.n : 1) * sizeof(*items));

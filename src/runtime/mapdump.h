@@ -69,6 +69,10 @@ struct mapdump_entries {
 	uint8_t *keys, *vals;
 };
 int mapdump_read(const struct mapdump_map *m, struct mapdump_entries *e);
+/* The same in whatever order the kernel's batch lookup gives (a syscall
+ * per 1024 entries of a hash, not two per entry); for readers that do not
+ * print in bpftrace's order (metrics). */
+int mapdump_read_fast(const struct mapdump_map *m, struct mapdump_entries *e);
 void mapdump_entries_free(struct mapdump_entries *e);
 
 /* A hist/lhist map read and grouped by key, in key-byte order: n keys

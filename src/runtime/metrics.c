@@ -246,7 +246,7 @@ static int render_plain(struct strbuf *sb, const char *fam,
 		return 0;
 	}
 	struct mapdump_entries e;
-	int err = mapdump_read(m, &e);
+	int err = mapdump_read_fast(m, &e);
 	if (err)
 		return err;
 	header(sb, fam, mm, type,
