@@ -69,6 +69,7 @@ fuzz:
 bench: all
 	@bench/run.sh
 	@bench/stacks.sh >>bench/RESULTS.md
+	@bench/metrics.sh >>bench/RESULTS.md
 
 clean:
 	rm -rf build build-asan build-fuzz
