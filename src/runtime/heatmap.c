@@ -350,19 +350,6 @@ static bool want_color(const struct heatmap_opts *o, FILE *f)
 	return strstr(term, "256color") || strstr(term, "direct");
 }
 
-static const char *kind_name(const struct type *v)
-{
-	switch (v->kind) {
-	case TY_COUNT: return "count()";
-	case TY_SUM: return "sum()";
-	case TY_AVG: return "avg()";
-	case TY_MIN: return "min()";
-	case TY_MAX: return "max()";
-	case TY_STATS: return "stats()";
-	default: return "not an aggregation";
-	}
-}
-
 int heatmap_start(struct heatmap **out, struct out *o,
 		  const struct heatmap_opts *opts,
 		  const struct mapdump_map *maps, size_t n, FILE *err)
@@ -381,7 +368,7 @@ int heatmap_start(struct heatmap **out, struct out *o,
 				     "and the script has none (", opt);
 			for (size_t i = 0; i < n; i++)
 				fprintf(err, "%s%s is %s", i ? ", " : "",
-					maps[i].name, kind_name(maps[i].value));
+					maps[i].name, mapdump_value_name(maps[i].value));
 			fputs(")\n", err);
 		}
 		return -EINVAL;

@@ -377,6 +377,21 @@ static bool by_key_args(const void *a, const void *b, void *ctx)
 	return false;
 }
 
+const char *mapdump_value_name(const struct type *v)
+{
+	switch (v->kind) {
+	case TY_COUNT: return "count()";
+	case TY_SUM: return "sum()";
+	case TY_AVG: return "avg()";
+	case TY_MIN: return "min()";
+	case TY_MAX: return "max()";
+	case TY_STATS: return "stats()";
+	case TY_HIST: return "hist()";
+	case TY_LHIST: return "lhist()";
+	default: return "a value";
+	}
+}
+
 uint32_t mapdump_nbuckets(const struct type *vt)
 {
 	if (vt->kind == TY_HIST)

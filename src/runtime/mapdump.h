@@ -47,6 +47,9 @@ uint32_t mapdump_value_size(const struct type *value);
  * number of entries that array has. */
 uint32_t mapdump_array_value_size(const struct type *value);
 uint32_t mapdump_array_entries(const struct type *value);
+/* What a map's values are, for messages: "count()", ... "hist()",
+ * "lhist()", or "a value" for plain values. */
+const char *mapdump_value_name(const struct type *value);
 /* Bucket slots of a hist/lhist value type (0 for a bad lhist). */
 uint32_t mapdump_nbuckets(const struct type *vt);
 /* Offset of the u64 bucket in a hist/lhist key. */

@@ -131,21 +131,6 @@ static void family_name(struct strbuf *sb, const char *map)
 	}
 }
 
-static const char *agg_name(const struct type *v)
-{
-	switch (v->kind) {
-	case TY_COUNT: return "count()";
-	case TY_SUM: return "sum()";
-	case TY_AVG: return "avg()";
-	case TY_MIN: return "min()";
-	case TY_MAX: return "max()";
-	case TY_STATS: return "stats()";
-	case TY_HIST: return "hist()";
-	case TY_LHIST: return "lhist()";
-	default: return "value";
-	}
-}
-
 static bool has_stack(const struct type *key)
 {
 	static const enum type_kind stacks[] = { TY_KSTACK, TY_USTACK,
@@ -159,7 +144,7 @@ static void header(struct strbuf *sb, const char *fam,
 {
 	const struct mapdump_map *m = mm->m;
 	sb_printf(sb, "# HELP %s %s: %s of the script%s%s%s\n", fam, m->name,
-		  agg_name(m->value), note,
+		  mapdump_value_name(m->value), note,
 		  has_stack(m->key) ? "; stacks as folded stacks, root first" :
 				      "",
 		  mm->cleared && type[0] == 'g' &&

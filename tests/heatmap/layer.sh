@@ -166,13 +166,8 @@ else
 	/^[0-9][0-9]:[0-9][0-9]:[0-9][0-9] +\|/ { cells = substr($0, index($0, "|") + 1, ncol * w)
 		for (c = 0; c < ncol; c++) if (substr(cells, c * w + 1, 1) != " ") n++ }
 	END { print n + 0 }' "$out")
-	prof=$(mktemp -d)
 	dom=$scratch/dom
-	timeout 60 chromium --headless --no-sandbox --disable-gpu --disable-quic \
-		--no-first-run --disable-background-networking \
-		--disable-component-update --disable-sync --user-data-dir="$prof" \
-		--dump-dom "file://$svg" >"$dom" 2>"$scratch/chromium.err"
-	rm -rf "$prof"
+	render_svg "$svg" "$dom" "$scratch/chromium.err"
 	got=$(grep -o '<rect class="cell"' "$dom" | wc -l)
 	why=
 	if [ "$got" != "$want" ]; then
