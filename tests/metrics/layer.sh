@@ -37,6 +37,11 @@ if ! "$SONDE" -h | grep -q -- '--metrics'; then
 	echo "not ok metrics-promtool: sonde -h does not show --metrics"
 	exit 0
 fi
+run_sonde "$scratch/mhd.out" "$scratch/mhd.err" -q --metrics 127.0.0.1:0 -e 'BEGIN { exit(); }'
+if grep -q 'built without it' "$scratch/mhd.err"; then
+	echo "skip metrics-promtool: sonde was built without libmicrohttpd (apt-get install libmicrohttpd-dev; make clean all)"
+	exit 0
+fi
 if ! command -v curl >/dev/null; then
 	echo "skip metrics-promtool: curl is not installed"
 	exit 0
