@@ -8,6 +8,13 @@ PKGS     := libbpf libelf zlib
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lbpf -lelf -lz)
 
+# libmicrohttpd serves --metrics; without it sonde builds and --metrics
+# says it is missing (src/runtime/metrics_http.c).
+ifeq ($(shell pkg-config --exists libmicrohttpd 2>/dev/null && echo 1),1)
+  PKG_CFLAGS += $(shell pkg-config --cflags libmicrohttpd) -DSONDE_HAVE_MHD
+  PKG_LIBS   += $(shell pkg-config --libs libmicrohttpd)
+endif
+
 WARN     := -Wall -Wextra -Werror -Wno-unused-parameter
 OPT      ?= -O2 -g
 CFLAGS   ?=
@@ -94,6 +101,7 @@ bench: all
 	@bench/run.sh
 	@bench/stacks.sh >>bench/RESULTS.md
 	@bench/many_probes.sh >>bench/RESULTS.md
+	@bench/metrics.sh >>bench/RESULTS.md
 
 clean:
 	rm -rf build build-asan build-fuzz

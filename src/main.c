@@ -48,6 +48,9 @@ struct options {
 	const char *folded, *flamegraph; /* --folded, --flamegraph */
 	int list_tools;        /* --tools */
 	char tool_path[4096];  /* -t NAME, or a bare NAME, found */
+	int heatmap;             /* --heatmap */
+	const char *heatmap_svg; /* --heatmap-svg */
+	const char *metrics;     /* --metrics */
 };
 
 static void usage(FILE *out)
@@ -91,6 +94,16 @@ static void usage(FILE *out)
 	      "  --flamegraph FILE.svg\n"
 	      "                 at exit, draw them as an interactive SVG flame "
 	      "graph\n"
+	      "  --heatmap      draw each print of a hist()/lhist() map as a "
+	      "heatmap row\n"
+	      "                 (time down, buckets across, shade = count)\n"
+	      "  --heatmap-svg FILE.svg\n"
+	      "                 at exit, draw those prints as an SVG heatmap "
+	      "(time across)\n"
+	      "  --metrics [ADDR:]PORT\n"
+	      "                 serve the maps at http://ADDR:PORT/metrics for "
+	      "Prometheus\n"
+	      "                 (ADDR defaults to 127.0.0.1)\n"
 	      "\n"
 	      "object mode (a clang-built BPF object instead of a program):\n"
 	      "  --object FILE.bpf.o      load FILE, attach its programs by "
@@ -156,11 +169,35 @@ static int parse_dump(struct options *o, const char *what)
 	return 0;
 }
 
+/* Output options that cannot go together. */
+static int check_outputs(const struct options *o)
+{
+	bool json = o->format && !strcmp(o->format, "json");
+	if (o->metrics && json) {
+		fputs("sonde: --metrics cannot be used with -f json: the "
+		      "metrics are Prometheus text, served apart from the "
+		      "program's output\n", stderr);
+		return -1;
+	}
+	if (o->heatmap && json) {
+		fputs("sonde: --heatmap draws text rows and cannot be used with "
+		      "-f json (--heatmap-svg FILE can)\n", stderr);
+		return -1;
+	}
+	if (o->object && (o->metrics || o->heatmap || o->heatmap_svg)) {
+		fputs("sonde: --metrics, --heatmap and --heatmap-svg work on "
+		      "programs, not on --object\n", stderr);
+		return -1;
+	}
+	return 0;
+}
+
 static int parse_options(int argc, char **argv, struct options *o)
 {
 	enum { OPT_DRY_RUN = 256, OPT_VERSION, OPT_UNSAFE, OPT_OBJECT,
 	       OPT_PROG, OPT_SET, OPT_PERF_EVENT, OPT_VERIFY, OPT_FOLDED,
-	       OPT_FLAMEGRAPH, OPT_TOOLS };
+	       OPT_FLAMEGRAPH, OPT_TOOLS, OPT_HEATMAP, OPT_HEATMAP_SVG,
+	       OPT_METRICS };
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
@@ -174,6 +211,9 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "folded", required_argument, NULL, OPT_FOLDED },
 		{ "flamegraph", required_argument, NULL, OPT_FLAMEGRAPH },
 		{ "tools", no_argument, NULL, OPT_TOOLS },
+		{ "heatmap", no_argument, NULL, OPT_HEATMAP },
+		{ "heatmap-svg", required_argument, NULL, OPT_HEATMAP_SVG },
+		{ "metrics", required_argument, NULL, OPT_METRICS },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -232,6 +272,9 @@ static int parse_options(int argc, char **argv, struct options *o)
 		case OPT_PERF_EVENT: o->perf_event = optarg; break;
 		case OPT_FOLDED: o->folded = optarg; break;
 		case OPT_FLAMEGRAPH: o->flamegraph = optarg; break;
+		case OPT_HEATMAP: o->heatmap = 1; break;
+		case OPT_HEATMAP_SVG: o->heatmap_svg = optarg; break;
+		case OPT_METRICS: o->metrics = optarg; break;
 		case OPT_PROG:
 		case OPT_SET: {
 			bool prog = c == OPT_PROG;
@@ -255,6 +298,8 @@ static int parse_options(int argc, char **argv, struct options *o)
 			return -1;
 		}
 	}
+	if (check_outputs(o) < 0)
+		return -1;
 	if (o->list) {
 		/* The pattern may come as -e PATTERN too (the test harness
 		 * passes its one-line PROG that way). */
@@ -533,6 +578,8 @@ int main(int argc, char **argv)
 			.verify_only = o.verify,
 			.buffering = o.buffering,
 			.folded = o.folded, .flamegraph = o.flamegraph,
+			.heatmap = o.heatmap, .heatmap_svg = o.heatmap_svg,
+			.metrics = o.metrics,
 		};
 		if (run_program(&r.compiled, &ropts) < 0)
 			rc = 1;

@@ -20,8 +20,10 @@
 #include "runtime/events.h"
 #include "runtime/flamegraph.h"
 #include "runtime/fmt.h"
+#include "runtime/heatmap.h"
 #include "runtime/loader.h"
 #include "runtime/mapdump.h"
+#include "runtime/metrics.h"
 #include "runtime/output.h"
 #include "runtime/run.h"
 #include "runtime/stacks.h"
@@ -59,6 +61,8 @@ struct run {
 	int epfd;
 	int pidfd; /* -p */
 	bool stop;
+	struct heatmap *hm;    /* --heatmap, --heatmap-svg */
+	struct metrics metrics; /* --metrics */
 };
 
 static int prog_att_base(const struct compiled *c, uint32_t prog)
@@ -109,6 +113,8 @@ static int setup_poll(struct run *r)
 		err = epoll_add(r->epfd, r->o->child->pidfd);
 	if (!err && stacks_poll_fd(&r->st) >= 0)
 		err = epoll_add(r->epfd, stacks_poll_fd(&r->st));
+	if (!err && r->metrics.srv)
+		err = epoll_add(r->epfd, metrics_poll_fd(r->metrics.srv));
 	if (!err && r->o->pid > 0) {
 		r->pidfd = (int)syscall(SYS_pidfd_open, r->o->pid, 0);
 		if (r->pidfd < 0) {
@@ -236,6 +242,9 @@ static int poll_loop(struct run *r)
 				r->stop = true;
 			} else if (fd == stacks_poll_fd(&r->st)) {
 				stacks_consume(&r->st);
+			} else if (r->metrics.srv &&
+				   fd == metrics_poll_fd(r->metrics.srv)) {
+				metrics_serve(r->metrics.srv);
 			} else {
 				consume(r);
 			}
@@ -270,19 +279,13 @@ static void report_full_maps(struct run *r)
 
 static int print_maps(struct run *r)
 {
-	const struct compiled *c = r->c;
-	struct mapdump_map *m = calloc(c->nmaps + 1, sizeof(*m));
+	size_t n;
+	struct mapdump_map *m = loader_user_maps(&r->l, &n);
 	if (!m)
 		return -ENOMEM;
-	size_t n = 0;
-	for (uint32_t i = 0; i < c->nmaps; i++)
-		if (c->maps[i].is_user)
-			m[n++] = (struct mapdump_map){ c->maps[i].name,
-						       r->l.map_fds[i],
-						       c->maps[i].key,
-						       c->maps[i].value,
-						       c->maps[i].percpu };
 	int err = mapdump_print_exit(&r->out, m, n);
+	if (!err && r->hm)
+		err = heatmap_finish(r->hm, r->err);
 	if (!err && (r->o->folded || r->o->flamegraph))
 		err = flamegraph_write(m, n, &r->res, r->o->folded,
 				       r->o->flamegraph, r->err);
@@ -298,6 +301,7 @@ static void run_close(struct run *r)
 		close(r->pidfd);
 	ring_buffer__free(r->rb);
 	r->rb = NULL;
+	metrics_stop(&r->metrics);
 	detach_all(r);
 	free(r->atts);
 	if (r->handlers_set) {
@@ -310,10 +314,32 @@ static void run_close(struct run *r)
 		close(r->sig_pipe[0]);
 	}
 	events_fini(&r->ev);
+	heatmap_free(r->hm, &r->out);
 	stacks_fini(&r->st);
 	loader_close(&r->l);
 	if (r->o->child)
 		child_release(r->o->child);
+}
+
+/* --heatmap/--heatmap-svg wrap the output; --metrics starts serving
+ * (before anything is attached, so a bad address stops the run early). */
+static int setup_outputs(struct run *r)
+{
+	const struct run_opts *o = r->o;
+	int err = 0;
+	if (o->heatmap || o->heatmap_svg) {
+		size_t n;
+		struct mapdump_map *m = loader_user_maps(&r->l, &n);
+		if (!m)
+			return -ENOMEM;
+		struct heatmap_opts ho = { o->heatmap, o->heatmap_svg, -1 };
+		err = heatmap_start(&r->hm, &r->out, &ho, m, n, r->err);
+		free(m);
+	}
+	if (!err && o->metrics)
+		err = metrics_start(&r->metrics, r->c, &r->l, &r->res,
+				    o->metrics, o->quiet, r->err);
+	return err;
 }
 
 static int run_setup(struct run *r)
@@ -374,7 +400,9 @@ static int run_setup(struct run *r)
 			return err;
 		}
 	}
-	err = setup_signals(r);
+	err = setup_outputs(r);
+	if (!err)
+		err = setup_signals(r);
 	if (!err)
 		err = setup_poll(r);
 	return err;

@@ -64,13 +64,8 @@ if ! command -v chromium >/dev/null; then
 elif [ ! -s "$svg" ]; then
 	echo "not ok svg-render: no SVG written"
 else
-	prof=$(mktemp -d)
 	dom=$scratch/dom
-	timeout 60 chromium --headless --no-sandbox --disable-gpu --disable-quic \
-		--no-first-run --disable-background-networking \
-		--disable-component-update --disable-sync --user-data-dir="$prof" \
-		--dump-dom "file://$svg" >"$dom" 2>"$scratch/chromium.err"
-	rm -rf "$prof"
+	render_svg "$svg" "$dom" "$scratch/chromium.err"
 	why=
 	for f in all stackwl main level1 level2 level3 spin; do
 		grep -qE "<title>$f \([0-9]+ samples, [0-9.]+%\)</title>" "$dom" ||
