@@ -39,8 +39,24 @@ TEST(usdt_arg_specs)
 	/* well-formed but unreadable here */
 	CHECK(usdt_parse_arg("8@counter(%rip)", &a) == 0);
 	CHECK(a.kind == USDT_ARG_BAD);
+	/* base + index * scale */
 	CHECK(usdt_parse_arg("4@8(%rax,%rbx,4)", &a) == 0);
-	CHECK(a.kind == USDT_ARG_BAD);
+	CHECK(a.kind == USDT_ARG_MEM && a.val == 8 && a.scale == 4);
+	CHECK(a.reg == offsetof(struct pt_regs, rax));
+	CHECK(a.index == offsetof(struct pt_regs, rbx));
+	CHECK(usdt_parse_arg("8@-88(%rsp,%rax,8)", &a) == 0);
+	CHECK(a.kind == USDT_ARG_MEM && a.val == -88 && a.scale == 8);
+	/* constants cut to the argument's size: gcc writes unsigned ones
+	 * signed */
+	CHECK(usdt_parse_arg("4@$-202182160", &a) == 0);
+	CHECK(a.kind == USDT_ARG_CONST && a.val == 4092785136LL);
+	CHECK(usdt_parse_arg("-4@$-202182160", &a) == 0);
+	CHECK(a.val == -202182160);
+	CHECK(usdt_parse_arg("1@$-16", &a) == 0);
+	CHECK(a.val == 240);
+	CHECK(usdt_parse_arg("-2@$-3600", &a) == 0);
+	CHECK(a.val == -3600);
+	CHECK(usdt_parse_arg("4@8(%rax,%rbx,3)", &a) == -EINVAL);
 	/* malformed */
 	CHECK(usdt_parse_arg("3@%eax", &a) == -EINVAL);
 	CHECK(usdt_parse_arg("4@%nosuch", &a) == -EINVAL);
