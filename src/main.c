@@ -75,6 +75,11 @@ static void usage(FILE *out)
 	      "verifier checks it),\n"
 	      "                 then exit without attaching anything\n"
 	      "  --unsafe       allow unsafe functions such as system()\n"
+	      "  --usdt-file-activation\n"
+	      "                 accepted for bpftrace: USDT semaphores are "
+	      "always raised in\n"
+	      "                 every process running the file (or the -p "
+	      "one)\n"
 	      "  --folded FILE  at exit, write the maps keyed by kstack/ustack "
 	      "(with count()\n"
 	      "                 values) as folded stacks, flamegraph.pl's "
@@ -151,7 +156,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 {
 	enum { OPT_DRY_RUN = 256, OPT_VERSION, OPT_UNSAFE, OPT_OBJECT,
 	       OPT_PROG, OPT_SET, OPT_PERF_EVENT, OPT_VERIFY, OPT_FOLDED,
-	       OPT_FLAMEGRAPH };
+	       OPT_FLAMEGRAPH, OPT_USDT_FILE_ACTIVATION };
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
@@ -164,11 +169,14 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "perf-event", required_argument, NULL, OPT_PERF_EVENT },
 		{ "folded", required_argument, NULL, OPT_FOLDED },
 		{ "flamegraph", required_argument, NULL, OPT_FLAMEGRAPH },
+		{ "usdt-file-activation", no_argument, NULL,
+		  OPT_USDT_FILE_ACTIVATION },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
 	char *end;
 	/* '+': stop at the first non-option, which is the script or $1 */
+options:
 	while ((c = getopt_long(argc, argv, "+e:d:hc:p:f:o:qvlB:", longopts,
 				NULL)) != -1) {
 		switch (c) {
@@ -219,6 +227,11 @@ static int parse_options(int argc, char **argv, struct options *o)
 		case OPT_PERF_EVENT: o->perf_event = optarg; break;
 		case OPT_FOLDED: o->folded = optarg; break;
 		case OPT_FLAMEGRAPH: o->flamegraph = optarg; break;
+		/* bpftrace's way to raise USDT semaphores in every process
+		 * running the file: sonde always hands semaphores to the
+		 * kernel (the uprobe's ref_ctr_offset), which raises them in
+		 * every process that maps the file, or only in the -p one. */
+		case OPT_USDT_FILE_ACTIVATION: break;
 		case OPT_PROG:
 		case OPT_SET: {
 			bool prog = c == OPT_PROG;
@@ -245,8 +258,12 @@ static int parse_options(int argc, char **argv, struct options *o)
 	if (o->list) {
 		/* The pattern may come as -e PATTERN too (the test harness
 		 * passes its one-line PROG that way). */
-		if (!o->prog_text && optind < argc)
+		if (!o->prog_text && optind < argc) {
 			o->prog_text = argv[optind++];
+			/* options may follow the pattern (-l 'usdt:*' -p 1) */
+			if (optind < argc)
+				goto options;
+		}
 		return 0;
 	}
 	if (!o->prog_text && !o->object) {
@@ -428,6 +445,7 @@ int main(int argc, char **argv)
 	if (o.object)
 		return run_object(&o);
 	if (o.list) {
+		probe_list_set_pid((int)o.pid);
 		int err = probe_list(o.prog_text, o.verbose, stdout);
 		if (err < 0)
 			fprintf(stderr, "sonde: cannot list probes: %s\n",

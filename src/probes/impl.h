@@ -81,11 +81,25 @@ struct elf_syms *probe_user_elf(struct probe_env *env,
  * cannot attach but fentry can, or NULL (an offset needs a kprobe). */
 const char *probe_kprobe_fallback(bool kprobes, bool fentry,
 				  const char *provider, const char *spec);
-/* For -l: the symbols of the file a pattern "KIND:PATH:REST" names (PATH
- * resolved as an attach point's is, into path; no wildcards in it), and
- * REST ("*" when absent). NULL when the pattern names no ELF file. */
-struct elf_syms *probe_user_list_elf(const char *pattern, const char *kind,
-				     char *path, size_t len, const char **rest);
+/* userfiles.c: calls fn for each file an attach point's (or -l
+ * pattern's) first part names: with pid > 0 and file "" or a wildcard,
+ * each file the process has mapped executable whose absolute path matches
+ * ("" matches all), as "/proc/PID/root/PATH"; else each regular file a
+ * wildcard matches, or the one file a path or library name resolves to.
+ * Stops at fn's first negative result and returns it; -errno when the
+ * files cannot be found; else 0. */
+typedef int (*probe_user_file_fn)(const char *path, void *ctx);
+int probe_user_files(int pid, const char *file, probe_user_file_fn fn,
+		     void *ctx);
+/* The file to attach to for path: "/proc/PID/root/PATH" under -p (the
+ * process may live in another mount namespace), else path itself. */
+const char *probe_user_binary(struct probe_env *env, const char *path);
+/* For -l: splits "TYPE:FILE[:REST]" when TYPE (a glob) matches kind;
+ * false when the pattern names no file (one is needed unless -p). */
+bool probe_user_list_split(const char *pattern, const char *kind,
+			   char *file, size_t len, const char **rest);
+/* The -p process of -l (0: none), set by probe_list_set_pid(). */
+int probe_list_get_pid(void);
 /* Attaches a uprobe or USDT target (t->a: path, t->offset, t->ref_ctr). */
 int probe_uprobe_attach(const struct probe_target *t, int prog_fd,
 			struct probe_attachment *att);

@@ -196,6 +196,9 @@ int probe_expand(struct probe_env *env, const struct attach_point *a,
  * type that has a list hook, sorted as bpftrace prints them. 0 or -errno
  * (of the first hook that failed; the others still print). */
 int probe_list(const char *pattern, bool verbose, FILE *out);
+/* -l with -p PID: uprobe and usdt list the files that process has mapped
+ * (0: none, the default). */
+void probe_list_set_pid(int pid);
 
 /* Appends one target to a growable array in the arena. */
 struct probe_target *probe_target_add(struct arena *a,

@@ -29,12 +29,13 @@ const char *probe_user_path(struct probe_env *env, const struct attach_point *a,
 			   kind);
 		return NULL;
 	}
-	if (err || access(path, R_OK)) {
+	const char *p = err ? NULL : arena_strdup(env->arena, path);
+	if (!p || access(probe_user_binary(env, p), R_OK)) {
 		diag_error(env->diag, a->span, "%s target file '%s' does not "
 			   "exist or is not executable", kind, target);
 		return NULL;
 	}
-	return arena_strdup(env->arena, path);
+	return p;
 }
 
 struct elf_syms *probe_user_elf(struct probe_env *env,
@@ -61,7 +62,7 @@ static void add(struct probe_env *env, const struct attach_point *a,
 	t->prov = ret ? &probe_uretprobe_prov : &probe_uprobe_prov;
 	t->name = arena_printf(env->arena, "%s:%s:%s", a->provider, path,
 			       spec);
-	t->binary = path;
+	t->binary = probe_user_binary(env, path);
 	t->func = func ? arena_strdup(env->arena, func) : NULL;
 	t->u.user.offset = off;
 	t->u.user.retprobe = ret;
@@ -84,9 +85,11 @@ static int file_off(struct probe_env *env, const struct attach_point *a,
 	return -1;
 }
 
+/* many: one of several files a wildcard or -p named, where a function
+ * that is missing is no error (the caller reports when none matched). */
 static int expand_es(struct probe_env *env, const struct attach_point *a,
 		     const char *path, const struct elf_syms *es,
-		     struct probe_target **out, uint32_t *n)
+		     struct probe_target **out, uint32_t *n, bool many)
 {
 	const char *spec = a->parts[1];
 	bool ret = !strcmp(a->provider, "uretprobe");
@@ -119,7 +122,7 @@ static int expand_es(struct probe_env *env, const struct attach_point *a,
 				return -1;
 			add(env, a, path, s->name, off, s->name, out, n);
 		}
-		if (*n == before) {
+		if (*n == before && !many) {
 			diag_error(env->diag, a->span, "no function in %s "
 				   "matches %s", path, spec);
 			return -1;
@@ -145,6 +148,8 @@ static int expand_es(struct probe_env *env, const struct attach_point *a,
 		}
 	}
 	const struct elf_sym *s = elfsym_find(es, name);
+	if (!s && many)
+		return 0;
 	if (!s) {
 		diag_error(env->diag, a->span, "no function %s in %s", name,
 			   path);
@@ -163,60 +168,96 @@ static int expand_es(struct probe_env *env, const struct attach_point *a,
 	return 0;
 }
 
-static int expand(struct probe_env *env, const struct attach_point *a,
-		  struct probe_target **out, uint32_t *n)
+/* A wildcard over files, or -p with a wildcard or no file: every file
+ * that matches, each as expand_es() of one. */
+struct many_ctx {
+	struct probe_env *env;
+	const struct attach_point *a;
+	struct probe_target **out;
+	uint32_t *n;
+};
+
+static int expand_one_of_many(const char *path, void *ctx)
 {
-	if (a->nparts != 2 || !a->parts[0][0] || !a->parts[1][0]) {
-		diag_error(env->diag, a->span,
-			   "%s probe type requires 2 arguments", a->provider);
-		return -1;
-	}
-	const char *path = probe_user_path(env, a, "uprobe");
-	struct elf_syms *es = path ? probe_user_elf(env, a, "uprobe", path) :
-				     NULL;
-	if (!es)
-		return -1;
-	int rc = expand_es(env, a, path, es, out, n);
+	struct many_ctx *m = ctx;
+	struct elf_syms *es;
+	if (elfsym_load(path, &es))
+		return 0; /* not an ELF file: not one the wildcard meant */
+	int rc = expand_es(m->env, m->a, arena_strdup(m->env->arena, path),
+			   es, m->out, m->n, true);
 	elfsym_free(es);
 	return rc;
 }
 
-struct elf_syms *probe_user_list_elf(const char *pattern, const char *kind,
-				     char *path, size_t len, const char **rest)
+static int expand_many(struct probe_env *env, const struct attach_point *a,
+		       struct probe_target **out, uint32_t *n)
 {
-	size_t k = strlen(kind);
-	if (strncmp(pattern, kind, k) || pattern[k] != ':')
-		return NULL;
-	const char *p = pattern + k + 1, *colon = strchr(p, ':');
-	char target[PATH_MAX];
-	size_t n = colon ? (size_t)(colon - p) : strlen(p);
-	if (!n || n >= sizeof(target))
-		return NULL;
-	memcpy(target, p, n);
-	target[n] = 0;
-	*rest = colon ? colon + 1 : "*";
-	struct elf_syms *es;
-	if (glob_has_wildcard(target) ||
-	    usrpath_resolve(target, 0, path, len) || elfsym_load(path, &es))
-		return NULL;
-	return es;
+	struct many_ctx m = { env, a, out, n };
+	uint32_t before = *n;
+	int rc = probe_user_files(env->pid, a->parts[0], expand_one_of_many,
+				  &m);
+	if (rc == -1)
+		return -1;
+	if (*n == before) {
+		diag_error(env->diag, a->span, "no %s probe matches %s:%s",
+			   a->provider, a->parts[0], a->parts[1]);
+		return -1;
+	}
+	return 0;
 }
 
-/* -l 'uprobe:PATH:FUNC_PATTERN' (a pattern needs its file). */
-static int list(const char *pattern, bool verbose, FILE *out)
+static int expand(struct probe_env *env, const struct attach_point *a,
+		  struct probe_target **out, uint32_t *n)
 {
-	char path[PATH_MAX];
-	const char *rest;
-	struct elf_syms *es = probe_user_list_elf(pattern, "uprobe", path,
-						  sizeof(path), &rest);
+	if (a->nparts != 2 || !a->parts[1][0] ||
+	    (!a->parts[0][0] && env->pid <= 0)) {
+		diag_error(env->diag, a->span,
+			   "%s probe type requires 2 arguments", a->provider);
+		return -1;
+	}
+	if (glob_has_wildcard(a->parts[0]) || !a->parts[0][0])
+		return expand_many(env, a, out, n);
+	const char *path = probe_user_path(env, a, "uprobe");
+	struct elf_syms *es = path ? probe_user_elf(env, a, "uprobe",
+						    probe_user_binary(env, path)) :
+				     NULL;
 	if (!es)
+		return -1;
+	int rc = expand_es(env, a, path, es, out, n, false);
+	elfsym_free(es);
+	return rc;
+}
+
+/* -l 'uprobe:FILE:FUNC_PATTERN' (FILE may be a wildcard; with -p, the
+ * process's files). */
+struct list_ctx {
+	const char *rest;
+	FILE *out;
+};
+
+static int list_file(const char *path, void *ctx)
+{
+	struct list_ctx *l = ctx;
+	struct elf_syms *es;
+	if (elfsym_load(path, &es))
 		return 0;
 	for (uint32_t i = 0; i < es->nsyms; i++) {
 		const struct elf_sym *s = &es->syms[i];
-		if (glob_match(rest, s->name) && elfsym_find(es, s->name) == s)
-			fprintf(out, "uprobe:%s:%s\n", path, s->name);
+		if (glob_match(l->rest, s->name) && elfsym_find(es, s->name) == s)
+			fprintf(l->out, "uprobe:%s:%s\n", path, s->name);
 	}
 	elfsym_free(es);
+	return 0;
+}
+
+static int list(const char *pattern, bool verbose, FILE *out)
+{
+	char file[PATH_MAX];
+	struct list_ctx l = { NULL, out };
+	if (!probe_user_list_split(pattern, "uprobe", file, sizeof(file),
+				   &l.rest))
+		return 0;
+	probe_user_files(probe_list_get_pid(), file, list_file, &l);
 	return 0;
 }
 
