@@ -388,6 +388,12 @@ int run_program(const struct compiled *c, const struct run_opts *o)
 		if (!o->quiet)
 			out_attached_probes(&r.out, r.natts);
 		err = attach_all(&r);
+		/* bpftrace's signal to test harnesses that everything is
+		 * attached (its runtime tests wait for it) */
+		if (!err && getenv("__BPFTRACE_NOTIFY_PROBES_ATTACHED")) {
+			fputs("__BPFTRACE_NOTIFY_PROBES_ATTACHED\n", r.err);
+			fflush(r.err);
+		}
 	}
 	if (!err)
 		err = run_progs(&r, false);
