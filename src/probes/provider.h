@@ -160,6 +160,11 @@ struct provider {
 	 * END), which the runtime runs through BPF_PROG_TEST_RUN instead. */
 	int (*attach)(const struct probe_target *t, int prog_fd,
 		      struct probe_attachment *att);
+	/* The kernel runs the programs on one event last attached first
+	 * (each uprobe perf event is its own consumer, added at the head):
+	 * the runtime attaches these targets in reverse, so that probes on
+	 * one function fire in the script's order. */
+	bool attach_reversed;
 	/* For -l: prints the probes of this type whose full name
 	 * ("type:...", as `probe` prints it) matches the glob pattern, one
 	 * per line; with verbose, each probe's arguments and their types

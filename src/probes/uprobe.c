@@ -105,8 +105,16 @@ static int expand_es(struct probe_env *env, const struct attach_point *a,
 		if (file_off(env, a, es, vaddr, &off))
 			return -1;
 		const struct elf_sym *s = elfsym_lookup(es, vaddr, NULL);
+		if (!s) {
+			/* bpftrace's check: an address must be in a
+			 * function, whose start is an instruction */
+			diag_error(env->diag, a->span, "Could not resolve "
+				   "address: %s:0x%llx", path,
+				   (unsigned long long)vaddr);
+			return -1;
+		}
 		/* bpftrace names address probes in decimal */
-		add(env, a, path, s ? s->name : NULL, off,
+		add(env, a, path, s->name, off,
 		    arena_printf(env->arena, "%llu", (unsigned long long)vaddr),
 		    out, n);
 		return 0;
@@ -156,9 +164,8 @@ static int expand_es(struct probe_env *env, const struct attach_point *a,
 		return -1;
 	}
 	if (s->size && delta >= s->size) {
-		diag_error(env->diag, a->span, "offset %llu is outside the "
-			   "function %s (its size is %llu)",
-			   (unsigned long long)delta, name,
+		diag_error(env->diag, a->span, "Offset outside the function "
+			   "bounds ('%s' size is %llu)", name,
 			   (unsigned long long)s->size);
 		return -1;
 	}
@@ -280,6 +287,7 @@ const struct provider probe_uprobe_prov = {
 	.prog_type = BPF_PROG_TYPE_KPROBE,
 	.expand = expand,
 	.attach = probe_uprobe_attach,
+	.attach_reversed = true,
 	.list = list,
 };
 
@@ -289,4 +297,5 @@ const struct provider probe_uretprobe_prov = {
 	.prog_type = BPF_PROG_TYPE_KPROBE,
 	.expand = expand,
 	.attach = probe_uprobe_attach,
+	.attach_reversed = true,
 };

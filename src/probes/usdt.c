@@ -187,5 +187,6 @@ const struct provider probe_usdt_prov = {
 	.prog_type = BPF_PROG_TYPE_KPROBE,
 	.expand = expand,
 	.attach = probe_uprobe_attach,
+	.attach_reversed = true,
 	.list = list,
 };

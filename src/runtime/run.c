@@ -142,25 +142,40 @@ static int run_once(struct run *r, uint32_t i)
 	return 0;
 }
 
+static int attach_one(struct run *r, uint32_t i, uint32_t k)
+{
+	const struct cprog *p = &r->c->progs[i];
+	const struct probe_target *t = &p->targets[k];
+	int err = -EOPNOTSUPP;
+	if (t->prov && t->prov->attach)
+		err = t->prov->attach(t, r->l.prog_fds[i],
+				      &r->atts[prog_att_base(r->c, i) + k]);
+	if (err)
+		fprintf(r->err, "sonde: cannot attach probe %s: %s\n", t->name,
+			strerror(-err));
+	return err;
+}
+
+/* In script order, but targets whose provider says the kernel runs them
+ * last attached first in a second pass, backwards. */
 static int attach_all(struct run *r)
 {
 	const struct compiled *c = r->c;
-	for (uint32_t i = 0; i < c->nprogs; i++) {
-		const struct cprog *p = &c->progs[i];
-		if (p->is_begin || p->is_end)
-			continue;
-		int base = prog_att_base(c, i);
-		for (uint32_t k = 0; k < p->ntargets; k++) {
-			const struct probe_target *t = &p->targets[k];
-			int err = -EOPNOTSUPP;
-			if (t->prov && t->prov->attach)
-				err = t->prov->attach(t, r->l.prog_fds[i],
-						      &r->atts[base + k]);
-			if (err) {
-				fprintf(r->err,
-					"sonde: cannot attach probe %s: %s\n",
-					t->name, strerror(-err));
-				return err;
+	for (int pass = 0; pass < 2; pass++) {
+		for (uint32_t n = 0; n < c->nprogs; n++) {
+			uint32_t i = pass ? c->nprogs - 1 - n : n;
+			const struct cprog *p = &c->progs[i];
+			if (p->is_begin || p->is_end)
+				continue;
+			for (uint32_t m = 0; m < p->ntargets; m++) {
+				uint32_t k = pass ? p->ntargets - 1 - m : m;
+				const struct probe_target *t = &p->targets[k];
+				bool rev = t->prov && t->prov->attach_reversed;
+				if (rev != (pass == 1))
+					continue;
+				int err = attach_one(r, i, k);
+				if (err)
+					return err;
 			}
 		}
 	}
