@@ -4,9 +4,9 @@
 
 CC       ?= gcc
 BUILD    ?= build
-PKGS     := libbpf libelf zlib
+PKGS     := libbpf libelf zlib libdw
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lbpf -lelf -lz)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lbpf -ldw -lelf -lz)
 
 WARN     := -Wall -Wextra -Werror -Wno-unused-parameter
 OPT      ?= -O2 -g

@@ -100,6 +100,14 @@ bool probe_user_list_split(const char *pattern, const char *kind,
 			   char *file, size_t len, const char **rest);
 /* The -p process of -l (0: none), set by probe_list_set_pid(). */
 int probe_list_get_pid(void);
+/* uprobe_args.c: types target t's `args` from the DWARF of its file
+ * (t->binary, t->func at vaddr) when it has debug info, and notes the
+ * file for casts to the structs it defines. For -lv: prints "    CTYPE
+ * NAME" for each parameter of func. */
+void probe_uprobe_args(struct probe_env *env, struct probe_target *t,
+		       uint64_t vaddr);
+int probe_uprobe_list_args(const char *path, const char *func,
+			   uint64_t vaddr, FILE *out);
 /* Attaches a uprobe or USDT target (t->a: path, t->offset, t->ref_ctr). */
 int probe_uprobe_attach(const struct probe_target *t, int prog_fd,
 			struct probe_attachment *att);

@@ -55,7 +55,8 @@ struct elf_syms *probe_user_elf(struct probe_env *env,
 
 static void add(struct probe_env *env, const struct attach_point *a,
 		const char *path, const char *func, uint64_t off,
-		const char *spec, struct probe_target **out, uint32_t *n)
+		uint64_t vaddr, const char *spec, struct probe_target **out,
+		uint32_t *n)
 {
 	bool ret = !strcmp(a->provider, "uretprobe");
 	struct probe_target *t = probe_target_add(env->arena, out, n);
@@ -71,6 +72,7 @@ static void add(struct probe_env *env, const struct attach_point *a,
 	t->features = CTX_REGS | CTX_USER | (t->func ? CTX_FUNC : 0) |
 		      (ret ? CTX_RETVAL : CTX_ARGN);
 	t->nargs = ret ? 0 : regs_nargs();
+	probe_uprobe_args(env, t, vaddr);
 }
 
 /* The file offset of vaddr, reported as an error when no segment holds
@@ -114,7 +116,7 @@ static int expand_es(struct probe_env *env, const struct attach_point *a,
 			return -1;
 		}
 		/* bpftrace names address probes in decimal */
-		add(env, a, path, s->name, off,
+		add(env, a, path, s->name, off, vaddr,
 		    arena_printf(env->arena, "%llu", (unsigned long long)vaddr),
 		    out, n);
 		return 0;
@@ -128,7 +130,8 @@ static int expand_es(struct probe_env *env, const struct attach_point *a,
 				continue; /* one probe per name */
 			if (file_off(env, a, es, s->addr, &off))
 				return -1;
-			add(env, a, path, s->name, off, s->name, out, n);
+			add(env, a, path, s->name, off, s->addr, s->name, out,
+			    n);
 		}
 		if (*n == before && !many) {
 			diag_error(env->diag, a->span, "no function in %s "
@@ -171,7 +174,7 @@ static int expand_es(struct probe_env *env, const struct attach_point *a,
 	}
 	if (file_off(env, a, es, s->addr + delta, &off))
 		return -1;
-	add(env, a, path, s->name, off, spec, out, n);
+	add(env, a, path, s->name, off, s->addr, spec, out, n);
 	return 0;
 }
 
@@ -240,6 +243,7 @@ static int expand(struct probe_env *env, const struct attach_point *a,
 struct list_ctx {
 	const char *rest;
 	FILE *out;
+	bool verbose;
 };
 
 static int list_file(const char *path, void *ctx)
@@ -250,8 +254,12 @@ static int list_file(const char *path, void *ctx)
 		return 0;
 	for (uint32_t i = 0; i < es->nsyms; i++) {
 		const struct elf_sym *s = &es->syms[i];
-		if (glob_match(l->rest, s->name) && elfsym_find(es, s->name) == s)
-			fprintf(l->out, "uprobe:%s:%s\n", path, s->name);
+		if (!glob_match(l->rest, s->name) ||
+		    elfsym_find(es, s->name) != s)
+			continue;
+		fprintf(l->out, "uprobe:%s:%s\n", path, s->name);
+		if (l->verbose)
+			probe_uprobe_list_args(path, s->name, s->addr, l->out);
 	}
 	elfsym_free(es);
 	return 0;
@@ -260,7 +268,7 @@ static int list_file(const char *path, void *ctx)
 static int list(const char *pattern, bool verbose, FILE *out)
 {
 	char file[PATH_MAX];
-	struct list_ctx l = { NULL, out };
+	struct list_ctx l = { NULL, out, verbose };
 	if (!probe_user_list_split(pattern, "uprobe", file, sizeof(file),
 				   &l.rest))
 		return 0;
