@@ -105,9 +105,11 @@ static bool is_char(Dwarf_Die *die)
 	Dwarf_Word enc = 0;
 	if (dwarf_attr(&d, DW_AT_encoding, &at))
 		dwarf_formudata(&at, &enc);
+	/* only plain char makes a string, as in bpftrace: unsigned char
+	 * arrays stay arrays */
 	const char *name = dwarf_diename(&d);
-	return enc == DW_ATE_signed_char || enc == DW_ATE_unsigned_char ||
-	       (name && !strcmp(name, "char"));
+	return (enc == DW_ATE_signed_char || enc == DW_ATE_unsigned_char) &&
+	       name && !strcmp(name, "char");
 }
 
 static const struct type *opaque(struct conv *c, uint32_t size)
@@ -197,8 +199,7 @@ static const struct type *convert(struct conv *c, Dwarf_Die *die, int depth)
 		if (enc == DW_ATE_float || enc == DW_ATE_complex_float ||
 		    size > 8 || !size)
 			return opaque(c, size);
-		bool sg = enc == DW_ATE_signed || enc == DW_ATE_signed_char ||
-			  is_char(die);
+		bool sg = enc == DW_ATE_signed || enc == DW_ATE_signed_char;
 		return type_int((int)size, sg);
 	}
 	case DW_TAG_enumeration_type:

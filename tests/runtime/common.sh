@@ -23,6 +23,7 @@
 #                    cpus:N       at least N online CPUs
 #                    cmd:NAME     NAME is on $PATH
 #                    uwl          the uprobe workload built (@UWL@)
+#                    dwl          the DWARF/USDT workload built (@DWL@)
 #                    nokprobes    the kernel has no kprobe PMU
 #   EXPECT         block: stdout must be exactly these lines (byte for byte,
 #                  each line ends with \n)
@@ -40,6 +41,9 @@
 # In PROG, ARGS, PARAMS and CMD: @WL@ is the workload binary (wl.c),
 # @UWL@ and @UWLNP@ the uprobe/USDT workload (uwl.c) as a PIE and not,
 # @SWL@ the deep-call-chain one with frame pointers (stackwl.c),
+# @DWL@ the DWARF/USDT workload (dwl.c, -g -O0, `dwl N` runs N rounds, 0:
+# forever), @DWLIB@ its library (dwlib.c), @DWLDL@ it with its debug info
+# in a separate file found through .gnu_debuglink,
 # @TMP@ a scratch directory of the test, emptied before the run, @BGPID@ the
 # pid of the BG command, @WLSYM:NAME@ the address (0x...) of symbol NAME in
 # the workload binary (from nm).
@@ -95,6 +99,9 @@ subst() {
 	s=${s//@UWL@/$UWL}
 	s=${s//@UWLNP@/$UWLNP}
 	s=${s//@SWL@/$SWL}
+	s=${s//@DWLIB@/${DWLIB:-}}
+	s=${s//@DWLDL@/${DWLDL:-}}
+	s=${s//@DWL@/${DWL:-}}
 	s=${s//@TMP@/$TMPD}
 	s=${s//@BGPID@/${BGPID:-}}
 	local sym addr
@@ -120,6 +127,7 @@ missing_requirement() {
 		cmd:*) command -v "${w#cmd:}" >/dev/null || { echo "no ${w#cmd:} command"; return; } ;;
 		nokprobes) [ ! -e /sys/bus/event_source/devices/kprobe ] || { echo "this kernel has kprobes (the test is of the error without them)"; return; } ;;
 		uwl) [ -x "$UWLNP" ] || { echo "uwl.c did not build (no <sys/sdt.h>?)"; return; } ;;
+		dwl) [ -x "${DWLDL:-}" ] || { echo "dwl.c did not build (no <sys/sdt.h>, objcopy?)"; return; } ;;
 		*) echo "unknown requirement $w"; return ;;
 		esac
 	done
@@ -143,6 +151,20 @@ build_workload() {
 	if [ ! -x "$WL" ] || [ "$RTDIR/wl.c" -nt "$WL" ]; then
 		${CC:-cc} -O2 -static -o "$WL" "$RTDIR/wl.c" 2>/dev/null ||
 			${CC:-cc} -O2 -o "$WL" "$RTDIR/wl.c" || return 1
+	fi
+	# dwl: -g -O0 with structs and two USDT providers, linked to
+	# libdwlib.so (its own function and provider); dwl_dl is the same
+	# with its debug info moved to dwl_dl.debug (.gnu_debuglink)
+	DWL=$1/dwl DWLIB=$1/libdwlib.so DWLDL=$1/dwl_dl
+	if [ ! -x "$DWLDL" ] || [ "$RTDIR/dwl.c" -nt "$DWLDL" ] ||
+		[ "$RTDIR/dwlib.c" -nt "$DWLDL" ]; then
+		${CC:-cc} -g -O0 -fPIC -shared -o "$DWLIB" "$RTDIR/dwlib.c" &&
+			${CC:-cc} -g -O0 -o "$DWL" "$RTDIR/dwl.c" -L"$1" -ldwlib \
+				-Wl,-rpath,"$1" &&
+			objcopy --only-keep-debug "$DWL" "$DWLDL.debug" &&
+			objcopy --strip-debug --add-gnu-debuglink="$DWLDL.debug" \
+				"$DWL" "$DWLDL" ||
+			rm -f "$DWL" "$DWLIB" "$DWLDL"
 	fi
 	# stackwl: deep call chains with frame pointers, for the stack tests
 	SWL=$1/stackwl
