@@ -290,7 +290,7 @@ static int expand_probes(struct arena *a, struct diag *d,
 						       (prog->nprobes + 1));
 	struct probe_env env = { .arena = a, .diag = d, .params = o->params,
 				 .nparams = o->nparams, .pid = (int)o->pid,
-				 .cpid = cpid,
+				 .cpid = cpid, .cmd = o->cmd,
 				 .no_attach = o->verify || o->dry_run ||
 					      o->dump };
 	int rc = 0;

@@ -223,6 +223,16 @@ struct val cg_bi_exit(struct cg *g, struct ast_expr *e, struct ast_expr *tg)
 	return cg_no_val();
 }
 
+struct val cg_bi_unwatch(struct cg *g, struct ast_expr *e,
+			 struct ast_expr *tg)
+{
+	struct cevent proto;
+	memset(&proto, 0, sizeof(proto));
+	proto.map = -1;
+	cg_event(g, EV_UNWATCH, e->u.call.args.items, 1, &proto);
+	return cg_no_val();
+}
+
 struct val cg_bi_print(struct cg *g, struct ast_expr *e, struct ast_expr *tg)
 {
 	struct ast_expr *a0 = arg(e, 0);

@@ -108,6 +108,14 @@ void probe_uprobe_args(struct probe_env *env, struct probe_target *t,
 		       uint64_t vaddr);
 int probe_uprobe_list_args(const char *path, const char *func,
 			   uint64_t vaddr, FILE *out);
+/* watchfunc.c: watchpoint:FUNC+argN:LEN:MODE (and async): expands FUNC (a
+ * wildcard) over the traced process's program; attach arms breakpoints
+ * as FUNC is entered, through att->service. */
+int probe_watch_func_expand(struct probe_env *env,
+			    const struct attach_point *a, uint32_t len,
+			    struct probe_target **out, uint32_t *n);
+int probe_watch_func_attach(const struct probe_target *t, int prog_fd,
+			    struct probe_attachment *att);
 /* Attaches a uprobe or USDT target (t->a: path, t->offset, t->ref_ctr). */
 int probe_uprobe_attach(const struct probe_target *t, int prog_fd,
 			struct probe_attachment *att);

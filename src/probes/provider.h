@@ -69,6 +69,12 @@ struct probe_watch_data {
 	uint64_t addr;
 	uint32_t len;
 	const char *mode;  /* "rw", "w", "x" ... */
+	/* FUNC+argN: the address is argument argn of the function at file
+	 * offset func_off of path, known when a uprobe there fires */
+	const char *path;  /* NULL: an absolute address */
+	uint64_t func_off;
+	uint32_t argn;
+	bool async;        /* asyncwatchpoint: the tracee is not stopped */
 };
 
 /* One concrete attach point, after wildcard expansion. */
@@ -115,6 +121,8 @@ struct probe_env {
 	 * (watchpoints, usdt) take either. Library names are looked up in
 	 * the -p process's mappings. */
 	int pid, cpid;
+	const char *cmd; /* -c CMD (NULL: none): its program is the file of
+			    watchpoint:FUNC+argN under -c */
 	/* Nothing will be attached (--dry-run, -d, --verify): a probe type
 	 * this kernel cannot attach is no error then. */
 	bool no_attach;
@@ -126,6 +134,17 @@ struct probe_env {
 struct probe_attachment {
 	int *fds;
 	uint32_t nfds, cap;
+	/* A target that needs user space while it runs (watchpoints armed
+	 * when a function is entered): the runtime polls poll_fd and calls
+	 * service when it is readable; release (before the fds close)
+	 * frees priv. NULL service: none. */
+	int poll_fd;
+	int (*service)(struct probe_attachment *att);
+	void (*release)(struct probe_attachment *att);
+	/* unwatch(addr) in the program: stop watching addr (NULL: not a
+	 * watchpoint) */
+	void (*unwatch)(struct probe_attachment *att, uint64_t addr);
+	void *priv;
 };
 
 /* Records fd in att (closing it if that fails). Returns 0 or -ENOMEM. */

@@ -214,6 +214,31 @@ static void consume(struct run *r)
 		fflush(r->out.f);
 }
 
+/* unwatch(addr): every attachment that watches addr stops. */
+static void unwatch(void *ctx, uint64_t addr)
+{
+	struct run *r = ctx;
+	for (uint32_t i = 0; i < r->natts; i++)
+		if (r->atts[i].unwatch)
+			r->atts[i].unwatch(&r->atts[i], addr);
+}
+
+/* Whether fd is the poll fd of an attachment's service, which it then
+ * runs. */
+static bool service_atts(struct run *r, int fd)
+{
+	for (uint32_t i = 0; i < r->natts; i++) {
+		struct probe_attachment *att = &r->atts[i];
+		if (att->service && att->poll_fd == fd) {
+			int err = att->service(att);
+			if (err)
+				fprintf(r->err, "sonde: %s\n", strerror(-err));
+			return true;
+		}
+	}
+	return false;
+}
+
 static int poll_loop(struct run *r)
 {
 	struct child *ch = r->o->child;
@@ -238,7 +263,7 @@ static int poll_loop(struct run *r)
 				r->stop = true;
 			} else if (fd == stacks_poll_fd(&r->st)) {
 				stacks_consume(&r->st);
-			} else {
+			} else if (!service_atts(r, fd)) {
 				consume(r);
 			}
 		}
@@ -365,7 +390,8 @@ static int run_setup(struct run *r)
 		return -ENOMEM;
 	r->ev = (struct events){ .c = c, .map_fds = r->l.map_fds,
 				 .o = &r->out, .err = r->err,
-				 .unsafe = o->unsafe };
+				 .unsafe = o->unsafe, .unwatch = unwatch,
+				 .unwatch_ctx = r };
 	if (c->ringbuf >= 0) {
 		r->rb = ring_buffer__new(r->l.map_fds[c->ringbuf],
 					 ringbuf_sample, r, NULL);
@@ -403,6 +429,10 @@ int run_program(const struct compiled *c, const struct run_opts *o)
 		if (!o->quiet)
 			out_attached_probes(&r.out, r.natts);
 		err = attach_all(&r);
+		/* targets that need user space while they run */
+		for (uint32_t i = 0; !err && i < r.natts; i++)
+			if (r.atts[i].service)
+				err = epoll_add(r.epfd, r.atts[i].poll_fd);
 		/* bpftrace's signal to test harnesses that everything is
 		 * attached (its runtime tests wait for it) */
 		if (!err && getenv("__BPFTRACE_NOTIFY_PROBES_ATTACHED")) {
