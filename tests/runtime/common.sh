@@ -24,6 +24,10 @@
 #                    cmd:NAME     NAME is on $PATH
 #                    uwl          the uprobe workload built (@UWL@)
 #                    dwl          the DWARF/USDT workload built (@DWL@)
+#                    bpattach     hardware breakpoints can be opened
+#                    breakpoints  ... and they fire (some VMs attach them
+#                                 but never deliver a hit): checked by a
+#                                 canary, tests/runtime/bpcanary.c
 #                    nokprobes    the kernel has no kprobe PMU
 #   EXPECT         block: stdout must be exactly these lines (byte for byte,
 #                  each line ends with \n)
@@ -128,6 +132,15 @@ missing_requirement() {
 		nokprobes) [ ! -e /sys/bus/event_source/devices/kprobe ] || { echo "this kernel has kprobes (the test is of the error without them)"; return; } ;;
 		uwl) [ -x "$UWLNP" ] || { echo "uwl.c did not build (no <sys/sdt.h>?)"; return; } ;;
 		dwl) [ -x "${DWLDL:-}" ] || { echo "dwl.c did not build (no <sys/sdt.h>, objcopy?)"; return; } ;;
+		bpattach | breakpoints)
+			local bp
+			bp=$(breakpoint_state)
+			case "$w:$bp" in
+			*:fires | bpattach:attaches) ;;
+			breakpoints:attaches) echo "hardware breakpoints attach but never fire here (canary bpcanary.c)"; return ;;
+			*) echo "hardware breakpoints cannot be opened here (canary: ${bp#none: })"; return ;;
+			esac
+			;;
 		*) echo "unknown requirement $w"; return ;;
 		esac
 	done
@@ -135,6 +148,17 @@ missing_requirement() {
 
 TRACEFS=/sys/kernel/tracing
 [ -d $TRACEFS/events ] || TRACEFS=/sys/kernel/debug/tracing
+
+# breakpoint_state: what the canary (bpcanary.c, built by build_workload)
+# says of hardware breakpoints here: "fires", "attaches" or "none: why";
+# run once, then cached.
+breakpoint_state() {
+	if [ -z "${BP_STATE:-}" ]; then
+		BP_STATE=$("${BPCANARY:-/nonexistent}" 2>/dev/null)
+		[ -n "$BP_STATE" ] || BP_STATE="none: the canary did not build"
+	fi
+	printf '%s\n' "$BP_STATE"
+}
 
 # build_workload DIR: compiles wl.c into DIR/wl (sets WL), and uwl.c into
 # DIR/uwl (PIE) and DIR/uwlnp (-no-pie), setting UWL and UWLNP.
@@ -165,6 +189,10 @@ build_workload() {
 			objcopy --strip-debug --add-gnu-debuglink="$DWLDL.debug" \
 				"$DWL" "$DWLDL" ||
 			rm -f "$DWL" "$DWLIB" "$DWLDL"
+	fi
+	BPCANARY=$1/bpcanary
+	if [ ! -x "$BPCANARY" ] || [ "$RTDIR/bpcanary.c" -nt "$BPCANARY" ]; then
+		${CC:-cc} -O2 -o "$BPCANARY" "$RTDIR/bpcanary.c" || rm -f "$BPCANARY"
 	fi
 	# stackwl: deep call chains with frame pointers, for the stack tests
 	SWL=$1/stackwl

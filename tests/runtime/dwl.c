@@ -1,7 +1,8 @@
 /* The DWARF/USDT workload: built with -g -O0 (debug info, arguments in
  * their registers at entry), it calls functions taking structs, pointers,
- * arrays and chars, fires probes of two USDT providers and calls into
- * libdwlib.so, which has probes of its own. `dwl N` runs N rounds
+ * arrays and chars, fires probes of two USDT providers, calls into
+ * libdwlib.so, which has probes of its own, and writes through pointer
+ * arguments (watchpoints). `dwl N` runs N rounds
  * (0: forever, one a second, for -p tests). */
 #include <stdlib.h>
 #include <sys/sdt.h>
@@ -35,8 +36,15 @@ __attribute__((noinline)) int tally(int *n, unsigned long big)
 	return *n;
 }
 
+/* called on six addresses a round: more than x86's four debug registers */
+__attribute__((noinline)) void poke(int *p)
+{
+	*p += 1;
+}
+
 int main(int argc, char **argv)
 {
+	static int slots[6];
 	struct rec b = { { 3, 4 }, "second", { 7, 8, 9 }, NULL, 1, -2 };
 	struct rec a = { { 1, 2 }, "first", { 10, -20, 30 }, &b, 255, -300 };
 	int rounds = argc > 1 ? atoi(argv[1]) : 1, n = 40;
@@ -47,6 +55,8 @@ int main(int argc, char **argv)
 		DTRACE_PROBE3(app, pair, a.p.x, b.p.y, -5);
 		DTRACE_PROBE1(other, tick, i);
 		lib_work(i + 1, "lib");
+		for (int k = 0; k < 6; k++)
+			poke(&slots[k]);
 		if (rounds == 0)
 			sleep(1);
 	}
