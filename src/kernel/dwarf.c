@@ -27,6 +27,8 @@ struct dfile {
 
 static struct dfile files[MAX_FILES];
 static uint32_t nfiles;
+static char *noted[MAX_FILES]; /* dwarf_note_file() */
+static uint32_t nnoted;
 
 static char *debuginfo_path;
 
@@ -416,10 +418,21 @@ const struct type *dwarf_record(struct arena *a, const char *path,
 	return NULL;
 }
 
-/* Only the paths: a file is opened when a cast first needs it. */
-static char *noted[MAX_FILES];
-static uint32_t nnoted;
+/* The files stay open for the run (a program names a few); at exit they
+ * are closed, so that leak checkers see nothing left. */
+__attribute__((destructor)) static void close_all(void)
+{
+	for (uint32_t i = 0; i < nfiles; i++) {
+		dwfl_end(files[i].dwfl);
+		free(files[i].path);
+	}
+	nfiles = 0;
+	for (uint32_t i = 0; i < nnoted; i++)
+		free(noted[i]);
+	nnoted = 0;
+}
 
+/* Only the paths: a file is opened when a cast first needs it. */
 void dwarf_note_file(const char *path)
 {
 	for (uint32_t i = 0; i < nnoted; i++)
