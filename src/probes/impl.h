@@ -81,6 +81,13 @@ struct elf_syms *probe_user_elf(struct probe_env *env,
  * cannot attach but fentry can, or NULL (an offset needs a kprobe). */
 const char *probe_kprobe_fallback(bool kprobes, bool fentry,
 				  const char *provider, const char *spec);
+/* uprobe_offset.c: refuses (with a's span) an offset delta into func
+ * (at file offset func_off of path) that is not an instruction's start.
+ * Returns 0 or -1. */
+int probe_uprobe_check_offset(struct probe_env *env,
+			      const struct attach_point *a, const char *path,
+			      const char *func, uint64_t func_off,
+			      uint64_t delta);
 /* userfiles.c: calls fn for each file an attach point's (or -l
  * pattern's) first part names: with pid > 0 and file "" or a wildcard,
  * each file the process has mapped executable whose absolute path matches

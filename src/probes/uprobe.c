@@ -172,7 +172,8 @@ static int expand_es(struct probe_env *env, const struct attach_point *a,
 			   (unsigned long long)s->size);
 		return -1;
 	}
-	if (file_off(env, a, es, s->addr + delta, &off))
+	if (file_off(env, a, es, s->addr + delta, &off) ||
+	    probe_uprobe_check_offset(env, a, path, name, off - delta, delta))
 		return -1;
 	add(env, a, path, s->name, off, s->addr, spec, out, n);
 	return 0;
