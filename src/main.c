@@ -197,6 +197,29 @@ static int check_outputs(const struct options *o)
 	return 0;
 }
 
+/* -p: a decimal pid in bpftrace's range, refused with bpftrace's
+ * sentences (a pid that wrapped would watch another process). */
+static int parse_pid(const char *s, long *pid)
+{
+	const long pid_max = 4 * 1024 * 1024; /* the kernel's PID_MAX_LIMIT */
+	char *end;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	const char *why = NULL;
+	if (end == s || *end)
+		why = "is not a valid decimal number";
+	else if (errno == ERANGE)
+		why = "outside of integer range";
+	else if (v < 1 || v > pid_max)
+		why = "out of valid pid range [1,4194304]";
+	if (why) {
+		fprintf(stderr, "sonde: pid '%s' %s\n", s, why);
+		return -1;
+	}
+	*pid = v;
+	return 0;
+}
+
 static int parse_options(int argc, char **argv, struct options *o)
 {
 	enum { OPT_DRY_RUN = 256, OPT_VERSION, OPT_UNSAFE, OPT_OBJECT,
@@ -224,7 +247,6 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
-	char *end;
 	/* '+': stop at the first non-option, which is the script or $1 */
 	const char *tool = NULL;
 options:
@@ -240,12 +262,8 @@ options:
 			break;
 		case 'c': o->cmd = optarg; break;
 		case 'p':
-			o->pid = strtol(optarg, &end, 10);
-			if (*end || o->pid <= 0) {
-				fprintf(stderr, "sonde: -p needs a process id, "
-						"not '%s'\n", optarg);
+			if (parse_pid(optarg, &o->pid) < 0)
 				return -1;
-			}
 			break;
 		case 'f':
 			if (strcmp(optarg, "text") && strcmp(optarg, "json")) {
@@ -313,6 +331,11 @@ options:
 	}
 	if (check_outputs(o) < 0)
 		return -1;
+	if (o->cmd && o->pid) {
+		fputs("sonde: Cannot use both -c and -p.\n", stderr);
+		usage(stderr);
+		return -1;
+	}
 	if (o->list) {
 		/* The pattern may come as -e PATTERN too (the test harness
 		 * passes its one-line PROG that way). */
