@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -15,6 +16,7 @@
 #include "object/object.h"
 #include "probes/provider.h"
 #include "runtime/child.h"
+#include "runtime/privilege.h"
 #include "runtime/run.h"
 #include "tools/toolfind.h"
 #include "util/arena.h"
@@ -131,6 +133,12 @@ static char *read_file(const char *path, uint32_t *len)
 	FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
 	if (!f)
 		return NULL;
+	struct stat st;
+	if (f != stdin && !fstat(fileno(f), &st) && S_ISDIR(st.st_mode)) {
+		fclose(f);
+		errno = EISDIR; /* reading it would say EIO */
+		return NULL;
+	}
 	struct strbuf sb = STRBUF_INIT;
 	char buf[65536];
 	size_t n;
@@ -544,6 +552,13 @@ int main(int argc, char **argv)
 	if (parse_options(argc, argv, &o) < 0)
 		return 1;
 
+	bool will_run = !o.dry_run && !o.dump;
+	const char *why;
+	if ((o.object || (will_run && !o.list)) &&
+	    !privilege_can_trace(&why)) {
+		fprintf(stderr, "sonde: %s\n", why);
+		return 1;
+	}
 	if (o.object)
 		return run_object(&o);
 	if (o.list_tools) {
@@ -577,7 +592,6 @@ int main(int argc, char **argv)
 		file.text = r.owned_text;
 	}
 
-	bool will_run = !o.dry_run && !o.dump;
 	/* The child exists (paused) before compiling: cpid is a constant
 	 * in the generated code. */
 	if (o.cmd && will_run) {

@@ -21,6 +21,15 @@
 #include "model/types.h"
 #include "object/obj_impl.h"
 #include "runtime/output.h"
+
+/* An error as words: errno values and libbpf's own codes (4000 and up,
+ * "Unknown error 4001" through strerror). */
+static const char *obj_strerror(int err)
+{
+	static char buf[128];
+	libbpf_strerror(err < 0 ? err : -err, buf, sizeof(buf));
+	return buf;
+}
 #include "util/arena.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
@@ -335,6 +344,16 @@ static void print_verifier_tail(struct run *r)
 static int load(struct run *r)
 {
 	struct bpf_program *p;
+	/* libbpf would load it and say only "Invalid argument". */
+	bpf_object__for_each_program(p, r->obj)
+		if (bpf_program__autoload(p) &&
+		    bpf_program__type(p) == BPF_PROG_TYPE_UNSPEC) {
+			fail(r, "program '%s': unknown section name SEC(\"%s\"): "
+			     "it gives no program type (write e.g. "
+			     "SEC(\"tp/syscalls/sys_enter_write\"))",
+			     bpf_program__name(p), bpf_program__section_name(p));
+			return -EINVAL;
+		}
 	prepare_maps(r);
 	r->log = xcalloc(1, LOG_SIZE);
 	bpf_object__for_each_program(p, r->obj)
@@ -351,14 +370,14 @@ static int load(struct run *r)
 			break;
 		fail(r, "program '%s' (SEC(\"%s\")) failed to load (%s); the verifier says:",
 		     bpf_program__name(p), bpf_program__section_name(p),
-		     strerror(-err));
+		     obj_strerror(err));
 		if (r->o->verbose)
 			fputs(r->log, r->err);
 		else
 			print_verifier_tail(r);
 		return err;
 	}
-	fail(r, "cannot load %s: %s", r->o->path, strerror(-err));
+	fail(r, "cannot load %s: %s", r->o->path, obj_strerror(err));
 	return err;
 }
 
@@ -421,7 +440,7 @@ static int attach_all(struct run *r, const struct perf_spec *ps,
 		}
 		if (err) {
 			fail(r, "program '%s' (SEC(\"%s\")): cannot attach: %s",
-			     bpf_program__name(p), sec, strerror(-err));
+			     bpf_program__name(p), sec, obj_strerror(err));
 			return err;
 		}
 		(*nprogs)++;
@@ -495,7 +514,7 @@ static int open_buffers(struct run *r)
 		}
 		if (err) {
 			fail(r, "cannot read buffer map '%s': %s", bpf_map__name(m),
-			     strerror(-err));
+			     obj_strerror(err));
 			return err;
 		}
 	}
@@ -579,7 +598,7 @@ int obj_run(const struct obj_opts *o)
 	r.obj = bpf_object__open_file(o->path, NULL);
 	if (!r.obj) {
 		err = -errno;
-		fail(&r, "cannot open BPF object %s: %s", o->path, strerror(errno));
+		fail(&r, "cannot open BPF object %s: %s", o->path, obj_strerror(err));
 		goto out;
 	}
 	if ((err = select_progs(&r)) || (err = check_features(&r, &has_perf)))
@@ -600,7 +619,7 @@ int obj_run(const struct obj_opts *o)
 	loop(&r);
 	err = obj_print_maps(&r.out, &r.arena, r.obj);
 	if (err)
-		fail(&r, "cannot read maps: %s", strerror(-err));
+		fail(&r, "cannot read maps: %s", obj_strerror(err));
 out:
 	run_free(&r);
 	return err;

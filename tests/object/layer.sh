@@ -6,7 +6,7 @@ cd "$TOP" || exit 1
 D=$BUILD/tests/object
 SRC=tests/object
 mkdir -p "$D"
-TESTS="build tracepoint set json hist_keyed hist_slots ringbuf perfbuf raw_tp tp_btf uprobe perf_event kprobe_fentry prog_select broken usdt stop_on_pid hist_json sigint"
+TESTS="build tracepoint set json hist_keyed hist_slots ringbuf perfbuf raw_tp tp_btf uprobe perf_event kprobe_fentry prog_select broken bad_section not_an_object usdt stop_on_pid hist_json sigint"
 
 skip_all() { for t in $TESTS; do echo "skip object.$t: $1"; done; exit 0; }
 [ "$(id -u)" = 0 ] || skip_all "needs root"
@@ -158,6 +158,17 @@ if [ -f "$D/broken.bpf.o" ]; then
 		grep -q "invalid mem access" "$D/broken.err"; then ok broken
 	else nok broken "want the program name and the verifier's message" "$D/broken.err"; fi
 else nok broken "clang did not build broken.bpf.o" "$log"; fi
+
+# ---- an unknown section name is named (libbpf alone: "Invalid argument") ----
+run badsec "$D/badsec.bpf.o"
+if [ $rc != 0 ] && grep -q "^sonde: program 'badsec': unknown section name SEC(\"foo/bar\")" "$D/badsec.err"; then ok bad_section
+else nok bad_section "want the program and its section named" "$D/badsec.err"; fi
+
+# ---- not an object: libbpf's words, not "Unknown error 4001" ----
+printf 'not an ELF file\n' >"$D/garbage.o"
+run garbage "$D/garbage.o"
+if [ $rc != 0 ] && grep -q "^sonde: cannot open BPF object .*garbage.o: BPF object format invalid$" "$D/garbage.err"; then ok not_an_object
+else nok not_an_object "want libbpf's error string" "$D/garbage.err"; fi
 
 # ---- usdt (the workload carries a hand-made .note.stapsdt) ----
 run usdt -c "$WL usdt" "$D/usdt.bpf.o"

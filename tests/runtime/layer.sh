@@ -28,5 +28,14 @@ for t in "${tests[@]}"; do
 	ntests=$((ntests + 1))
 	run_test_file "$t" "${t%.test}" "$scratch/${t%.test}"
 done
-[ $ntests -gt 0 ] || echo "skip runtime: no tests/runtime/*.test yet"
+[ $ntests -gt 0 ] || [ -n "${RUNTIME_TESTS:-}" ] || echo "skip runtime: no tests/runtime/*.test yet"
+# Command-line cases (cli.sh), not .test files: they run with the full
+# layer, or when RUNTIME_TESTS names "cli".
+case " ${RUNTIME_TESTS:-cli} " in
+*" cli "*)
+	# shellcheck source=tests/runtime/cli.sh
+	. "$RTDIR/cli.sh"
+	cli_all
+	;;
+esac
 exit 0
