@@ -616,11 +616,43 @@ static struct val bool_val(struct cg *g, struct ast_expr *e)
 	return reg_val(e->type, r);
 }
 
+/* The bytes one step of a pointer of type p moves (sema refuses 0). */
+static int64_t ptr_step(const struct type *p)
+{
+	return p->elem->kind == TY_PTR ? 8 : p->elem->size;
+}
+
+/* p + n, n + p, p - n: n counts elements of what p points to. */
+static struct val ptr_arith(struct cg *g, struct ast_expr *e)
+{
+	struct ast_expr *l = e->u.binary.left, *r = e->u.binary.right;
+	struct ast_expr *pe = l->type->kind == TY_PTR ? l : r;
+	struct ast_expr *ne = pe == l ? r : l;
+	int64_t step = ptr_step(pe->type);
+	int bop = e->u.binary.op == OP_ADD ? BPF_ADD : BPF_SUB;
+	ir_reg a = ir_copy(g->ir, cg_int(g, pe));
+	if (ne->kind == E_INT) {
+		int64_t off = (int64_t)ne->u.num.value * step;
+		if (off >= INT32_MIN && off <= INT32_MAX) {
+			if (off)
+				ir_alui(g->ir, bop, a, (int32_t)off);
+			return reg_val(e->type, a);
+		}
+	}
+	ir_reg n = ir_copy(g->ir, cg_int(g, ne));
+	if (step != 1)
+		ir_alui(g->ir, BPF_MUL, n, (int32_t)step);
+	ir_alu(g->ir, bop, a, n);
+	return reg_val(e->type, a);
+}
+
 static struct val binary(struct cg *g, struct ast_expr *e)
 {
 	enum ast_op op = e->u.binary.op;
 	if ((op >= OP_EQ && op <= OP_GE) || op == OP_LAND || op == OP_LOR)
 		return bool_val(g, e);
+	if (e->type->kind == TY_PTR && (op == OP_ADD || op == OP_SUB))
+		return ptr_arith(g, e);
 	struct ast_expr *l = e->u.binary.left, *r = e->u.binary.right;
 	bool sign = e->type->is_signed;
 	ir_reg a = ir_copy(g->ir, cg_int(g, l));
@@ -717,6 +749,8 @@ static struct val unary(struct cg *g, struct ast_expr *e)
 	case OP_PREINC: case OP_PREDEC: case OP_POSTINC: case OP_POSTDEC: {
 		int d = op == OP_PREINC || op == OP_POSTINC ? 1 : -1;
 		bool post = op == OP_POSTINC || op == OP_POSTDEC;
+		if (x->type->kind == TY_PTR)
+			d *= (int)ptr_step(x->type);
 		if (x->kind == E_MAP)
 			return reg_val(e->type, cg_map_incdec(g, x, d, post));
 		struct val v = var_read(g, x);
@@ -811,6 +845,8 @@ struct val cg_compound(struct cg *g, struct ast_expr *target, enum ast_op op,
 	bin.type = type_int(8, target->type->is_signed &&
 				       value->type->kind == TY_INT &&
 				       value->type->is_signed);
+	if (target->type->kind == TY_PTR && (op == OP_ADD || op == OP_SUB))
+		bin.type = target->type; /* p += n: steps, as p + n */
 	bin.u.binary.op = op;
 	bin.u.binary.left = target;
 	bin.u.binary.right = value;

@@ -307,6 +307,46 @@ static bool is_string_like(const struct type *t)
 	return t->kind == TY_STRING;
 }
 
+/* The bytes one step of pointer p moves, as in C and bpftrace; 0 (after
+ * an error at sp) when what it points to has no size (void *). */
+static uint32_t ptr_step(struct sema *s, const struct type *p,
+			 struct span sp)
+{
+	const struct type *el = p->elem;
+	uint32_t step = el->kind == TY_PTR ? 8 : el->size;
+	if (!step)
+		sema_err(s, sp, "cannot do arithmetic on %s: what it points to "
+			"has no size; cast it to a pointer of a sized type",
+		    sema_tname(s, p));
+	return step;
+}
+
+/* A pointer with an integer or with another pointer, as bpftrace has it:
+ * p + n, n + p and p - n step by the pointee's size and stay pointers;
+ * pointers compare with pointers and integers; p - q is refused, as in
+ * bpftrace (it does not divide by the size). Other operators work on the
+ * address as an integer. */
+static const struct type *check_ptr_binary(struct sema *s, struct ast_expr *e,
+					   const struct type *l,
+					   const struct type *r)
+{
+	enum ast_op op = e->u.binary.op;
+	if (op == OP_LAND || op == OP_LOR || (op >= OP_EQ && op <= OP_GE))
+		return &type_u64;
+	if (op != OP_ADD && op != OP_SUB)
+		return &type_u64;
+	if ((l->kind == TY_PTR && r->kind == TY_PTR) ||
+	    (op == OP_SUB && l->kind != TY_PTR)) {
+		sema_err(s, e->span, "the '%s' operator cannot be used on %s and "
+			"%s", ast_op_str(op), sema_tname(s, l), sema_tname(s, r));
+		return &type_none;
+	}
+	const struct type *p = l->kind == TY_PTR ? l : r;
+	if (!ptr_step(s, p, e->span))
+		return &type_none;
+	return p;
+}
+
 static const struct type *check_binary(struct sema *s, struct ast_expr *e)
 {
 	const struct type *l = sema_expr(s, e->u.binary.left);
@@ -331,6 +371,9 @@ static const struct type *check_binary(struct sema *s, struct ast_expr *e)
 			return &type_u64;
 		}
 	}
+	if ((l->kind == TY_PTR || r->kind == TY_PTR) && sema_is_intlike(l) &&
+	    sema_is_intlike(r))
+		return check_ptr_binary(s, e, l, r);
 	if (!sema_is_intlike(l) || !sema_is_intlike(r)) {
 		const char *what = (op >= OP_EQ && op <= OP_GE) ? "compare" :
 				   "combine";
@@ -489,6 +532,17 @@ static void check_assign(struct sema *s, struct ast_stmt *st)
 			    sema_tname(s, t));
 			return;
 		}
+		/* p += n steps by the pointee, as p = p + n does */
+		enum ast_op op = st->u.assign.op;
+		if ((op == OP_ADD || op == OP_SUB) &&
+		    (cur->kind == TY_PTR || t->kind == TY_PTR)) {
+			if (cur->kind != TY_PTR || t->kind == TY_PTR)
+				sema_err(s, st->span, "the '%s=' operator cannot be "
+					"used on %s and %s", ast_op_str(op),
+				    sema_tname(s, cur), sema_tname(s, t));
+			else
+				ptr_step(s, cur, st->span);
+		}
 		return;
 	}
 	if (tgt->kind == E_MAP) {
@@ -520,6 +574,11 @@ static const struct type *check_incdec(struct sema *s, struct ast_expr *e)
 			return &type_none;
 		if (m->value->kind == TY_NONE)
 			m->value = &type_s64;
+		if (m->value->kind == TY_PTR) {
+			x->type = m->value;
+			return ptr_step(s, m->value, e->span) ? m->value :
+								&type_none;
+		}
 		if (m->value->kind != TY_INT) {
 			sema_err(s, e->span, "cannot increment %s: it holds %s",
 			    m->name, sema_tname(s, m->value));
@@ -534,6 +593,8 @@ static const struct type *check_incdec(struct sema *s, struct ast_expr *e)
 		    sema_tname(s, t));
 		return &type_none;
 	}
+	if (t->kind == TY_PTR && !ptr_step(s, t, e->span))
+		return &type_none;
 	return t;
 }
 
