@@ -41,13 +41,13 @@ const char *sema_tname(struct sema *s, const struct type *t)
 	return r;
 }
 
-/* Map keys and values store integers as 64 bits, keeping their sign. */
+/* Map keys and values store integers as 64 bits, keeping their sign.
+ * A pointer stays one (8 bytes already): @p++ steps by its pointee, as
+ * in bpftrace. */
 static const struct type *widen(struct sema *s, const struct type *t)
 {
 	if (t->kind == TY_INT)
 		return type_int(8, t->is_signed);
-	if (t->kind == TY_PTR)
-		return &type_u64;
 	if (t->kind == TY_TUPLE) {
 		const struct type **el = arena_alloc(
 			s->arena, sizeof(*el) * (t->nfields + 1));
@@ -146,8 +146,7 @@ const struct type *sema_map_key_type(struct sema *s, struct ast_expr *e)
 		const struct type *t = sema_expr(s, k);
 		if (t->kind == TY_NONE)
 			return &type_none;
-		if (type_is_aggregation(t) || t->kind == TY_VOID ||
-		    t->kind == TY_RECORD) {
+		if (type_is_aggregation(t) || t->kind == TY_VOID) {
 			sema_err(s, k->span, "%s cannot be used as a map key",
 			    sema_tname(s, t));
 			return &type_none;
@@ -224,6 +223,20 @@ static bool find_field(struct sema *s, const struct type *rec,
 	return kbtf_field(s->arena, rec, name, out) == 0;
 }
 
+/* Type t read out of from: what a user pointer, array or record leads
+ * to is user memory too (a pointer read through it is a user pointer). */
+static const struct type *in_space(struct sema *s, const struct type *from,
+				   const struct type *t)
+{
+	if (!from->is_user || t->is_user ||
+	    (t->kind != TY_PTR && t->kind != TY_ARRAY))
+		return t;
+	struct type *u = type_new(s->arena, t->kind, t->size);
+	*u = *t;
+	u->is_user = true;
+	return u;
+}
+
 static const struct type *check_field(struct sema *s, struct ast_expr *e)
 {
 	const struct type *base = sema_expr(s, e->u.field.base);
@@ -253,11 +266,7 @@ static const struct type *check_field(struct sema *s, struct ast_expr *e)
 	struct type_field *rf = arena_alloc(s->arena, sizeof(*rf));
 	*rf = f;
 	e->u.field.resolved = rf;
-	const struct type *t = f.type;
-	/* What a user pointer leads to is user memory too. */
-	if (rec->is_user && t->kind == TY_PTR && !t->is_user)
-		t = type_ptr(s->arena, t->elem, true);
-	return t;
+	return in_space(s, base->kind == TY_PTR ? base : rec, f.type);
 }
 
 /* ---- casts ---- */
@@ -424,7 +433,7 @@ static const struct type *check_unary(struct sema *s, struct ast_expr *e)
 	case OP_DEREF:
 		if (t->kind == TY_PTR && (t->elem->kind == TY_INT ||
 					  t->elem->kind == TY_PTR))
-			return t->elem;
+			return in_space(s, t, t->elem);
 		if (t->kind == TY_PTR && t->elem->kind == TY_RECORD)
 			return t->elem;
 		sema_err(s, e->span, "cannot dereference %s", sema_tname(s, t));
@@ -729,7 +738,7 @@ static const struct type *check_expr_inner(struct sema *s,
 		}
 		if (b->kind == TY_ARRAY || (b->kind == TY_PTR &&
 					    b->elem->kind != TY_VOID))
-			return b->elem;
+			return in_space(s, b, b->elem);
 		sema_err(s, e->span, "%s cannot be indexed", sema_tname(s, b));
 		return &type_none;
 	}
