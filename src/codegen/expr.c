@@ -511,11 +511,26 @@ static ir_jlist string_ne(struct cg *g, struct ast_expr *ea,
 	return ne;
 }
 
+/* Jumps to the returned list when the first n bytes of a and b (in
+ * memory) differ; compared in the widest aligned pieces. */
+static ir_jlist bytes_ne(struct cg *g, struct val a, struct val b, uint32_t n)
+{
+	ir_jlist ne = IR_NOJUMP;
+	ir_reg x = ir_reg_new(g->ir), y = ir_reg_new(g->ir);
+	for (uint32_t i = 0, k; i < n; i += k) {
+		k = cg_piece(n - i, a.off + i, b.off + i);
+		ir_load_slot(g->ir, (int)k, x, a.slot, a.off + i);
+		ir_load_slot(g->ir, (int)k, y, b.slot, b.off + i);
+		ir_jlist_concat(g->ir, &ne,
+				ir_jmp(g->ir, BPF_JNE, x, y, IR_NOLABEL));
+	}
+	return ne;
+}
+
 /* Jumps to the returned list when tuples (in memory) differ. */
 static ir_jlist mem_ne(struct cg *g, struct val a, struct val b)
 {
 	ir_jlist ne = IR_NOJUMP;
-	ir_reg x = ir_reg_new(g->ir), y = ir_reg_new(g->ir);
 	const struct type *t = a.type;
 	for (uint32_t i = 0; i < t->nfields; i++) {
 		const struct type *ft = t->fields[i].type;
@@ -530,12 +545,7 @@ static ir_jlist mem_ne(struct cg *g, struct val a, struct val b)
 		}
 		uint32_t n = ft->size < fb.type->size ? ft->size :
 							 fb.type->size;
-		for (uint32_t k = 0; k < n; k++) {
-			ir_load_slot(g->ir, 1, x, fa.slot, fa.off + k);
-			ir_load_slot(g->ir, 1, y, fb.slot, fb.off + k);
-			ir_jlist_concat(g->ir, &ne, ir_jmp(g->ir, BPF_JNE, x, y,
-							   IR_NOLABEL));
-		}
+		ir_jlist_concat(g->ir, &ne, bytes_ne(g, fa, fb, n));
 	}
 	return ne;
 }
@@ -553,10 +563,16 @@ static ir_jlist compare_false(struct cg *g, struct ast_expr *e)
 		ir_jlist_patch_here(g->ir, ne);
 		return eq;
 	}
-	if (l->type->kind == TY_TUPLE) {
+	enum type_kind k = l->type->kind;
+	if (k == TY_TUPLE || k == TY_ARRAY || k == TY_BUF) {
 		struct val a = cg_to_mem(g, cg_expr(g, l));
 		struct val b = cg_to_mem(g, cg_expr(g, r));
-		ir_jlist ne = mem_ne(g, a, b);
+		/* buffers: the lengths, then the bytes, zero past the length
+		 * in both, up to the smaller one (sema: arrays of one type) */
+		uint32_t n = a.type->size < b.type->size ? a.type->size :
+							   b.type->size;
+		ir_jlist ne = k == TY_TUPLE ? mem_ne(g, a, b) :
+					      bytes_ne(g, a, b, n);
 		if (op == OP_EQ)
 			return ne;
 		ir_jlist eq = ir_ja(g->ir, IR_NOLABEL);
@@ -817,6 +833,15 @@ static struct val tuple(struct cg *g, struct ast_expr *e)
 static struct val ternary(struct cg *g, struct ast_expr *e)
 {
 	ir_jlist f = cg_cond_false(g, e->u.ternary.cond);
+	if (e->type->kind == TY_VOID) {
+		/* c ? printf(..) : printf(..): run one branch for its effect */
+		cg_expr(g, e->u.ternary.then);
+		ir_jlist done = ir_ja(g->ir, IR_NOLABEL);
+		ir_jlist_patch_here(g->ir, f);
+		cg_expr(g, e->u.ternary.otherwise);
+		ir_jlist_patch_here(g->ir, done);
+		return cg_no_val();
+	}
 	if (is_scalar(e->type)) {
 		ir_reg r = ir_reg_new(g->ir);
 		ir_mov(g->ir, r, cg_int(g, e->u.ternary.then));

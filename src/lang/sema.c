@@ -371,6 +371,18 @@ static const struct type *check_binary(struct sema *s, struct ast_expr *e)
 	if (op == OP_EQ || op == OP_NE) {
 		if (is_string_like(l) && is_string_like(r))
 			return &type_u64;
+		if (l->kind == TY_BUF && r->kind == TY_BUF)
+			return &type_u64;
+		if (l->kind == TY_ARRAY && r->kind == TY_ARRAY) {
+			/* as bpftrace: byte for byte, arrays of one type */
+			if (!type_equal(l, r) || l->elem->kind != TY_INT) {
+				sema_err(s, e->span, "only arrays of the same size "
+					"and integer type can be compared, not %s "
+					"and %s", sema_tname(s, l), sema_tname(s, r));
+				return &type_none;
+			}
+			return &type_u64;
+		}
 		if (l->kind == TY_TUPLE && r->kind == TY_TUPLE) {
 			if (!unify(s, widen(s, l), widen(s, r))) {
 				sema_err(s, e->span, "cannot compare %s with %s",
@@ -483,8 +495,17 @@ static void store_map(struct sema *s, struct sema_map *m, struct ast_expr *e,
 static void store_var(struct sema *s, struct ast_expr *e,
 		      const struct type *t, struct span at)
 {
-	if (t->kind == TY_NONE)
+	if (t->kind == TY_NONE) {
+		/* after an error in the value: later reads stay quiet */
+		struct var *v = find_var(s, e->u.name);
+		if (v) {
+			v->assigned_pass = s->pass;
+		} else {
+			struct var nv = { e->u.name, s->probe, t, s->pass };
+			vec_push(&s->vars, nv);
+		}
 		return;
+	}
 	if (t->kind == TY_VOID || type_is_aggregation(t)) {
 		sema_err(s, at, "cannot assign %s to variable %s", sema_tname(s, t),
 		    e->u.name);
@@ -637,6 +658,37 @@ static const struct type *check_positional(struct sema *s,
 	return type_string(s->arena, e->u.str.len + 1);
 }
 
+bool sema_positional_str(struct sema *s, struct ast_expr *a,
+			 struct ast_expr *into)
+{
+	struct ast_expr *pos = a, *off = NULL;
+	if (a->kind == E_BINARY && a->u.binary.op == OP_ADD) {
+		pos = a->u.binary.left;
+		off = a->u.binary.right;
+		if (pos->kind != E_POSITIONAL) {
+			pos = a->u.binary.right;
+			off = a->u.binary.left;
+		}
+	}
+	if (pos->kind != E_POSITIONAL || pos->u.pos.num < 1)
+		return false;
+	long n = pos->u.pos.num;
+	const char *p = n <= s->opts->nparams ? s->opts->params[n - 1] : "";
+	size_t len = strlen(p);
+	int64_t k = 0;
+	if (off && (off->kind != E_INT || (k = (int64_t)off->u.num.value) < 0 ||
+		    (size_t)k > len)) {
+		sema_err(s, a->span, "only addition of a single constant less or "
+			"equal to the length of $%ld (which is %zu) is allowed "
+			"inside str()", n, len);
+		return true;
+	}
+	into->kind = E_STRING;
+	into->u.str.bytes = p + k;
+	into->u.str.len = (uint32_t)(len - (size_t)k);
+	return true;
+}
+
 /* sizeof and offsetof are constants once types are known. */
 const struct type *sema_fold_const(struct ast_expr *e, uint64_t v)
 {
@@ -734,6 +786,15 @@ static const struct type *check_expr_inner(struct sema *s,
 		if (!sema_is_int(i)) {
 			sema_err(s, e->u.index.index->span, "an index must be an "
 				"integer, not %s", sema_tname(s, i));
+			return &type_none;
+		}
+		int64_t k;
+		if (b->kind == TY_ARRAY &&
+		    sema_const_int(s, e->u.index.index, &k) &&
+		    (k < 0 || (uint64_t)k >= b->count)) {
+			sema_err(s, e->u.index.index->span, "the index %lld is out "
+				"of bounds for array of size %u", (long long)k,
+			    b->count);
 			return &type_none;
 		}
 		if (b->kind == TY_ARRAY || (b->kind == TY_PTR &&
@@ -845,12 +906,20 @@ static void check_stmt(struct sema *s, struct ast_stmt *st)
 		return;
 	case S_UNROLL: {
 		int64_t n;
-		if (!sema_const_int(s, st->u.loop.cond, &n) || n < 1 || n > 100) {
-			sema_err(s, st->u.loop.cond->span, "unroll() needs a "
-				"constant count between 1 and 100");
+		struct ast_expr *c = st->u.loop.cond;
+		if (!sema_const_int(s, c, &n)) {
+			sema_err(s, c->span, "unroll() needs a constant count "
+				"between 1 and 100");
 			return;
 		}
-		st->u.loop.cond->type = &type_s64;
+		if (n < 1 || n > 100) {
+			sema_err(s, c->span, "unroll %s value is %d",
+			    n < 1 ? "minimum" : "maximum", n < 1 ? 1 : 100);
+			return;
+		}
+		/* unroll($1): codegen reads the count as a literal */
+		sema_fold_const(c, (uint64_t)n);
+		c->type = &type_s64;
 		check_block(s, &st->u.loop.body);
 		return;
 	}
