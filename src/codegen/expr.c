@@ -390,6 +390,8 @@ static struct val field(struct cg *g, struct ast_expr *e)
 	}
 	if (v.type->kind == TY_PTR && b.type->is_user)
 		v.user = true;
+	/* sema's type: a pointer read from user memory is a user pointer */
+	v.type = e->type;
 	return v;
 }
 

@@ -42,6 +42,13 @@ static void add(struct ctypes *ct, const char *name, const struct type *t,
 	ct->names = n;
 }
 
+const struct type *ctypes_script_record(const struct ctypes *ct,
+					const char *name)
+{
+	struct named *n = name ? find(ct, name) : NULL;
+	return n && n->type && n->type->kind == TY_RECORD ? n->type : NULL;
+}
+
 static const struct type *base_type(struct ctypes *ct, const char *base)
 {
 	struct named *n = find(ct, base);

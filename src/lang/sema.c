@@ -245,6 +245,12 @@ static const struct type *check_field(struct sema *s, struct ast_expr *e)
 	const struct type *rec = base;
 	if (base->kind == TY_PTR && base->elem->kind == TY_RECORD)
 		rec = base->elem;
+	/* the script's definition of a record wins over the kernel's, and
+	 * completes a pointer declared before it (struct node *next) */
+	const struct type *def = rec->kind == TY_RECORD && !rec->nfields ?
+		ctypes_script_record(s->ct, rec->name) : NULL;
+	if (def)
+		rec = def;
 	if (rec->kind != TY_RECORD) {
 		sema_err(s, e->u.field.name_span, "cannot access field '%s' of %s: "
 			"it is not a struct", e->u.field.name, sema_tname(s, base));

@@ -23,6 +23,7 @@
 #                    cpus:N       at least N online CPUs
 #                    cmd:NAME     NAME is on $PATH
 #                    uwl          the uprobe workload built (@UWL@)
+#                    twl          the types workload built (@TWL@)
 #                    nokprobes    the kernel has no kprobe PMU
 #   EXPECT         block: stdout must be exactly these lines (byte for byte,
 #                  each line ends with \n)
@@ -40,6 +41,8 @@
 # In PROG, ARGS, PARAMS and CMD: @WL@ is the workload binary (wl.c),
 # @UWL@ and @UWLNP@ the uprobe/USDT workload (uwl.c) as a PIE and not,
 # @SWL@ the deep-call-chain one with frame pointers (stackwl.c),
+# @TWL@ the one with arrays, nested structs, bitfields and pointer chains
+# whose functions get pointers to known data (twl.c),
 # @TMP@ a scratch directory of the test, emptied before the run, @BGPID@ the
 # pid of the BG command, @WLSYM:NAME@ the address (0x...) of symbol NAME in
 # the workload binary (from nm).
@@ -95,6 +98,7 @@ subst() {
 	s=${s//@UWL@/$UWL}
 	s=${s//@UWLNP@/$UWLNP}
 	s=${s//@SWL@/$SWL}
+	s=${s//@TWL@/$TWL}
 	s=${s//@TMP@/$TMPD}
 	s=${s//@BGPID@/${BGPID:-}}
 	local sym addr
@@ -119,6 +123,7 @@ missing_requirement() {
 		cpus:*) [ "$(nproc)" -ge "${w#cpus:}" ] || { echo "needs ${w#cpus:} CPUs"; return; } ;;
 		cmd:*) command -v "${w#cmd:}" >/dev/null || { echo "no ${w#cmd:} command"; return; } ;;
 		nokprobes) [ ! -e /sys/bus/event_source/devices/kprobe ] || { echo "this kernel has kprobes (the test is of the error without them)"; return; } ;;
+		twl) [ -x "$TWL" ] || { echo "twl.c did not build"; return; } ;;
 		uwl) [ -x "$UWLNP" ] || { echo "uwl.c did not build (no <sys/sdt.h>?)"; return; } ;;
 		*) echo "unknown requirement $w"; return ;;
 		esac
@@ -143,6 +148,11 @@ build_workload() {
 	if [ ! -x "$WL" ] || [ "$RTDIR/wl.c" -nt "$WL" ]; then
 		${CC:-cc} -O2 -static -o "$WL" "$RTDIR/wl.c" 2>/dev/null ||
 			${CC:-cc} -O2 -o "$WL" "$RTDIR/wl.c" || return 1
+	fi
+	# twl: arrays, nested structs, bitfields and pointer chains
+	TWL=$1/twl
+	if [ ! -x "$TWL" ] || [ "$RTDIR/twl.c" -nt "$TWL" ]; then
+		${CC:-cc} -O1 -o "$TWL" "$RTDIR/twl.c" || return 1
 	fi
 	# stackwl: deep call chains with frame pointers, for the stack tests
 	SWL=$1/stackwl
