@@ -83,6 +83,11 @@ static const struct type *derive(struct ctypes *ct, const struct type *t,
 		t = type_ptr(ct->arena, t, false);
 	if (!ts->array_len)
 		return t;
+	/* char name[16] is a string, as in bpftrace and for BTF (only plain
+	 * char: int8 and unsigned char arrays stay arrays) */
+	if (!ts->ptr_depth && !ts->ninner && ts->base &&
+	    !strcmp(ts->base, "char"))
+		return type_string(ct->arena, ts->array_len);
 	for (int i = ts->ninner - 1; i >= 0; i--)
 		t = array_of(ct, t, ts->inner[i]);
 	return array_of(ct, t, ts->array_len);
