@@ -390,6 +390,8 @@ static struct val field(struct cg *g, struct ast_expr *e)
 	}
 	if (v.type->kind == TY_PTR && b.type->is_user)
 		v.user = true;
+	/* sema's type: a pointer read from user memory is a user pointer */
+	v.type = e->type;
 	return v;
 }
 
@@ -511,11 +513,26 @@ static ir_jlist string_ne(struct cg *g, struct ast_expr *ea,
 	return ne;
 }
 
+/* Jumps to the returned list when the first n bytes of a and b (in
+ * memory) differ; compared in the widest aligned pieces. */
+static ir_jlist bytes_ne(struct cg *g, struct val a, struct val b, uint32_t n)
+{
+	ir_jlist ne = IR_NOJUMP;
+	ir_reg x = ir_reg_new(g->ir), y = ir_reg_new(g->ir);
+	for (uint32_t i = 0, k; i < n; i += k) {
+		k = cg_piece(n - i, a.off + i, b.off + i);
+		ir_load_slot(g->ir, (int)k, x, a.slot, a.off + i);
+		ir_load_slot(g->ir, (int)k, y, b.slot, b.off + i);
+		ir_jlist_concat(g->ir, &ne,
+				ir_jmp(g->ir, BPF_JNE, x, y, IR_NOLABEL));
+	}
+	return ne;
+}
+
 /* Jumps to the returned list when tuples (in memory) differ. */
 static ir_jlist mem_ne(struct cg *g, struct val a, struct val b)
 {
 	ir_jlist ne = IR_NOJUMP;
-	ir_reg x = ir_reg_new(g->ir), y = ir_reg_new(g->ir);
 	const struct type *t = a.type;
 	for (uint32_t i = 0; i < t->nfields; i++) {
 		const struct type *ft = t->fields[i].type;
@@ -530,12 +547,7 @@ static ir_jlist mem_ne(struct cg *g, struct val a, struct val b)
 		}
 		uint32_t n = ft->size < fb.type->size ? ft->size :
 							 fb.type->size;
-		for (uint32_t k = 0; k < n; k++) {
-			ir_load_slot(g->ir, 1, x, fa.slot, fa.off + k);
-			ir_load_slot(g->ir, 1, y, fb.slot, fb.off + k);
-			ir_jlist_concat(g->ir, &ne, ir_jmp(g->ir, BPF_JNE, x, y,
-							   IR_NOLABEL));
-		}
+		ir_jlist_concat(g->ir, &ne, bytes_ne(g, fa, fb, n));
 	}
 	return ne;
 }
@@ -553,10 +565,16 @@ static ir_jlist compare_false(struct cg *g, struct ast_expr *e)
 		ir_jlist_patch_here(g->ir, ne);
 		return eq;
 	}
-	if (l->type->kind == TY_TUPLE) {
+	enum type_kind k = l->type->kind;
+	if (k == TY_TUPLE || k == TY_ARRAY || k == TY_BUF) {
 		struct val a = cg_to_mem(g, cg_expr(g, l));
 		struct val b = cg_to_mem(g, cg_expr(g, r));
-		ir_jlist ne = mem_ne(g, a, b);
+		/* buffers: the lengths, then the bytes, zero past the length
+		 * in both, up to the smaller one (sema: arrays of one type) */
+		uint32_t n = a.type->size < b.type->size ? a.type->size :
+							   b.type->size;
+		ir_jlist ne = k == TY_TUPLE ? mem_ne(g, a, b) :
+					      bytes_ne(g, a, b, n);
 		if (op == OP_EQ)
 			return ne;
 		ir_jlist eq = ir_ja(g->ir, IR_NOLABEL);
@@ -616,11 +634,43 @@ static struct val bool_val(struct cg *g, struct ast_expr *e)
 	return reg_val(e->type, r);
 }
 
+/* The bytes one step of a pointer of type p moves (sema refuses 0). */
+static int64_t ptr_step(const struct type *p)
+{
+	return p->elem->kind == TY_PTR ? 8 : p->elem->size;
+}
+
+/* p + n, n + p, p - n: n counts elements of what p points to. */
+static struct val ptr_arith(struct cg *g, struct ast_expr *e)
+{
+	struct ast_expr *l = e->u.binary.left, *r = e->u.binary.right;
+	struct ast_expr *pe = l->type->kind == TY_PTR ? l : r;
+	struct ast_expr *ne = pe == l ? r : l;
+	int64_t step = ptr_step(pe->type);
+	int bop = e->u.binary.op == OP_ADD ? BPF_ADD : BPF_SUB;
+	ir_reg a = ir_copy(g->ir, cg_int(g, pe));
+	if (ne->kind == E_INT) {
+		int64_t off = (int64_t)ne->u.num.value * step;
+		if (off >= INT32_MIN && off <= INT32_MAX) {
+			if (off)
+				ir_alui(g->ir, bop, a, (int32_t)off);
+			return reg_val(e->type, a);
+		}
+	}
+	ir_reg n = ir_copy(g->ir, cg_int(g, ne));
+	if (step != 1)
+		ir_alui(g->ir, BPF_MUL, n, (int32_t)step);
+	ir_alu(g->ir, bop, a, n);
+	return reg_val(e->type, a);
+}
+
 static struct val binary(struct cg *g, struct ast_expr *e)
 {
 	enum ast_op op = e->u.binary.op;
 	if ((op >= OP_EQ && op <= OP_GE) || op == OP_LAND || op == OP_LOR)
 		return bool_val(g, e);
+	if (e->type->kind == TY_PTR && (op == OP_ADD || op == OP_SUB))
+		return ptr_arith(g, e);
 	struct ast_expr *l = e->u.binary.left, *r = e->u.binary.right;
 	bool sign = e->type->is_signed;
 	ir_reg a = ir_copy(g->ir, cg_int(g, l));
@@ -717,6 +767,8 @@ static struct val unary(struct cg *g, struct ast_expr *e)
 	case OP_PREINC: case OP_PREDEC: case OP_POSTINC: case OP_POSTDEC: {
 		int d = op == OP_PREINC || op == OP_POSTINC ? 1 : -1;
 		bool post = op == OP_POSTINC || op == OP_POSTDEC;
+		if (x->type->kind == TY_PTR)
+			d *= (int)ptr_step(x->type);
 		if (x->kind == E_MAP)
 			return reg_val(e->type, cg_map_incdec(g, x, d, post));
 		struct val v = var_read(g, x);
@@ -783,6 +835,15 @@ static struct val tuple(struct cg *g, struct ast_expr *e)
 static struct val ternary(struct cg *g, struct ast_expr *e)
 {
 	ir_jlist f = cg_cond_false(g, e->u.ternary.cond);
+	if (e->type->kind == TY_VOID) {
+		/* c ? printf(..) : printf(..): run one branch for its effect */
+		cg_expr(g, e->u.ternary.then);
+		ir_jlist done = ir_ja(g->ir, IR_NOLABEL);
+		ir_jlist_patch_here(g->ir, f);
+		cg_expr(g, e->u.ternary.otherwise);
+		ir_jlist_patch_here(g->ir, done);
+		return cg_no_val();
+	}
 	if (is_scalar(e->type)) {
 		ir_reg r = ir_reg_new(g->ir);
 		ir_mov(g->ir, r, cg_int(g, e->u.ternary.then));
@@ -811,6 +872,8 @@ struct val cg_compound(struct cg *g, struct ast_expr *target, enum ast_op op,
 	bin.type = type_int(8, target->type->is_signed &&
 				       value->type->kind == TY_INT &&
 				       value->type->is_signed);
+	if (target->type->kind == TY_PTR && (op == OP_ADD || op == OP_SUB))
+		bin.type = target->type; /* p += n: steps, as p + n */
 	bin.u.binary.op = op;
 	bin.u.binary.left = target;
 	bin.u.binary.right = value;

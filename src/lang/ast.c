@@ -58,6 +58,8 @@ static void dump_typespec(struct strbuf *out, const struct ast_typespec *t)
 		sb_putc(out, '*');
 	if (t->array_len)
 		sb_printf(out, "[%u]", t->array_len);
+	for (uint8_t i = 0; i < t->ninner; i++)
+		sb_printf(out, "[%u]", t->inner[i]);
 }
 
 static void dump_expr(struct strbuf *out, const struct ast_expr *e, int d);

@@ -33,6 +33,8 @@ enum ast_op {
 /* Spelling of an operator ("+", "&&", "++" ...). */
 const char *ast_op_str(enum ast_op op);
 
+#define AST_MAX_DIMS 4
+
 /* A C type as written in a cast, sizeof/offsetof or a struct definition:
  * `unsigned long`, `struct task_struct *`, `uint8[4]`. */
 struct ast_typespec {
@@ -40,6 +42,9 @@ struct ast_typespec {
 	const char *base;   /* normalised: "unsigned long", "struct sock" */
 	int ptr_depth;
 	uint32_t array_len; /* 0: not an array */
+	/* int y[2][3]: array_len 2, inner {3}; the element is int[3] */
+	uint32_t inner[AST_MAX_DIMS - 1];
+	uint8_t ninner;
 };
 
 enum ast_expr_kind {

@@ -43,6 +43,13 @@ static void add(struct ctypes *ct, const char *name, const struct type *t,
 	ct->names = n;
 }
 
+const struct type *ctypes_script_record(const struct ctypes *ct,
+					const char *name)
+{
+	struct named *n = name ? find(ct, name) : NULL;
+	return n && n->type && n->type->kind == TY_RECORD ? n->type : NULL;
+}
+
 static const struct type *base_type(struct ctypes *ct, const char *base)
 {
 	struct named *n = find(ct, base);
@@ -62,20 +69,32 @@ static const struct type *base_type(struct ctypes *ct, const char *base)
 	return NULL;
 }
 
-static const struct type *derive(struct ctypes *ct, const struct type *t,
-				 int ptr_depth, uint32_t array_len)
+static const struct type *array_of(struct ctypes *ct, const struct type *t,
+				   uint32_t n)
 {
-	for (int i = 0; i < ptr_depth; i++)
+	struct type *a = type_new(ct->arena, TY_ARRAY, t->size * n);
+	a->elem = t;
+	a->count = n;
+	a->align = t->align;
+	return a;
+}
+
+/* t with ts's pointers and array dimensions (the last one innermost). */
+static const struct type *derive(struct ctypes *ct, const struct type *t,
+				 const struct ast_typespec *ts)
+{
+	for (int i = 0; i < ts->ptr_depth; i++)
 		t = type_ptr(ct->arena, t, false);
-	if (array_len) {
-		struct type *a = type_new(ct->arena, TY_ARRAY,
-					  t->size * array_len);
-		a->elem = t;
-		a->count = array_len;
-		a->align = t->align;
-		t = a;
-	}
-	return t;
+	if (!ts->array_len)
+		return t;
+	/* char name[16] is a string, as in bpftrace and for BTF (only plain
+	 * char: int8 and unsigned char arrays stay arrays) */
+	if (!ts->ptr_depth && !ts->ninner && ts->base &&
+	    !strcmp(ts->base, "char"))
+		return type_string(ct->arena, ts->array_len);
+	for (int i = ts->ninner - 1; i >= 0; i--)
+		t = array_of(ct, t, ts->inner[i]);
+	return array_of(ct, t, ts->array_len);
 }
 
 const struct type *ctypes_resolve(struct ctypes *ct, struct diag *d,
@@ -93,7 +112,7 @@ const struct type *ctypes_resolve(struct ctypes *ct, struct diag *d,
 			   ts->base);
 		return &type_none;
 	}
-	return derive(ct, t, ts->ptr_depth, ts->array_len);
+	return derive(ct, t, ts);
 }
 
 /* Macros of the kernel headers that bpftrace's tools include. bpftrace
@@ -164,7 +183,7 @@ static const struct type *field_type(struct ctypes *ct, struct diag *d,
 {
 	if (f->nested) {
 		const struct type *t = layout_record(ct, d, f->nested);
-		return derive(ct, t, f->type.ptr_depth, f->type.array_len);
+		return derive(ct, t, &f->type);
 	}
 	/* A pointer may lead to a struct defined later, or only declared:
 	 * an empty record of that name stands for it. */
@@ -174,7 +193,7 @@ static const struct type *field_type(struct ctypes *ct, struct diag *d,
 		struct type *r = type_new(ct->arena, TY_RECORD, 0);
 		r->name = f->type.base;
 		r->align = 1;
-		return derive(ct, r, f->type.ptr_depth, f->type.array_len);
+		return derive(ct, r, &f->type);
 	}
 	return ctypes_resolve(ct, d, &f->type);
 }

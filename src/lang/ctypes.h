@@ -29,6 +29,12 @@ struct ctypes *ctypes_build(struct arena *a, struct diag *d,
 const struct type *ctypes_resolve(struct ctypes *ct, struct diag *d,
 				  const struct ast_typespec *ts);
 
+/* The record the script defines under name ("struct foo"), or NULL: it
+ * stands for a kernel (BTF) record of that name, and for a pointer to it
+ * declared before its definition (struct node *next). */
+const struct type *ctypes_script_record(const struct ctypes *ct,
+					const char *name);
+
 /* The value of an identifier that names a constant: a script enumerator
  * or integer macro ("#define NAME 42"), a kernel enumerator (BTF), or a
  * well-known kernel header macro (AF_INET, TASK_RUNNING ...). */

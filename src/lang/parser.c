@@ -970,7 +970,7 @@ static int starts_record_def(struct parser *p)
 	return r;
 }
 
-/* declarator := { '*' } IDENT [ '[' INT ']' ] [ ':' INT ] */
+/* declarator := { '*' } IDENT { '[' INT ']' } [ ':' INT ] */
 static void parse_declarator(struct parser *p, struct ast_cfield *f)
 {
 	while (accept(p, T_STAR))
@@ -978,9 +978,22 @@ static void parse_declarator(struct parser *p, struct ast_cfield *f)
 	struct token name = expect(p, T_IDENT, "a field name");
 	f->name = name.text;
 	f->span = name.span;
-	if (accept(p, T_LBRACKET)) {
+	while (accept(p, T_LBRACKET)) {
 		struct token n = expect(p, T_INT, "an array length");
-		f->type.array_len = (uint32_t)(n.num > 0xffffffffu ? 0 : n.num);
+		if (n.num == 0 || n.num > 65536) {
+			diag_error(p->diag, n.span,
+				   "array length must be between 1 and 65536");
+			longjmp(p->recover, 1);
+		}
+		if (!f->type.array_len) {
+			f->type.array_len = (uint32_t)n.num;
+		} else if (f->type.ninner < AST_MAX_DIMS - 1) {
+			f->type.inner[f->type.ninner++] = (uint32_t)n.num;
+		} else {
+			diag_error(p->diag, n.span, "an array has at most %d "
+				   "dimensions", AST_MAX_DIMS);
+			longjmp(p->recover, 1);
+		}
 		expect(p, T_RBRACKET, "']'");
 	}
 	if (accept(p, T_COLON)) {
@@ -1044,7 +1057,9 @@ static void parse_fields(struct parser *p, struct ast_cdef *d)
 			apush(p, &fields, f);
 			f.bit_width = -1;
 		} while (accept(p, T_COMMA));
-		expect(p, T_SEMI, "';' after the field");
+		/* the last field's ';' may be left out, as clang allows */
+		if (!at(p, T_RBRACE))
+			expect(p, T_SEMI, "';' after the field");
 	}
 	d->nfields = (uint32_t)fields.len;
 	d->fields = arena_alloc(p->arena, sizeof(*d->fields) * (fields.len + 1));

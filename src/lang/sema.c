@@ -41,19 +41,13 @@ const char *sema_tname(struct sema *s, const struct type *t)
 	return r;
 }
 
-/* Map keys and values store integers as 64 bits, keeping their sign. */
+/* Map keys and values store integers as 64 bits, keeping their sign.
+ * A pointer stays one (8 bytes already): @p++ steps by its pointee, as
+ * in bpftrace. */
 static const struct type *widen(struct sema *s, const struct type *t)
 {
 	if (t->kind == TY_INT)
 		return type_int(8, t->is_signed);
-	if (t->kind == TY_PTR && t->is_user) {
-		/* still a user address: str() of it must read user memory */
-		struct type *u = type_new(s->arena, TY_INT, 8);
-		u->is_user = true;
-		return u;
-	}
-	if (t->kind == TY_PTR)
-		return &type_u64;
 	if (t->kind == TY_TUPLE) {
 		const struct type **el = arena_alloc(
 			s->arena, sizeof(*el) * (t->nfields + 1));
@@ -154,8 +148,7 @@ const struct type *sema_map_key_type(struct sema *s, struct ast_expr *e)
 		const struct type *t = sema_expr(s, k);
 		if (t->kind == TY_NONE)
 			return &type_none;
-		if (type_is_aggregation(t) || t->kind == TY_VOID ||
-		    t->kind == TY_RECORD) {
+		if (type_is_aggregation(t) || t->kind == TY_VOID) {
 			sema_err(s, k->span, "%s cannot be used as a map key",
 			    sema_tname(s, t));
 			return &type_none;
@@ -232,6 +225,20 @@ static bool find_field(struct sema *s, const struct type *rec,
 	return kbtf_field(s->arena, rec, name, out) == 0;
 }
 
+/* Type t read out of from: what a user pointer, array or record leads
+ * to is user memory too (a pointer read through it is a user pointer). */
+static const struct type *in_space(struct sema *s, const struct type *from,
+				   const struct type *t)
+{
+	if (!from->is_user || t->is_user ||
+	    (t->kind != TY_PTR && t->kind != TY_ARRAY))
+		return t;
+	struct type *u = type_new(s->arena, t->kind, t->size);
+	*u = *t;
+	u->is_user = true;
+	return u;
+}
+
 static const struct type *check_field(struct sema *s, struct ast_expr *e)
 {
 	const struct type *base = sema_expr(s, e->u.field.base);
@@ -240,6 +247,12 @@ static const struct type *check_field(struct sema *s, struct ast_expr *e)
 	const struct type *rec = base;
 	if (base->kind == TY_PTR && base->elem->kind == TY_RECORD)
 		rec = base->elem;
+	/* the script's definition of a record wins over the kernel's, and
+	 * completes a pointer declared before it (struct node *next) */
+	const struct type *def = rec->kind == TY_RECORD && !rec->nfields ?
+		ctypes_script_record(s->ct, rec->name) : NULL;
+	if (def)
+		rec = def;
 	if (rec->kind != TY_RECORD) {
 		sema_err(s, e->u.field.name_span, "cannot access field '%s' of %s: "
 			"it is not a struct", e->u.field.name, sema_tname(s, base));
@@ -261,11 +274,7 @@ static const struct type *check_field(struct sema *s, struct ast_expr *e)
 	struct type_field *rf = arena_alloc(s->arena, sizeof(*rf));
 	*rf = f;
 	e->u.field.resolved = rf;
-	const struct type *t = f.type;
-	/* What a user pointer leads to is user memory too. */
-	if (rec->is_user && t->kind == TY_PTR && !t->is_user)
-		t = type_ptr(s->arena, t->elem, true);
-	return t;
+	return in_space(s, base->kind == TY_PTR ? base : rec, f.type);
 }
 
 /* ---- casts ---- */
@@ -315,6 +324,46 @@ static bool is_string_like(const struct type *t)
 	return t->kind == TY_STRING;
 }
 
+/* The bytes one step of pointer p moves, as in C and bpftrace; 0 (after
+ * an error at sp) when what it points to has no size (void *). */
+static uint32_t ptr_step(struct sema *s, const struct type *p,
+			 struct span sp)
+{
+	const struct type *el = p->elem;
+	uint32_t step = el->kind == TY_PTR ? 8 : el->size;
+	if (!step)
+		sema_err(s, sp, "cannot do arithmetic on %s: what it points to "
+			"has no size; cast it to a pointer of a sized type",
+		    sema_tname(s, p));
+	return step;
+}
+
+/* A pointer with an integer or with another pointer, as bpftrace has it:
+ * p + n, n + p and p - n step by the pointee's size and stay pointers;
+ * pointers compare with pointers and integers; p - q is refused, as in
+ * bpftrace (it does not divide by the size). Other operators work on the
+ * address as an integer. */
+static const struct type *check_ptr_binary(struct sema *s, struct ast_expr *e,
+					   const struct type *l,
+					   const struct type *r)
+{
+	enum ast_op op = e->u.binary.op;
+	if (op == OP_LAND || op == OP_LOR || (op >= OP_EQ && op <= OP_GE))
+		return &type_u64;
+	if (op != OP_ADD && op != OP_SUB)
+		return &type_u64;
+	if ((l->kind == TY_PTR && r->kind == TY_PTR) ||
+	    (op == OP_SUB && l->kind != TY_PTR)) {
+		sema_err(s, e->span, "the '%s' operator cannot be used on %s and "
+			"%s", ast_op_str(op), sema_tname(s, l), sema_tname(s, r));
+		return &type_none;
+	}
+	const struct type *p = l->kind == TY_PTR ? l : r;
+	if (!ptr_step(s, p, e->span))
+		return &type_none;
+	return p;
+}
+
 static const struct type *check_binary(struct sema *s, struct ast_expr *e)
 {
 	const struct type *l = sema_expr(s, e->u.binary.left);
@@ -330,6 +379,18 @@ static const struct type *check_binary(struct sema *s, struct ast_expr *e)
 	if (op == OP_EQ || op == OP_NE) {
 		if (is_string_like(l) && is_string_like(r))
 			return &type_u64;
+		if (l->kind == TY_BUF && r->kind == TY_BUF)
+			return &type_u64;
+		if (l->kind == TY_ARRAY && r->kind == TY_ARRAY) {
+			/* as bpftrace: byte for byte, arrays of one type */
+			if (!type_equal(l, r) || l->elem->kind != TY_INT) {
+				sema_err(s, e->span, "only arrays of the same size "
+					"and integer type can be compared, not %s "
+					"and %s", sema_tname(s, l), sema_tname(s, r));
+				return &type_none;
+			}
+			return &type_u64;
+		}
 		if (l->kind == TY_TUPLE && r->kind == TY_TUPLE) {
 			if (!unify(s, widen(s, l), widen(s, r))) {
 				sema_err(s, e->span, "cannot compare %s with %s",
@@ -339,6 +400,9 @@ static const struct type *check_binary(struct sema *s, struct ast_expr *e)
 			return &type_u64;
 		}
 	}
+	if ((l->kind == TY_PTR || r->kind == TY_PTR) && sema_is_intlike(l) &&
+	    sema_is_intlike(r))
+		return check_ptr_binary(s, e, l, r);
 	if (!sema_is_intlike(l) || !sema_is_intlike(r)) {
 		const char *what = (op >= OP_EQ && op <= OP_GE) ? "compare" :
 				   "combine";
@@ -389,7 +453,7 @@ static const struct type *check_unary(struct sema *s, struct ast_expr *e)
 	case OP_DEREF:
 		if (t->kind == TY_PTR && (t->elem->kind == TY_INT ||
 					  t->elem->kind == TY_PTR))
-			return t->elem;
+			return in_space(s, t, t->elem);
 		if (t->kind == TY_PTR && t->elem->kind == TY_RECORD)
 			return t->elem;
 		sema_err(s, e->span, "cannot dereference %s", sema_tname(s, t));
@@ -439,8 +503,17 @@ static void store_map(struct sema *s, struct sema_map *m, struct ast_expr *e,
 static void store_var(struct sema *s, struct ast_expr *e,
 		      const struct type *t, struct span at)
 {
-	if (t->kind == TY_NONE)
+	if (t->kind == TY_NONE) {
+		/* after an error in the value: later reads stay quiet */
+		struct var *v = find_var(s, e->u.name);
+		if (v) {
+			v->assigned_pass = s->pass;
+		} else {
+			struct var nv = { e->u.name, s->probe, t, s->pass };
+			vec_push(&s->vars, nv);
+		}
 		return;
+	}
 	if (t->kind == TY_VOID || type_is_aggregation(t)) {
 		sema_err(s, at, "cannot assign %s to variable %s", sema_tname(s, t),
 		    e->u.name);
@@ -497,6 +570,17 @@ static void check_assign(struct sema *s, struct ast_stmt *st)
 			    sema_tname(s, t));
 			return;
 		}
+		/* p += n steps by the pointee, as p = p + n does */
+		enum ast_op op = st->u.assign.op;
+		if ((op == OP_ADD || op == OP_SUB) &&
+		    (cur->kind == TY_PTR || t->kind == TY_PTR)) {
+			if (cur->kind != TY_PTR || t->kind == TY_PTR)
+				sema_err(s, st->span, "the '%s=' operator cannot be "
+					"used on %s and %s", ast_op_str(op),
+				    sema_tname(s, cur), sema_tname(s, t));
+			else
+				ptr_step(s, cur, st->span);
+		}
 		return;
 	}
 	if (tgt->kind == E_MAP) {
@@ -528,6 +612,11 @@ static const struct type *check_incdec(struct sema *s, struct ast_expr *e)
 			return &type_none;
 		if (m->value->kind == TY_NONE)
 			m->value = &type_s64;
+		if (m->value->kind == TY_PTR) {
+			x->type = m->value;
+			return ptr_step(s, m->value, e->span) ? m->value :
+								&type_none;
+		}
 		if (m->value->kind != TY_INT) {
 			sema_err(s, e->span, "cannot increment %s: it holds %s",
 			    m->name, sema_tname(s, m->value));
@@ -542,6 +631,8 @@ static const struct type *check_incdec(struct sema *s, struct ast_expr *e)
 		    sema_tname(s, t));
 		return &type_none;
 	}
+	if (t->kind == TY_PTR && !ptr_step(s, t, e->span))
+		return &type_none;
 	return t;
 }
 
@@ -573,6 +664,37 @@ static const struct type *check_positional(struct sema *s,
 	e->u.str.bytes = p;
 	e->u.str.len = (uint32_t)strlen(p);
 	return type_string(s->arena, e->u.str.len + 1);
+}
+
+bool sema_positional_str(struct sema *s, struct ast_expr *a,
+			 struct ast_expr *into)
+{
+	struct ast_expr *pos = a, *off = NULL;
+	if (a->kind == E_BINARY && a->u.binary.op == OP_ADD) {
+		pos = a->u.binary.left;
+		off = a->u.binary.right;
+		if (pos->kind != E_POSITIONAL) {
+			pos = a->u.binary.right;
+			off = a->u.binary.left;
+		}
+	}
+	if (pos->kind != E_POSITIONAL || pos->u.pos.num < 1)
+		return false;
+	long n = pos->u.pos.num;
+	const char *p = n <= s->opts->nparams ? s->opts->params[n - 1] : "";
+	size_t len = strlen(p);
+	int64_t k = 0;
+	if (off && (off->kind != E_INT || (k = (int64_t)off->u.num.value) < 0 ||
+		    (size_t)k > len)) {
+		sema_err(s, a->span, "only addition of a single constant less or "
+			"equal to the length of $%ld (which is %zu) is allowed "
+			"inside str()", n, len);
+		return true;
+	}
+	into->kind = E_STRING;
+	into->u.str.bytes = p + k;
+	into->u.str.len = (uint32_t)(len - (size_t)k);
+	return true;
 }
 
 /* sizeof and offsetof are constants once types are known. */
@@ -699,9 +821,18 @@ static const struct type *check_expr_inner(struct sema *s,
 				"integer, not %s", sema_tname(s, i));
 			return &type_none;
 		}
+		int64_t k;
+		if (b->kind == TY_ARRAY &&
+		    sema_const_int(s, e->u.index.index, &k) &&
+		    (k < 0 || (uint64_t)k >= b->count)) {
+			sema_err(s, e->u.index.index->span, "the index %lld is out "
+				"of bounds for array of size %u", (long long)k,
+			    b->count);
+			return &type_none;
+		}
 		if (b->kind == TY_ARRAY || (b->kind == TY_PTR &&
 					    b->elem->kind != TY_VOID))
-			return b->elem;
+			return in_space(s, b, b->elem);
 		sema_err(s, e->span, "%s cannot be indexed", sema_tname(s, b));
 		return &type_none;
 	}
@@ -808,12 +939,20 @@ static void check_stmt(struct sema *s, struct ast_stmt *st)
 		return;
 	case S_UNROLL: {
 		int64_t n;
-		if (!sema_const_int(s, st->u.loop.cond, &n) || n < 1 || n > 100) {
-			sema_err(s, st->u.loop.cond->span, "unroll() needs a "
-				"constant count between 1 and 100");
+		struct ast_expr *c = st->u.loop.cond;
+		if (!sema_const_int(s, c, &n)) {
+			sema_err(s, c->span, "unroll() needs a constant count "
+				"between 1 and 100");
 			return;
 		}
-		st->u.loop.cond->type = &type_s64;
+		if (n < 1 || n > 100) {
+			sema_err(s, c->span, "unroll %s value is %d",
+			    n < 1 ? "minimum" : "maximum", n < 1 ? 1 : 100);
+			return;
+		}
+		/* unroll($1): codegen reads the count as a literal */
+		sema_fold_const(c, (uint64_t)n);
+		c->type = &type_s64;
 		check_block(s, &st->u.loop.body);
 		return;
 	}

@@ -610,6 +610,10 @@ static bool length_arg(struct sema *s, struct ast_expr *e, uint32_t i,
 static const struct type *ty_str(struct sema *s, struct ast_expr *e,
 				 struct ast_expr *target)
 {
+	if (e->u.call.args.n == 1 && sema_positional_str(s, arg(e, 0), e))
+		return e->kind == E_STRING ? type_string(s->arena,
+							 e->u.str.len + 1) :
+					     &type_none;
 	const struct type *t = sema_expr(s, arg(e, 0));
 	if (t->kind == TY_NONE || t->kind == TY_STRING)
 		return t;
@@ -782,6 +786,8 @@ static const struct type *ty_reg(struct sema *s, struct ast_expr *e,
 static const struct type *ty_resolved(struct sema *s, struct ast_expr *e,
 				      bool kernel)
 {
+	if (arg(e, 0)->kind == E_CALL) /* str($1) is a literal */
+		sema_expr(s, arg(e, 0));
 	if (arg(e, 0)->kind != E_STRING) {
 		sema_err(s, arg(e, 0)->span, "%s() expects a string literal",
 			 e->u.call.name);

@@ -55,6 +55,12 @@ const struct type *sema_fold_const(struct ast_expr *e, uint64_t v);
 /* Constant integer value of e (literals, folded unary minus, positional
  * parameters), or false. */
 bool sema_const_int(struct sema *s, struct ast_expr *e, int64_t *v);
+/* str($N) and str($N + k): whether a (str()'s argument) is such a
+ * parameter; if so the call into becomes the string literal of the
+ * parameter (from byte k), whatever it holds, as in bpftrace, or stays a
+ * call after a located error (k past the end). */
+bool sema_positional_str(struct sema *s, struct ast_expr *a,
+			 struct ast_expr *into);
 /* Whether the context being checked offers feature (CTX_*). */
 bool sema_tgt_has(struct sema *s, unsigned feature);
 /* The probe type being checked, for messages ("tracepoint"). */

@@ -184,10 +184,16 @@ void type_describe(const struct type *t, struct strbuf *sb)
 		type_describe(t->elem, sb);
 		sb_append(sb, " *");
 		break;
-	case TY_ARRAY:
-		type_describe(t->elem, sb);
-		sb_printf(sb, "[%u]", t->count);
+	case TY_ARRAY: {
+		/* int32[2][3]: the element type, then dimensions outer first */
+		const struct type *el = t;
+		while (el->kind == TY_ARRAY)
+			el = el->elem;
+		type_describe(el, sb);
+		for (el = t; el->kind == TY_ARRAY; el = el->elem)
+			sb_printf(sb, "[%u]", el->count);
 		break;
+	}
 	case TY_KSTACK: sb_append(sb, "kstack"); break;
 	case TY_USTACK: sb_append(sb, "ustack"); break;
 	case TY_KSYM: sb_append(sb, "ksym"); break;

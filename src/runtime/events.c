@@ -25,7 +25,7 @@ static void value_cb(struct strbuf *sb, const struct type *t,
 		     const void *bytes, void *ctx)
 {
 	struct events *e = ctx;
-	struct vfmt f = { false, e->o->res, VFMT_VALUE_INDENT };
+	struct vfmt f = { false, e->o->res, VFMT_VALUE_INDENT, false };
 	vfmt_value(sb, &f, t, bytes);
 }
 

@@ -427,6 +427,7 @@ int mapdump_print(struct out *o, const struct mapdump_map *m, uint32_t top,
 	case TY_SUM:
 	case TY_MIN:
 	case TY_MAX:
+	case TY_PTR:
 	case TY_INT: {
 		bool sgn = vt->kind == TY_MIN || vt->kind == TY_MAX ||
 			   (vt->kind != TY_COUNT && vt->is_signed);

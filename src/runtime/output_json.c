@@ -62,7 +62,7 @@ static void lost_events(struct out *o, uint64_t n)
 
 static void value(struct out *o, const struct type *t, const void *data)
 {
-	struct vfmt f = { true, o->res, VFMT_VALUE_INDENT };
+	struct vfmt f = { true, o->res, VFMT_VALUE_INDENT, false };
 	struct strbuf sb = STRBUF_INIT;
 	sb_append(&sb, "{\"type\": \"value\", \"data\": ");
 	vfmt_value(&sb, &f, t, data);
@@ -108,7 +108,7 @@ static void map(struct out *o, const struct out_map *m)
 {
 	if (!m->n)
 		return;
-	struct vfmt f = { true, o->res, VFMT_VALUE_INDENT };
+	struct vfmt f = { true, o->res, VFMT_VALUE_INDENT, false };
 	struct strbuf sb = STRBUF_INIT;
 	sb_printf(&sb, "{\"type\": \"%s\", \"data\": {\"%s\": ",
 		  map_type(m->value), m->name);

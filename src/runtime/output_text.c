@@ -35,7 +35,7 @@ static void lost_events(struct out *o, uint64_t n)
 
 static void value(struct out *o, const struct type *t, const void *data)
 {
-	struct vfmt f = { false, o->res, VFMT_VALUE_INDENT };
+	struct vfmt f = { false, o->res, VFMT_VALUE_INDENT, false };
 	struct strbuf sb = STRBUF_INIT;
 	vfmt_value(&sb, &f, t, data);
 	sb_putc(&sb, '\n');
@@ -62,7 +62,7 @@ static bool is_scalar(const struct type *t)
  */
 static void map(struct out *o, const struct out_map *m)
 {
-	struct vfmt f = { false, o->res, VFMT_VALUE_INDENT };
+	struct vfmt f = { false, o->res, VFMT_VALUE_INDENT, false };
 	const struct type *vt = m->value;
 	struct strbuf sb = STRBUF_INIT;
 	for (size_t i = 0; i < m->n; i++) {

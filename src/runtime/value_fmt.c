@@ -202,23 +202,24 @@ static uint64_t load_bitfield(const struct type_field *fl, const uint8_t *data)
 static void put_record(struct strbuf *sb, const struct vfmt *f,
 		       const struct type *t, const uint8_t *data)
 {
-	sb_append(sb, "{ ");
+	bool tight = f->compact && !f->json;
+	sb_append(sb, tight ? "{" : "{ ");
 	for (uint32_t i = 0; i < t->nfields; i++) {
 		const struct type_field *fl = &t->fields[i];
 		if (i)
-			sb_append(sb, ", ");
+			sb_append(sb, tight ? "," : ", ");
 		if (f->json) {
 			vfmt_json_string(sb, fl->name, strlen(fl->name));
 			sb_append(sb, ": ");
 		} else {
-			sb_printf(sb, ".%s = ", fl->name);
+			sb_printf(sb, tight ? ".%s=" : ".%s = ", fl->name);
 		}
 		if (fl->bit_size)
 			put_int(sb, load_bitfield(fl, data), fl->type->is_signed);
 		else
 			vfmt_value(sb, f, fl->type, data + fl->offset);
 	}
-	sb_append(sb, " }");
+	sb_append(sb, tight ? "}" : " }");
 }
 
 /* Appends the text form of a value that JSON shows as a string. */
@@ -389,6 +390,7 @@ void vfmt_key(struct strbuf *sb, const struct vfmt *f, const struct type *key,
 	struct vfmt text = *f;
 	text.json = false;
 	text.stack_indent = VFMT_KEY_INDENT;
+	text.compact = true;
 	struct strbuf k = STRBUF_INIT;
 	const uint8_t *p = data;
 	const char *sep = f->json ? "," : ", ";

@@ -19,6 +19,9 @@ struct vfmt {
 	const struct out_resolver *res; /* may be NULL */
 	/* Stack frames are indented by 8 in values and 4 in map keys. */
 	int stack_indent;
+	/* Records in map keys are written without spaces, {.a=1,.b=2},
+	 * as bpftrace 0.17 does. */
+	bool compact;
 };
 
 #define VFMT_VALUE_INDENT 8

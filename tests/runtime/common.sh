@@ -38,6 +38,7 @@
 #                    breakpoints  ... and they fire (some VMs attach them
 #                                 but never deliver a hit): checked by a
 #                                 canary, tests/runtime/bpcanary.c
+#                    twl          the types workload built (@TWL@)
 #                    nokprobes    the kernel has no kprobe PMU
 #                    nobreakpoints  they can be opened but never fire
 #   EXPECT         block: stdout must be exactly these lines (byte for byte,
@@ -63,6 +64,8 @@
 # @DWL@ the DWARF/USDT workload (dwl.c, -g -O0, `dwl N` runs N rounds, 0:
 # forever), @DWLIB@ its library (dwlib.c), @DWLDL@ it with its debug info
 # in a separate file found through .gnu_debuglink,
+# @TWL@ the one with arrays, nested structs, bitfields and pointer chains
+# whose functions get pointers to known data (twl.c),
 # @TMP@ a scratch directory of the test, emptied before the run, @BGPID@ the
 # pid of the BG command, @WLSYM:NAME@ the address (0x...) of symbol NAME in
 # the workload binary (from nm).
@@ -121,6 +124,7 @@ subst() {
 	s=${s//@DWLIB@/${DWLIB:-}}
 	s=${s//@DWLDL@/${DWLDL:-}}
 	s=${s//@DWL@/${DWL:-}}
+	s=${s//@TWL@/$TWL}
 	s=${s//@TMP@/$TMPD}
 	s=${s//@BGPID@/${BGPID:-}}
 	local k
@@ -149,6 +153,7 @@ missing_requirement() {
 		cpus:*) [ "$(nproc)" -ge "${w#cpus:}" ] || { echo "needs ${w#cpus:} CPUs"; return; } ;;
 		cmd:*) command -v "${w#cmd:}" >/dev/null || { echo "no ${w#cmd:} command"; return; } ;;
 		nokprobes) [ ! -e /sys/bus/event_source/devices/kprobe ] || { echo "this kernel has kprobes (the test is of the error without them)"; return; } ;;
+		twl) [ -x "$TWL" ] || { echo "twl.c did not build"; return; } ;;
 		uwl) [ -x "$UWLNP" ] || { echo "uwl.c did not build (no <sys/sdt.h>?)"; return; } ;;
 		dwl) [ -x "${DWLDL:-}" ] || { echo "dwl.c did not build (no <sys/sdt.h>, objcopy?)"; return; } ;;
 		bpattach | breakpoints)
@@ -214,6 +219,11 @@ build_workload() {
 	BPCANARY=$1/bpcanary
 	if [ ! -x "$BPCANARY" ] || [ "$RTDIR/bpcanary.c" -nt "$BPCANARY" ]; then
 		${CC:-cc} -O2 -o "$BPCANARY" "$RTDIR/bpcanary.c" || rm -f "$BPCANARY"
+	fi
+	# twl: arrays, nested structs, bitfields and pointer chains
+	TWL=$1/twl
+	if [ ! -x "$TWL" ] || [ "$RTDIR/twl.c" -nt "$TWL" ]; then
+		${CC:-cc} -O1 -o "$TWL" "$RTDIR/twl.c" || return 1
 	fi
 	# stackwl: deep call chains with frame pointers, for the stack tests
 	SWL=$1/stackwl

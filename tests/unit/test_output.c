@@ -20,7 +20,7 @@ static struct strbuf SB;
 static const char *fmt(const struct type *t, const void *data, bool json,
 		       const struct out_resolver *res)
 {
-	struct vfmt f = { json, res, VFMT_VALUE_INDENT };
+	struct vfmt f = { json, res, VFMT_VALUE_INDENT, false };
 	sb_reset(&SB);
 	vfmt_value(&SB, &f, t, data);
 	return sb_str(&SB);
@@ -227,7 +227,7 @@ TEST(stacks_from_their_frames)
 	const struct type *el[] = { kt, &type_s64 };
 	const struct type *key = type_tuple(&A, el, 2);
 	uint64_t kk[5] = { 2, 0x2000, 0x10, 0, 5 };
-	struct vfmt f = { false, &mock, VFMT_VALUE_INDENT };
+	struct vfmt f = { false, &mock, VFMT_VALUE_INDENT, false };
 	sb_reset(&SB);
 	vfmt_key(&SB, &f, key, kk);
 	CHECK_STR(sb_str(&SB), "[\n    kfunc+16\n    0x10\n, 5]");
