@@ -137,6 +137,8 @@ static void join(struct events *e, const struct cevent *ev, const uint8_t *p,
 
 int events_handle(struct events *e, const void *data, size_t size)
 {
+	if (e->muted)
+		return 0;
 	if (size < sizeof(struct event_hdr)) {
 		bad(e, "short ring buffer record", 0);
 		return 0;
@@ -182,7 +184,7 @@ int events_handle(struct events *e, const void *data, size_t size)
 			out_time(e->o, sb_str(&e->sb), e->sb.len);
 		break;
 	case EV_EXIT:
-		e->exit_requested = true;
+		e->exit_requested = e->muted = true;
 		break;
 	case EV_PRINT_MAP:
 		m = dump_map(e, ev->map);

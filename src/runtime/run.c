@@ -506,6 +506,9 @@ int run_program(const struct compiled *c, const struct run_opts *o)
 			err = stop_counting(&r);
 		else
 			detach_all(&r);
+		/* what came after exit() goes unprinted; END prints */
+		consume(&r);
+		r.ev.muted = false;
 		int eerr = run_progs(&r, true);
 		if (!err)
 			err = eerr;
