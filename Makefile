@@ -17,7 +17,7 @@ ifeq ($(SAN),1)
   SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined
 endif
 ALL_CFLAGS := -std=gnu11 $(WARN) $(OPT) $(SANFLAGS) -Isrc $(PKG_CFLAGS) $(CFLAGS) -MMD -MP
-LDLIBS   := $(PKG_LIBS)
+LDLIBS   := $(PKG_LIBS) -liberty
 
 SRCS     := $(shell find src -name '*.c' | sort)
 LIB_SRCS := $(filter-out src/main.c,$(SRCS))

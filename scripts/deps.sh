@@ -10,6 +10,8 @@ set -u
 PKGS=(
 	gcc make pkg-config                   # the build
 	libbpf-dev libelf-dev zlib1g-dev      # sonde's only libraries
+	libiberty-dev                         # cplus_demangle (static: no run-time dependency)
+	g++                                   # C++ test programs (demangling)
 	clang libclang-rt-14-dev              # fuzzer + sanitizers (libclang_rt.fuzzer), BPF test objects
 	bpftrace                              # the reference: comparison tests, /usr/sbin/*.bt
 	bpftool                               # /usr/sbin/bpftool: inspecting loaded programs
