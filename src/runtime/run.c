@@ -23,6 +23,7 @@
 #include "runtime/loader.h"
 #include "runtime/mapdump.h"
 #include "runtime/output.h"
+#include "runtime/progress.h"
 #include "runtime/run.h"
 #include "runtime/stacks.h"
 
@@ -145,26 +146,38 @@ static int run_once(struct run *r, uint32_t i)
 static int attach_all(struct run *r)
 {
 	const struct compiled *c = r->c;
-	for (uint32_t i = 0; i < c->nprogs; i++) {
+	const char *fmt = r->o->format;
+	struct progress pg;
+	uint64_t done = 0, total = 0;
+	for (uint32_t i = 0; i < c->nprogs; i++)
+		if (!c->progs[i].is_begin && !c->progs[i].is_end)
+			total += c->progs[i].ntargets;
+	progress_start(&pg, r->err, !r->o->quiet && !(fmt && !strcmp(fmt,
+							     "json")),
+		       "Attaching probes", total);
+	int err = 0;
+	for (uint32_t i = 0; i < c->nprogs && !err; i++) {
 		const struct cprog *p = &c->progs[i];
 		if (p->is_begin || p->is_end)
 			continue;
 		int base = prog_att_base(c, i);
-		for (uint32_t k = 0; k < p->ntargets; k++) {
+		for (uint32_t k = 0; k < p->ntargets && !err; k++) {
 			const struct probe_target *t = &p->targets[k];
-			int err = -EOPNOTSUPP;
+			err = -EOPNOTSUPP;
 			if (t->prov && t->prov->attach)
 				err = t->prov->attach(t, r->l.prog_fds[i],
 						      &r->atts[base + k]);
+			progress_step(&pg, ++done);
 			if (err) {
+				progress_end(&pg);
 				fprintf(r->err,
 					"sonde: cannot attach probe %s: %s\n",
 					t->name, strerror(-err));
-				return err;
 			}
 		}
 	}
-	return 0;
+	progress_end(&pg);
+	return err;
 }
 
 static void detach_all(struct run *r)
