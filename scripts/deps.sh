@@ -17,6 +17,7 @@ PKGS=(
 	bpftool                               # /usr/sbin/bpftool: inspecting loaded programs
 	systemtap-sdt-dev                     # <sys/sdt.h> for USDT test programs
 	chromium                              # headless rendering of flame graph SVGs (tests/flamegraph)
+	zsh                                   # the zsh completion's test (tests/completion)
 	mount util-linux iproute2             # tool tests: losetup (a loop disk), unshare + ip (a netns)
 )
 
