@@ -310,7 +310,9 @@ static int list(const char *pattern, bool verbose, FILE *out)
 		return 0;
 	for (uint32_t i = 0; i < es->nsyms; i++) {
 		const struct elf_sym *s = &es->syms[i];
-		if (glob_match(rest, s->name) && elfsym_find(es, s->name) == s)
+		if ((glob_match(rest, s->name) ||
+		     cpp_matches(rest, s->name, glob_has_wildcard(rest))) &&
+		    elfsym_find(es, s->name) == s)
 			fprintf(out, "uprobe:%s:%s\n", path, s->name);
 	}
 	elfsym_free(es);
