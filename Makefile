@@ -4,9 +4,9 @@
 
 CC       ?= gcc
 BUILD    ?= build
-PKGS     := libbpf libelf zlib
+PKGS     := libbpf libelf zlib libdw
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lbpf -lelf -lz)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lbpf -ldw -lelf -lz)
 
 # libmicrohttpd serves --metrics; without it sonde builds and --metrics
 # says it is missing (src/runtime/metrics_http.c).
@@ -102,6 +102,7 @@ bench: all
 	@bench/stacks.sh >>bench/RESULTS.md
 	@bench/many_probes.sh >>bench/RESULTS.md
 	@bench/metrics.sh >>bench/RESULTS.md
+	@bench/uprobe_dwarf.sh >>bench/RESULTS.md
 
 clean:
 	rm -rf build build-asan build-fuzz

@@ -9,8 +9,9 @@ set -u
 # Package (why):
 PKGS=(
 	gcc make pkg-config                   # the build
-	libbpf-dev libelf-dev zlib1g-dev      # sonde's libraries
+	libbpf-dev libelf-dev zlib1g-dev      # sonde's libraries (libbpf, libelf, zlib)
 	libmicrohttpd-dev                     # --metrics' HTTP server (optional: the build leaves --metrics out without it)
+	libdw-dev                             # elfutils' libdw: DWARF of probed programs
 	clang libclang-rt-14-dev              # fuzzer + sanitizers (libclang_rt.fuzzer), BPF test objects
 	bpftrace                              # the reference: comparison tests, /usr/sbin/*.bt
 	bpftool                               # /usr/sbin/bpftool: inspecting loaded programs

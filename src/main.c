@@ -87,6 +87,11 @@ static void usage(FILE *out)
 	      "verifier checks it),\n"
 	      "                 then exit without attaching anything\n"
 	      "  --unsafe       allow unsafe functions such as system()\n"
+	      "  --usdt-file-activation\n"
+	      "                 accepted for bpftrace: USDT semaphores are "
+	      "always raised in\n"
+	      "                 every process running the file (or the -p "
+	      "one)\n"
 	      "  --folded FILE  at exit, write the maps keyed by kstack/ustack "
 	      "(with count()\n"
 	      "                 values) as folded stacks, flamegraph.pl's "
@@ -197,7 +202,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 	enum { OPT_DRY_RUN = 256, OPT_VERSION, OPT_UNSAFE, OPT_OBJECT,
 	       OPT_PROG, OPT_SET, OPT_PERF_EVENT, OPT_VERIFY, OPT_FOLDED,
 	       OPT_FLAMEGRAPH, OPT_TOOLS, OPT_HEATMAP, OPT_HEATMAP_SVG,
-	       OPT_METRICS };
+	       OPT_METRICS, OPT_USDT_FILE_ACTIVATION };
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
@@ -214,12 +219,15 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "heatmap", no_argument, NULL, OPT_HEATMAP },
 		{ "heatmap-svg", required_argument, NULL, OPT_HEATMAP_SVG },
 		{ "metrics", required_argument, NULL, OPT_METRICS },
+		{ "usdt-file-activation", no_argument, NULL,
+		  OPT_USDT_FILE_ACTIVATION },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
 	char *end;
 	/* '+': stop at the first non-option, which is the script or $1 */
 	const char *tool = NULL;
+options:
 	while ((c = getopt_long(argc, argv, "+e:t:d:hc:p:f:o:qvlB:", longopts,
 				NULL)) != -1) {
 		switch (c) {
@@ -275,6 +283,11 @@ static int parse_options(int argc, char **argv, struct options *o)
 		case OPT_HEATMAP: o->heatmap = 1; break;
 		case OPT_HEATMAP_SVG: o->heatmap_svg = optarg; break;
 		case OPT_METRICS: o->metrics = optarg; break;
+		/* bpftrace's way to raise USDT semaphores in every process
+		 * running the file: sonde always hands semaphores to the
+		 * kernel (the uprobe's ref_ctr_offset), which raises them in
+		 * every process that maps the file, or only in the -p one. */
+		case OPT_USDT_FILE_ACTIVATION: break;
 		case OPT_PROG:
 		case OPT_SET: {
 			bool prog = c == OPT_PROG;
@@ -303,8 +316,12 @@ static int parse_options(int argc, char **argv, struct options *o)
 	if (o->list) {
 		/* The pattern may come as -e PATTERN too (the test harness
 		 * passes its one-line PROG that way). */
-		if (!o->prog_text && optind < argc)
+		if (!o->prog_text && optind < argc) {
 			o->prog_text = argv[optind++];
+			/* options may follow the pattern (-l 'usdt:*' -p 1) */
+			if (optind < argc)
+				goto options;
+		}
 		return 0;
 	}
 	if (o->list_tools)
@@ -352,7 +369,7 @@ static int expand_probes(struct arena *a, struct diag *d,
 						       (prog->nprobes + 1));
 	struct probe_env env = { .arena = a, .diag = d, .params = o->params,
 				 .nparams = o->nparams, .pid = (int)o->pid,
-				 .cpid = cpid,
+				 .cpid = cpid, .cmd = o->cmd,
 				 .no_attach = o->verify || o->dry_run ||
 					      o->dump };
 	int rc = 0;
@@ -510,6 +527,7 @@ int main(int argc, char **argv)
 		return toolfind_list(stdout) > 0 ? 0 : 1;
 	}
 	if (o.list) {
+		probe_list_set_pid((int)o.pid);
 		int err = probe_list(o.prog_text, o.verbose, stdout);
 		if (err < 0)
 			fprintf(stderr, "sonde: cannot list probes: %s\n",

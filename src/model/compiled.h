@@ -60,6 +60,7 @@ enum event_kind {
 	EV_CLEAR,       /* map */
 	EV_ZERO,        /* map */
 	EV_JOIN,        /* args[0]: array of strings; sep */
+	EV_UNWATCH,     /* args[0]: an address whose watchpoints go */
 };
 
 struct event_hdr {

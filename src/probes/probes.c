@@ -171,6 +171,12 @@ int probe_att_push(struct probe_attachment *att, int fd)
 
 void probe_detach(struct probe_attachment *att)
 {
+	if (att->release)
+		att->release(att);
+	att->release = NULL;
+	att->service = NULL;
+	att->unwatch = NULL;
+	att->priv = NULL;
 	while (att->nfds)
 		close(att->fds[--att->nfds]);
 	free(att->fds);

@@ -148,25 +148,40 @@ static int run_once(struct run *r, uint32_t i)
 	return 0;
 }
 
+static int attach_one(struct run *r, uint32_t i, uint32_t k)
+{
+	const struct cprog *p = &r->c->progs[i];
+	const struct probe_target *t = &p->targets[k];
+	int err = -EOPNOTSUPP;
+	if (t->prov && t->prov->attach)
+		err = t->prov->attach(t, r->l.prog_fds[i],
+				      &r->atts[prog_att_base(r->c, i) + k]);
+	if (err)
+		fprintf(r->err, "sonde: cannot attach probe %s: %s\n", t->name,
+			strerror(-err));
+	return err;
+}
+
+/* In script order, but targets whose provider says the kernel runs them
+ * last attached first in a second pass, backwards. */
 static int attach_all(struct run *r)
 {
 	const struct compiled *c = r->c;
-	for (uint32_t i = 0; i < c->nprogs; i++) {
-		const struct cprog *p = &c->progs[i];
-		if (p->is_begin || p->is_end)
-			continue;
-		int base = prog_att_base(c, i);
-		for (uint32_t k = 0; k < p->ntargets; k++) {
-			const struct probe_target *t = &p->targets[k];
-			int err = -EOPNOTSUPP;
-			if (t->prov && t->prov->attach)
-				err = t->prov->attach(t, r->l.prog_fds[i],
-						      &r->atts[base + k]);
-			if (err) {
-				fprintf(r->err,
-					"sonde: cannot attach probe %s: %s\n",
-					t->name, strerror(-err));
-				return err;
+	for (int pass = 0; pass < 2; pass++) {
+		for (uint32_t n = 0; n < c->nprogs; n++) {
+			uint32_t i = pass ? c->nprogs - 1 - n : n;
+			const struct cprog *p = &c->progs[i];
+			if (p->is_begin || p->is_end)
+				continue;
+			for (uint32_t m = 0; m < p->ntargets; m++) {
+				uint32_t k = pass ? p->ntargets - 1 - m : m;
+				const struct probe_target *t = &p->targets[k];
+				bool rev = t->prov && t->prov->attach_reversed;
+				if (rev != (pass == 1))
+					continue;
+				int err = attach_one(r, i, k);
+				if (err)
+					return err;
 			}
 		}
 	}
@@ -218,6 +233,31 @@ static void consume(struct run *r)
 		fflush(r->out.f);
 }
 
+/* unwatch(addr): every attachment that watches addr stops. */
+static void unwatch(void *ctx, uint64_t addr)
+{
+	struct run *r = ctx;
+	for (uint32_t i = 0; i < r->natts; i++)
+		if (r->atts[i].unwatch)
+			r->atts[i].unwatch(&r->atts[i], addr);
+}
+
+/* Whether fd is the poll fd of an attachment's service, which it then
+ * runs. */
+static bool service_atts(struct run *r, int fd)
+{
+	for (uint32_t i = 0; i < r->natts; i++) {
+		struct probe_attachment *att = &r->atts[i];
+		if (att->service && att->poll_fd == fd) {
+			int err = att->service(att);
+			if (err)
+				fprintf(r->err, "sonde: %s\n", strerror(-err));
+			return true;
+		}
+	}
+	return false;
+}
+
 static int poll_loop(struct run *r)
 {
 	struct child *ch = r->o->child;
@@ -245,7 +285,7 @@ static int poll_loop(struct run *r)
 			} else if (r->metrics.srv &&
 				   fd == metrics_poll_fd(r->metrics.srv)) {
 				metrics_serve(r->metrics.srv);
-			} else {
+			} else if (!service_atts(r, fd)) {
 				consume(r);
 			}
 		}
@@ -389,7 +429,8 @@ static int run_setup(struct run *r)
 		return -ENOMEM;
 	r->ev = (struct events){ .c = c, .map_fds = r->l.map_fds,
 				 .o = &r->out, .err = r->err,
-				 .unsafe = o->unsafe };
+				 .unsafe = o->unsafe, .unwatch = unwatch,
+				 .unwatch_ctx = r };
 	if (c->ringbuf >= 0) {
 		r->rb = ring_buffer__new(r->l.map_fds[c->ringbuf],
 					 ringbuf_sample, r, NULL);
@@ -435,6 +476,16 @@ int run_program(const struct compiled *c, const struct run_opts *o)
 	}
 	if (!err)
 		err = attach_all(&r);
+	/* targets that need user space while they run */
+	for (uint32_t i = 0; !err && i < r.natts; i++)
+		if (r.atts[i].service)
+			err = epoll_add(r.epfd, r.atts[i].poll_fd);
+	/* bpftrace's signal to test harnesses that everything is attached
+	 * (its runtime tests wait for it) */
+	if (!err && getenv("__BPFTRACE_NOTIFY_PROBES_ATTACHED")) {
+		fputs("__BPFTRACE_NOTIFY_PROBES_ATTACHED\n", r.err);
+		fflush(r.err);
+	}
 	if (!err) {
 		consume(&r);
 		if (o->child && !r.ev.exit_requested) {
