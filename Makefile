@@ -4,9 +4,16 @@
 
 CC       ?= gcc
 BUILD    ?= build
-PKGS     := libbpf libelf zlib
+PKGS     := libbpf libelf zlib libdw
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lbpf -lelf -lz)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lbpf -ldw -lelf -lz)
+
+# libmicrohttpd serves --metrics; without it sonde builds and --metrics
+# says it is missing (src/runtime/metrics_http.c).
+ifeq ($(shell pkg-config --exists libmicrohttpd 2>/dev/null && echo 1),1)
+  PKG_CFLAGS += $(shell pkg-config --cflags libmicrohttpd) -DSONDE_HAVE_MHD
+  PKG_LIBS   += $(shell pkg-config --libs libmicrohttpd)
+endif
 
 WARN     := -Wall -Wextra -Werror -Wno-unused-parameter
 OPT      ?= -O2 -g
@@ -16,8 +23,8 @@ ifeq ($(SAN),1)
   OPT    := -O1 -g -fno-omit-frame-pointer
   SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined
 endif
-ALL_CFLAGS := -std=gnu11 $(WARN) $(OPT) $(SANFLAGS) -Isrc $(PKG_CFLAGS) $(CFLAGS) -MMD -MP
-LDLIBS   := $(PKG_LIBS) -liberty
+ALL_CFLAGS := -std=gnu11 -pthread $(WARN) $(OPT) $(SANFLAGS) -Isrc $(PKG_CFLAGS) $(CFLAGS) -MMD -MP
+LDLIBS   := $(PKG_LIBS) -liberty -pthread
 
 SRCS     := $(shell find src -name '*.c' | sort)
 LIB_SRCS := $(filter-out src/main.c,$(SRCS))
@@ -100,6 +107,9 @@ fuzz:
 bench: all
 	@bench/run.sh
 	@bench/stacks.sh >>bench/RESULTS.md
+	@bench/many_probes.sh >>bench/RESULTS.md
+	@bench/metrics.sh >>bench/RESULTS.md
+	@bench/uprobe_dwarf.sh >>bench/RESULTS.md
 
 clean:
 	rm -rf build build-asan build-fuzz

@@ -49,6 +49,9 @@ struct options {
 	const char *folded, *flamegraph; /* --folded, --flamegraph */
 	int list_tools;        /* --tools */
 	char tool_path[4096];  /* -t NAME, or a bare NAME, found */
+	int heatmap;             /* --heatmap */
+	const char *heatmap_svg; /* --heatmap-svg */
+	const char *metrics;     /* --metrics */
 };
 
 static void usage(FILE *out)
@@ -89,6 +92,11 @@ static void usage(FILE *out)
 	      "verifier checks it),\n"
 	      "                 then exit without attaching anything\n"
 	      "  --unsafe       allow unsafe functions such as system()\n"
+	      "  --usdt-file-activation\n"
+	      "                 accepted for bpftrace: USDT semaphores are "
+	      "always raised in\n"
+	      "                 every process running the file (or the -p "
+	      "one)\n"
 	      "  --folded FILE  at exit, write the maps keyed by kstack/ustack "
 	      "(with count()\n"
 	      "                 values) as folded stacks, flamegraph.pl's "
@@ -96,6 +104,16 @@ static void usage(FILE *out)
 	      "  --flamegraph FILE.svg\n"
 	      "                 at exit, draw them as an interactive SVG flame "
 	      "graph\n"
+	      "  --heatmap      draw each print of a hist()/lhist() map as a "
+	      "heatmap row\n"
+	      "                 (time down, buckets across, shade = count)\n"
+	      "  --heatmap-svg FILE.svg\n"
+	      "                 at exit, draw those prints as an SVG heatmap "
+	      "(time across)\n"
+	      "  --metrics [ADDR:]PORT\n"
+	      "                 serve the maps at http://ADDR:PORT/metrics for "
+	      "Prometheus\n"
+	      "                 (ADDR defaults to 127.0.0.1)\n"
 	      "\n"
 	      "object mode (a clang-built BPF object instead of a program):\n"
 	      "  --object FILE.bpf.o      load FILE, attach its programs by "
@@ -161,11 +179,35 @@ static int parse_dump(struct options *o, const char *what)
 	return 0;
 }
 
+/* Output options that cannot go together. */
+static int check_outputs(const struct options *o)
+{
+	bool json = o->format && !strcmp(o->format, "json");
+	if (o->metrics && json) {
+		fputs("sonde: --metrics cannot be used with -f json: the "
+		      "metrics are Prometheus text, served apart from the "
+		      "program's output\n", stderr);
+		return -1;
+	}
+	if (o->heatmap && json) {
+		fputs("sonde: --heatmap draws text rows and cannot be used with "
+		      "-f json (--heatmap-svg FILE can)\n", stderr);
+		return -1;
+	}
+	if (o->object && (o->metrics || o->heatmap || o->heatmap_svg)) {
+		fputs("sonde: --metrics, --heatmap and --heatmap-svg work on "
+		      "programs, not on --object\n", stderr);
+		return -1;
+	}
+	return 0;
+}
+
 static int parse_options(int argc, char **argv, struct options *o)
 {
 	enum { OPT_DRY_RUN = 256, OPT_VERSION, OPT_UNSAFE, OPT_OBJECT,
 	       OPT_PROG, OPT_SET, OPT_PERF_EVENT, OPT_VERIFY, OPT_FOLDED,
-	       OPT_FLAMEGRAPH, OPT_TOOLS, OPT_DUMP };
+	       OPT_FLAMEGRAPH, OPT_TOOLS, OPT_HEATMAP, OPT_HEATMAP_SVG,
+	       OPT_METRICS, OPT_USDT_FILE_ACTIVATION, OPT_DUMP };
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
@@ -179,6 +221,11 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "folded", required_argument, NULL, OPT_FOLDED },
 		{ "flamegraph", required_argument, NULL, OPT_FLAMEGRAPH },
 		{ "tools", no_argument, NULL, OPT_TOOLS },
+		{ "heatmap", no_argument, NULL, OPT_HEATMAP },
+		{ "heatmap-svg", required_argument, NULL, OPT_HEATMAP_SVG },
+		{ "metrics", required_argument, NULL, OPT_METRICS },
+		{ "usdt-file-activation", no_argument, NULL,
+		  OPT_USDT_FILE_ACTIVATION },
 		{ "dump", required_argument, NULL, OPT_DUMP },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -186,6 +233,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 	char *end;
 	/* '+': stop at the first non-option, which is the script or $1 */
 	const char *tool = NULL;
+options:
 	while ((c = getopt_long(argc, argv, "+e:t:dhc:p:f:o:qvlB:", longopts,
 				NULL)) != -1) {
 		switch (c) {
@@ -243,6 +291,14 @@ static int parse_options(int argc, char **argv, struct options *o)
 		case OPT_PERF_EVENT: o->perf_event = optarg; break;
 		case OPT_FOLDED: o->folded = optarg; break;
 		case OPT_FLAMEGRAPH: o->flamegraph = optarg; break;
+		case OPT_HEATMAP: o->heatmap = 1; break;
+		case OPT_HEATMAP_SVG: o->heatmap_svg = optarg; break;
+		case OPT_METRICS: o->metrics = optarg; break;
+		/* bpftrace's way to raise USDT semaphores in every process
+		 * running the file: sonde always hands semaphores to the
+		 * kernel (the uprobe's ref_ctr_offset), which raises them in
+		 * every process that maps the file, or only in the -p one. */
+		case OPT_USDT_FILE_ACTIVATION: break;
 		case OPT_PROG:
 		case OPT_SET: {
 			bool prog = c == OPT_PROG;
@@ -266,11 +322,17 @@ static int parse_options(int argc, char **argv, struct options *o)
 			return -1;
 		}
 	}
+	if (check_outputs(o) < 0)
+		return -1;
 	if (o->list) {
 		/* The pattern may come as -e PATTERN too (the test harness
 		 * passes its one-line PROG that way). */
-		if (!o->prog_text && optind < argc)
+		if (!o->prog_text && optind < argc) {
 			o->prog_text = argv[optind++];
+			/* options may follow the pattern (-l 'usdt:*' -p 1) */
+			if (optind < argc)
+				goto options;
+		}
 		return 0;
 	}
 	if (o->list_tools)
@@ -327,7 +389,7 @@ static int expand_probes(struct arena *a, struct diag *d,
 						       (prog->nprobes + 1));
 	struct probe_env env = { .arena = a, .diag = d, .params = o->params,
 				 .nparams = o->nparams, .pid = (int)o->pid,
-				 .cpid = cpid,
+				 .cpid = cpid, .cmd = o->cmd,
 				 .no_attach = o->verify || o->dry_run ||
 					      o->dump };
 	int rc = 0;
@@ -485,6 +547,7 @@ int main(int argc, char **argv)
 		return toolfind_list(stdout) > 0 ? 0 : 1;
 	}
 	if (o.list) {
+		probe_list_set_pid((int)o.pid);
 		int err = probe_list(o.prog_text, o.verbose, stdout);
 		if (err < 0)
 			fprintf(stderr, "sonde: cannot list probes: %s\n",
@@ -553,6 +616,8 @@ int main(int argc, char **argv)
 			.verify_only = o.verify,
 			.buffering = o.buffering,
 			.folded = o.folded, .flamegraph = o.flamegraph,
+			.heatmap = o.heatmap, .heatmap_svg = o.heatmap_svg,
+			.metrics = o.metrics,
 		};
 		if (run_program(&r.compiled, &ropts) < 0)
 			rc = 1;

@@ -61,3 +61,15 @@ update_golden() {
 		echo "ok $3 # updated $1"
 	fi
 }
+
+# render_svg SVG DOM ERR: headless chromium runs the SVG's script and
+# writes the resulting DOM to DOM (its messages to ERR).
+render_svg() {
+	local prof
+	prof=$(mktemp -d)
+	timeout 60 chromium --headless --no-sandbox --disable-gpu --disable-quic \
+		--no-first-run --disable-background-networking \
+		--disable-component-update --disable-sync --user-data-dir="$prof" \
+		--dump-dom "file://$1" >"$2" 2>"$3"
+	rm -rf "$prof"
+}

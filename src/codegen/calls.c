@@ -223,16 +223,29 @@ struct val cg_bi_exit(struct cg *g, struct ast_expr *e, struct ast_expr *tg)
 	return cg_no_val();
 }
 
+/* A record of kind whose one argument is the call's first. */
+static struct val first_arg_event(struct cg *g, struct ast_expr *e,
+				  enum event_kind kind)
+{
+	struct cevent proto;
+	memset(&proto, 0, sizeof(proto));
+	proto.map = -1;
+	cg_event(g, kind, e->u.call.args.items, 1, &proto);
+	return cg_no_val();
+}
+
+struct val cg_bi_unwatch(struct cg *g, struct ast_expr *e,
+			 struct ast_expr *tg)
+{
+	return first_arg_event(g, e, EV_UNWATCH);
+}
+
 struct val cg_bi_print(struct cg *g, struct ast_expr *e, struct ast_expr *tg)
 {
 	struct ast_expr *a0 = arg(e, 0);
 	if (a0->kind == E_MAP && !a0->u.map.has_brackets)
 		return map_event(g, e, EV_PRINT_MAP);
-	struct cevent proto;
-	memset(&proto, 0, sizeof(proto));
-	proto.map = -1;
-	cg_event(g, EV_PRINT_VALUE, e->u.call.args.items, 1, &proto);
-	return cg_no_val();
+	return first_arg_event(g, e, EV_PRINT_VALUE);
 }
 
 struct val cg_bi_clear(struct cg *g, struct ast_expr *e, struct ast_expr *tg)

@@ -58,6 +58,11 @@ struct cg_loop {
 	ir_jlist breaks;
 };
 
+/* Detaching a probe can take ~30 ms of kernel time (an RCU grace period,
+ * serialised by the kernel), so beyond this many the programs get a stop
+ * flag and the maps print before the detach (runtime/run.c). */
+#define CG_DETACH_FIRST_MAX 8
+
 struct cg {
 	struct arena *arena;
 	struct diag *diag;
@@ -68,6 +73,7 @@ struct cg {
 	VEC(struct cmap) maps;
 	int32_t ringbuf;     /* map index, -1 until needed */
 	int32_t lost;        /* map index of the lost-events counter */
+	int32_t stop_flag;   /* compiled.stop_flag */
 	int32_t scratch;     /* per-CPU array of scratch values, or -1 */
 	uint32_t scratch_size;  /* bytes of its value: the most a program uses */
 	uint32_t scratch_progs; /* its entries: one per program that uses it */

@@ -202,6 +202,14 @@ static int gen_program(struct cg *g, struct ast_probe *p,
 	g->scratch_used = 0;
 	g->bail = IR_NOJUMP;
 	declare_vars(g, &p->body, true);
+	if (g->stop_flag >= 0 && t->prov->run == PROBE_RUN_ATTACHED) {
+		/* 3 instructions: a direct load of the flag, no helper */
+		ir_reg f = ir_reg_new(g->ir);
+		ir_ld_map_value(g->ir, f, (uint32_t)g->stop_flag, 0);
+		ir_load(g->ir, 8, f, f, 0);
+		ir_jlist_concat(g->ir, &g->bail, ir_jmpi(g->ir, BPF_JNE, f, 0,
+							 IR_NOLABEL));
+	}
 	ir_jlist skip = IR_NOJUMP;
 	if (p->pred)
 		skip = cg_cond_false(g, p->pred);
@@ -245,8 +253,15 @@ int codegen(struct arena *a, struct diag *d, struct ast_program *prog,
 	g.opts = opts;
 	g.sr = sr;
 	g.out = out;
-	g.ringbuf = g.lost = g.scratch = -1;
+	g.ringbuf = g.lost = g.scratch = g.stop_flag = -1;
 	cg_maps_declare(&g);
+	uint32_t attached = 0;
+	for (uint32_t i = 0; i < prog->nprobes; i++)
+		for (uint32_t k = 0; k < probes[i].ntargets; k++)
+			attached += probes[i].targets[k].prov->run ==
+				    PROBE_RUN_ATTACHED;
+	if (attached > CG_DETACH_FIRST_MAX)
+		g.stop_flag = cg_add_counter(&g, ".stop");
 	VEC(struct cprog) progs = { 0 };
 	int rc = 0;
 	for (uint32_t i = 0; i < prog->nprobes && rc == 0; i++) {
@@ -284,6 +299,7 @@ int codegen(struct arena *a, struct diag *d, struct ast_program *prog,
 		       sizeof(*out->events) * g.events.len);
 	out->ringbuf = g.ringbuf;
 	out->lost_counter = g.lost;
+	out->stop_flag = g.stop_flag;
 	vec_free(&g.maps);
 	vec_free(&g.events);
 	vec_free(&g.vars);

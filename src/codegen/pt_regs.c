@@ -49,8 +49,18 @@ struct val cg_usdt_arg(struct cg *g, struct ast_expr *e, uint32_t idx)
 		struct val v = { .kind = V_CTX, .type = it, .ctx_off = a->reg };
 		return cg_reg_val(e->type, cg_to_reg(g, v));
 	}
-	case USDT_ARG_MEM:
-		return cg_reg_val(e->type, cg_to_reg(g, at(g, a->reg, a->val, it)));
+	case USDT_ARG_MEM: {
+		struct val v = at(g, a->reg, a->val, it);
+		if (a->scale) {
+			/* DISP(%base,%index,SCALE): add index * scale */
+			ir_reg ix = ir_copy(g->ir,
+					    cg_to_reg(g, ctx_u64(a->index)));
+			if (a->scale > 1)
+				ir_alui(g->ir, BPF_MUL, ix, a->scale);
+			ir_alu(g->ir, BPF_ADD, v.reg, ix);
+		}
+		return cg_reg_val(e->type, cg_to_reg(g, v));
+	}
 	case USDT_ARG_BAD:
 		break;
 	}

@@ -31,6 +31,18 @@ static int reg_at(const char **p, uint32_t *off)
 	return 0;
 }
 
+/* A constant as the probe's argument of size bytes holds it: gcc writes
+ * "4@$-202182160" for the unsigned 4092785136, so the value is cut to size
+ * and then sign- or zero-extended. */
+static int64_t fit(int64_t v, unsigned size, bool is_signed)
+{
+	if (size >= 8)
+		return v;
+	unsigned shift = 64 - 8 * size;
+	uint64_t u = (uint64_t)v << shift;
+	return is_signed ? (int64_t)u >> shift : (int64_t)(u >> shift);
+}
+
 int usdt_parse_arg(const char *spec, struct usdt_arg *out)
 {
 	memset(out, 0, sizeof(*out));
@@ -57,6 +69,8 @@ int usdt_parse_arg(const char *spec, struct usdt_arg *out)
 		out->val = strtoll(p + 1, &end, 0);
 		if (end == p + 1 || *end || errno)
 			out->kind = USDT_ARG_BAD;
+		else
+			out->val = fit(out->val, out->size, out->is_signed);
 		return 0;
 	}
 	if (*p == '%') {
@@ -84,8 +98,28 @@ int usdt_parse_arg(const char *spec, struct usdt_arg *out)
 	int r = reg_at(&p, &out->reg);
 	if (r < 0)
 		return -EINVAL;
-	if (r || *p != ')' || p[1])
-		out->kind = USDT_ARG_BAD; /* %rip-relative, or an index */
+	if (r) {
+		out->kind = USDT_ARG_BAD; /* %rip-relative */
+		return 0;
+	}
+	if (p[0] == ',') {
+		/* (%base,%index,scale) */
+		if (p[1] != '%')
+			return -EINVAL;
+		p += 2;
+		if (reg_at(&p, &out->index))
+			return -EINVAL;
+		long scale = 1;
+		if (*p == ',') {
+			scale = strtol(p + 1, &end, 10);
+			p = end;
+		}
+		if (scale != 1 && scale != 2 && scale != 4 && scale != 8)
+			return -EINVAL;
+		out->scale = (uint8_t)scale;
+	}
+	if (*p != ')' || p[1])
+		return -EINVAL;
 	return 0;
 }
 

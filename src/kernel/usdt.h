@@ -13,8 +13,8 @@
 enum usdt_arg_kind {
 	USDT_ARG_CONST, /* $N */
 	USDT_ARG_REG,   /* %reg */
-	USDT_ARG_MEM,   /* DISP(%reg): user memory */
-	USDT_ARG_BAD,   /* a form sonde cannot read (%rip-relative, index) */
+	USDT_ARG_MEM,   /* DISP(%reg) or DISP(%reg,%index,SCALE): user memory */
+	USDT_ARG_BAD,   /* a form sonde cannot read (%rip-relative) */
 };
 
 struct usdt_arg {
@@ -22,7 +22,10 @@ struct usdt_arg {
 	uint8_t size;   /* 1, 2, 4 or 8 bytes */
 	bool is_signed;
 	uint32_t reg;   /* REG, MEM: the pt_regs offset of the register */
-	int64_t val;    /* CONST: the value; MEM: the displacement */
+	int64_t val;    /* CONST: the value, already cut to size and sign-
+			   or zero-extended; MEM: the displacement */
+	uint32_t index; /* MEM with scale != 0: the index register's offset */
+	uint8_t scale;  /* MEM: 1, 2, 4 or 8 with an index; 0: none */
 	const char *text; /* as written in the note, for errors */
 };
 

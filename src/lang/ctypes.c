@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "kernel/btf.h"
+#include "kernel/dwarf.h"
 #include "util/arena.h"
 #include "util/diag.h"
 
@@ -53,8 +54,11 @@ static const struct type *base_type(struct ctypes *ct, const char *base)
 		return type_int((int)size, is_signed);
 	if (!strcmp(base, "void"))
 		return &type_void;
-	if (!strncmp(base, "struct ", 7) || !strncmp(base, "union ", 6))
-		return kbtf_type_by_name(ct->arena, base);
+	if (!strncmp(base, "struct ", 7) || !strncmp(base, "union ", 6)) {
+		/* the probed programs' own first, then the kernel's */
+		const struct type *t = dwarf_record_any(ct->arena, base);
+		return t ? t : kbtf_type_by_name(ct->arena, base);
+	}
 	return NULL;
 }
 
@@ -82,8 +86,9 @@ const struct type *ctypes_resolve(struct ctypes *ct, struct diag *d,
 		bool rec = !strncmp(ts->base, "struct ", 7) ||
 			   !strncmp(ts->base, "union ", 6);
 		diag_error(d, ts->span, rec ? "unknown type '%s' (not defined "
-					      "in the script nor in the "
-					      "kernel's BTF)" :
+					      "in the script, the probed "
+					      "files' DWARF nor the kernel's "
+					      "BTF)" :
 					      "unknown type '%s'",
 			   ts->base);
 		return &type_none;

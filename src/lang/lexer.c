@@ -684,6 +684,13 @@ struct token lex_attach_point(struct lexer *lx)
 				advance(lx);
 				if (q == '"')
 					break;
+				/* bpftrace's rule: a backslash in quotes takes
+				 * the next byte as it is ("\"probe\"") */
+				if (q == '\\' && cur(lx) != -1 &&
+				    cur(lx) != '\n') {
+					q = cur(lx);
+					advance(lx);
+				}
 				sb_putc(&whole, (char)q);
 				sb_putc(&part, (char)q);
 			}

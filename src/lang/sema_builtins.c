@@ -556,6 +556,16 @@ static const struct type *ty_exit(struct sema *s, struct ast_expr *e,
 	return &type_void;
 }
 
+/* unwatch(ADDR): user space disarms the watchpoints on ADDR. */
+static const struct type *ty_unwatch(struct sema *s, struct ast_expr *e,
+				     struct ast_expr *target)
+{
+	if (!want_int_arg(s, e, 0))
+		return &type_none;
+	s->uses_ringbuf = true;
+	return &type_void;
+}
+
 static const struct type *ty_signal(struct sema *s, struct ast_expr *e,
 				    struct ast_expr *target)
 {

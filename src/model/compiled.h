@@ -60,6 +60,7 @@ enum event_kind {
 	EV_CLEAR,       /* map */
 	EV_ZERO,        /* map */
 	EV_JOIN,        /* args[0]: array of strings; sep */
+	EV_UNWATCH,     /* args[0]: an address whose watchpoints go */
 };
 
 struct event_hdr {
@@ -89,6 +90,11 @@ struct compiled {
 	struct cevent *events;
 	uint32_t nevents;
 	int32_t ringbuf;          /* map index of the ring buffer, or -1 */
+	/* Array (one u64) that the attached programs check first and return
+	 * at when non-zero, so that a script with many probes stops counting
+	 * at once at exit and prints before its slow detach; -1: none (the
+	 * few probes are detached before printing instead). */
+	int32_t stop_flag;
 	int32_t lost_counter;     /* array (one u64) counting failed sends,
 				     or -1 */
 	const char **probe_names; /* for the `probe` builtin's values */

@@ -72,11 +72,48 @@ struct elf_syms *probe_user_elf(struct probe_env *env,
  * cannot attach but fentry can, or NULL (an offset needs a kprobe). */
 const char *probe_kprobe_fallback(bool kprobes, bool fentry,
 				  const char *provider, const char *spec);
-/* For -l: the symbols of the file a pattern "KIND:PATH:REST" names (PATH
- * resolved as an attach point's is, into path; no wildcards in it), and
- * REST ("*" when absent). NULL when the pattern names no ELF file. */
-struct elf_syms *probe_user_list_elf(const char *pattern, const char *kind,
-				     char *path, size_t len, const char **rest);
+/* uprobe_offset.c: refuses (with a's span) an offset delta into func
+ * (at file offset func_off of path) that is not an instruction's start.
+ * Returns 0 or -1. */
+int probe_uprobe_check_offset(struct probe_env *env,
+			      const struct attach_point *a, const char *path,
+			      const char *func, uint64_t func_off,
+			      uint64_t delta);
+/* userfiles.c: calls fn for each file an attach point's (or -l
+ * pattern's) first part names: with pid > 0 and file "" or a wildcard,
+ * each file the process has mapped executable whose absolute path matches
+ * ("" matches all), as "/proc/PID/root/PATH"; else each regular file a
+ * wildcard matches, or the one file a path or library name resolves to.
+ * Stops at fn's first negative result and returns it; -errno when the
+ * files cannot be found; else 0. */
+typedef int (*probe_user_file_fn)(const char *path, void *ctx);
+int probe_user_files(int pid, const char *file, probe_user_file_fn fn,
+		     void *ctx);
+/* The file to attach to for path: "/proc/PID/root/PATH" under -p (the
+ * process may live in another mount namespace), else path itself. */
+const char *probe_user_binary(struct probe_env *env, const char *path);
+/* For -l: splits "TYPE:FILE[:REST]" when TYPE (a glob) matches kind;
+ * false when the pattern names no file (one is needed unless -p). */
+bool probe_user_list_split(const char *pattern, const char *kind,
+			   char *file, size_t len, const char **rest);
+/* The -p process of -l (0: none), set by probe_list_set_pid(). */
+int probe_list_get_pid(void);
+/* uprobe_args.c: types target t's `args` from the DWARF of its file
+ * (t->binary, t->func at vaddr) when it has debug info, and notes the
+ * file for casts to the structs it defines. For -lv: prints "    CTYPE
+ * NAME" for each parameter of func. */
+void probe_uprobe_args(struct probe_env *env, struct probe_target *t,
+		       uint64_t vaddr);
+int probe_uprobe_list_args(const char *path, const char *func,
+			   uint64_t vaddr, FILE *out);
+/* watchfunc.c: watchpoint:FUNC+argN:LEN:MODE (and async): expands FUNC (a
+ * wildcard) over the traced process's program; attach arms breakpoints
+ * as FUNC is entered, through att->service. */
+int probe_watch_func_expand(struct probe_env *env,
+			    const struct attach_point *a, uint32_t len,
+			    struct probe_target **out, uint32_t *n);
+int probe_watch_func_attach(const struct probe_target *t, int prog_fd,
+			    struct probe_attachment *att);
 /* Attaches a uprobe or USDT target (t->a: path, t->offset, t->ref_ctr). */
 int probe_uprobe_attach(const struct probe_target *t, int prog_fd,
 			struct probe_attachment *att);

@@ -1,5 +1,6 @@
 /* The provider table and what every provider shares. */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -170,11 +171,61 @@ int probe_att_push(struct probe_attachment *att, int fd)
 
 void probe_detach(struct probe_attachment *att)
 {
+	if (att->release)
+		att->release(att);
+	att->release = NULL;
+	att->service = NULL;
+	att->unwatch = NULL;
+	att->priv = NULL;
 	while (att->nfds)
 		close(att->fds[--att->nfds]);
 	free(att->fds);
 	att->fds = NULL;
 	att->cap = 0;
+}
+
+struct detach_job {
+	struct probe_attachment *atts;
+	uint32_t from, to;
+};
+
+static void *detach_range(void *arg)
+{
+	struct detach_job *j = arg;
+	for (uint32_t i = j->to; i-- > j->from;)
+		probe_detach(&j->atts[i]);
+	return NULL;
+}
+
+void probe_detach_all(struct probe_attachment *atts, uint32_t n)
+{
+	/* Enough threads that even 2,000 probes wait only a few grace
+	 * periods each; a small stack, since each only calls close(). */
+	enum { MAX_THREADS = 128, PER_THREAD_MIN = 2 };
+	uint32_t nt = n / PER_THREAD_MIN;
+	if (nt > MAX_THREADS)
+		nt = MAX_THREADS;
+	pthread_t tids[MAX_THREADS];
+	struct detach_job jobs[MAX_THREADS];
+	pthread_attr_t attr;
+	bool threads = nt > 1 && pthread_attr_init(&attr) == 0;
+	if (threads)
+		pthread_attr_setstacksize(&attr, 64 * 1024);
+	uint32_t started = 0;
+	for (uint32_t t = 0; threads && t < nt; t++) {
+		jobs[t] = (struct detach_job){ atts, (uint32_t)((uint64_t)n * t / nt),
+					       (uint32_t)((uint64_t)n * (t + 1) / nt) };
+		if (pthread_create(&tids[t], &attr, detach_range, &jobs[t]))
+			break;
+		started++;
+	}
+	/* What no thread took (none could start, or too few probes), here. */
+	struct detach_job rest = { atts, started ? jobs[started - 1].to : 0, n };
+	detach_range(&rest);
+	for (uint32_t t = 0; t < started; t++)
+		pthread_join(tids[t], NULL);
+	if (threads)
+		pthread_attr_destroy(&attr);
 }
 
 int probe_attach_perf(int pfd, int prog_fd, struct probe_attachment *att)

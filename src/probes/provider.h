@@ -69,6 +69,12 @@ struct probe_watch_data {
 	uint64_t addr;
 	uint32_t len;
 	const char *mode;  /* "rw", "w", "x" ... */
+	/* FUNC+argN: the address is argument argn of the function at file
+	 * offset func_off of path, known when a uprobe there fires */
+	const char *path;  /* NULL: an absolute address */
+	uint64_t func_off;
+	uint32_t argn;
+	bool async;        /* asyncwatchpoint: the tracee is not stopped */
 };
 
 /* One concrete attach point, after wildcard expansion. */
@@ -115,6 +121,8 @@ struct probe_env {
 	 * (watchpoints, usdt) take either. Library names are looked up in
 	 * the -p process's mappings. */
 	int pid, cpid;
+	const char *cmd; /* -c CMD (NULL: none): its program is the file of
+			    watchpoint:FUNC+argN under -c */
 	/* Nothing will be attached (--dry-run, -d, --verify): a probe type
 	 * this kernel cannot attach is no error then. */
 	bool no_attach;
@@ -126,12 +134,27 @@ struct probe_env {
 struct probe_attachment {
 	int *fds;
 	uint32_t nfds, cap;
+	/* A target that needs user space while it runs (watchpoints armed
+	 * when a function is entered): the runtime polls poll_fd and calls
+	 * service when it is readable; release (before the fds close)
+	 * frees priv. NULL service: none. */
+	int poll_fd;
+	int (*service)(struct probe_attachment *att);
+	void (*release)(struct probe_attachment *att);
+	/* unwatch(addr) in the program: stop watching addr (NULL: not a
+	 * watchpoint) */
+	void (*unwatch)(struct probe_attachment *att, uint64_t addr);
+	void *priv;
 };
 
 /* Records fd in att (closing it if that fails). Returns 0 or -ENOMEM. */
 int probe_att_push(struct probe_attachment *att, int fd);
 /* Closes everything att holds, last first, and empties it. */
 void probe_detach(struct probe_attachment *att);
+/* probe_detach() of atts[0..n), in several threads: each close waits for
+ * an RCU grace period (~30 ms), and waits that overlap end together, so
+ * 2,000 probes detach in a fraction of a second rather than a minute. */
+void probe_detach_all(struct probe_attachment *atts, uint32_t n);
 
 /* When a provider's programs run. */
 enum probe_run {
@@ -160,6 +183,11 @@ struct provider {
 	 * END), which the runtime runs through BPF_PROG_TEST_RUN instead. */
 	int (*attach)(const struct probe_target *t, int prog_fd,
 		      struct probe_attachment *att);
+	/* The kernel runs the programs on one event last attached first
+	 * (each uprobe perf event is its own consumer, added at the head):
+	 * the runtime attaches these targets in reverse, so that probes on
+	 * one function fire in the script's order. */
+	bool attach_reversed;
 	/* For -l: prints the probes of this type whose full name
 	 * ("type:...", as `probe` prints it) matches the glob pattern, one
 	 * per line; with verbose, each probe's arguments and their types
@@ -196,6 +224,9 @@ int probe_expand(struct probe_env *env, const struct attach_point *a,
  * type that has a list hook, sorted as bpftrace prints them. 0 or -errno
  * (of the first hook that failed; the others still print). */
 int probe_list(const char *pattern, bool verbose, FILE *out);
+/* -l with -p PID: uprobe and usdt list the files that process has mapped
+ * (0: none, the default). */
+void probe_list_set_pid(int pid);
 
 /* Appends one target to a growable array in the arena. */
 struct probe_target *probe_target_add(struct arena *a,

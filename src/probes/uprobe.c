@@ -34,12 +34,13 @@ const char *probe_user_path(struct probe_env *env, const struct attach_point *a,
 			   kind);
 		return NULL;
 	}
-	if (err || access(path, R_OK)) {
+	const char *p = err ? NULL : arena_strdup(env->arena, path);
+	if (!p || access(probe_user_binary(env, p), R_OK)) {
 		diag_error(env->diag, a->span, "%s target file '%s' does not "
 			   "exist or is not executable", kind, target);
 		return NULL;
 	}
-	return arena_strdup(env->arena, path);
+	return p;
 }
 
 struct elf_syms *probe_user_elf(struct probe_env *env,
@@ -59,14 +60,15 @@ struct elf_syms *probe_user_elf(struct probe_env *env,
 
 static void add(struct probe_env *env, const struct attach_point *a,
 		const char *path, const char *func, uint64_t off,
-		const char *spec, struct probe_target **out, uint32_t *n)
+		uint64_t vaddr, const char *spec, struct probe_target **out,
+		uint32_t *n)
 {
 	bool ret = !strcmp(a->provider, "uretprobe");
 	struct probe_target *t = probe_target_add(env->arena, out, n);
 	t->prov = ret ? &probe_uretprobe_prov : &probe_uprobe_prov;
 	t->name = arena_printf(env->arena, "%s:%s:%s", a->provider, path,
 			       spec);
-	t->binary = path;
+	t->binary = probe_user_binary(env, path);
 	/* `func` prints C++ names demangled, as ustack and usym do */
 	char *dm = func ? demangle_for_output(func) : NULL;
 	t->func = func ? arena_strdup(env->arena, dm ? dm : func) : NULL;
@@ -78,6 +80,7 @@ static void add(struct probe_env *env, const struct attach_point *a,
 	t->features = CTX_REGS | CTX_USER | (t->func ? CTX_FUNC : 0) |
 		      (ret ? CTX_RETVAL : CTX_ARGN);
 	t->nargs = ret ? 0 : regs_nargs();
+	probe_uprobe_args(env, t, vaddr);
 }
 
 /* The file offset of vaddr, reported as an error when no segment holds
@@ -133,7 +136,7 @@ static bool cpp_matches(const char *spec, const char *sym, bool wildcard)
  * it names once demangled (uprobe:BIN:"ns::Klass::method(int)"). */
 static int expand_cpp(struct probe_env *env, const struct attach_point *a,
 		      const char *path, const struct elf_syms *es,
-		      struct probe_target **out, uint32_t *n)
+		      struct probe_target **out, uint32_t *n, bool many)
 {
 	uint32_t before = *n;
 	uint64_t off;
@@ -144,9 +147,9 @@ static int expand_cpp(struct probe_env *env, const struct attach_point *a,
 			continue;
 		if (file_off(env, a, es, s->addr, &off))
 			return -1;
-		add(env, a, path, s->name, off, s->name, out, n);
+		add(env, a, path, s->name, off, s->addr, s->name, out, n);
 	}
-	if (*n == before) {
+	if (*n == before && !many) {
 		diag_error(env->diag, a->span, "no function %s in %s",
 			   a->parts[1], path);
 		return -1;
@@ -154,9 +157,11 @@ static int expand_cpp(struct probe_env *env, const struct attach_point *a,
 	return 0;
 }
 
+/* many: one of several files a wildcard or -p named, where a function
+ * that is missing is no error (the caller reports when none matched). */
 static int expand_es(struct probe_env *env, const struct attach_point *a,
 		     const char *path, const struct elf_syms *es,
-		     struct probe_target **out, uint32_t *n)
+		     struct probe_target **out, uint32_t *n, bool many)
 {
 	const char *spec = a->parts[1];
 	bool ret = !strcmp(a->provider, "uretprobe");
@@ -172,8 +177,16 @@ static int expand_es(struct probe_env *env, const struct attach_point *a,
 		if (file_off(env, a, es, vaddr, &off))
 			return -1;
 		const struct elf_sym *s = elfsym_lookup(es, vaddr, NULL);
+		if (!s) {
+			/* bpftrace's check: an address must be in a
+			 * function, whose start is an instruction */
+			diag_error(env->diag, a->span, "Could not resolve "
+				   "address: %s:0x%llx", path,
+				   (unsigned long long)vaddr);
+			return -1;
+		}
 		/* bpftrace names address probes in decimal */
-		add(env, a, path, s ? s->name : NULL, off,
+		add(env, a, path, s->name, off, vaddr,
 		    arena_printf(env->arena, "%llu", (unsigned long long)vaddr),
 		    out, n);
 		return 0;
@@ -188,9 +201,10 @@ static int expand_es(struct probe_env *env, const struct attach_point *a,
 				continue; /* one probe per name */
 			if (file_off(env, a, es, s->addr, &off))
 				return -1;
-			add(env, a, path, s->name, off, s->name, out, n);
+			add(env, a, path, s->name, off, s->addr, s->name, out,
+			    n);
 		}
-		if (*n == before) {
+		if (*n == before && !many) {
 			diag_error(env->diag, a->span, "no function in %s "
 				   "matches %s", path, spec);
 			return -1;
@@ -198,7 +212,7 @@ static int expand_es(struct probe_env *env, const struct attach_point *a,
 		return 0;
 	}
 	if (!elfsym_find(es, spec) && strstr(spec, "::"))
-		return expand_cpp(env, a, path, es, out, n);
+		return expand_cpp(env, a, path, es, out, n, many);
 	char *name = arena_strdup(env->arena, spec);
 	char *plus = strchr(name, '+');
 	uint64_t delta = 0;
@@ -218,21 +232,61 @@ static int expand_es(struct probe_env *env, const struct attach_point *a,
 		}
 	}
 	const struct elf_sym *s = elfsym_find(es, name);
+	if (!s && many)
+		return 0;
 	if (!s) {
 		diag_error(env->diag, a->span, "no function %s in %s", name,
 			   path);
 		return -1;
 	}
 	if (s->size && delta >= s->size) {
-		diag_error(env->diag, a->span, "offset %llu is outside the "
-			   "function %s (its size is %llu)",
-			   (unsigned long long)delta, name,
+		diag_error(env->diag, a->span, "Offset outside the function "
+			   "bounds ('%s' size is %llu)", name,
 			   (unsigned long long)s->size);
 		return -1;
 	}
-	if (file_off(env, a, es, s->addr + delta, &off))
+	if (file_off(env, a, es, s->addr + delta, &off) ||
+	    probe_uprobe_check_offset(env, a, path, name, off - delta, delta))
 		return -1;
-	add(env, a, path, s->name, off, spec, out, n);
+	add(env, a, path, s->name, off, s->addr, spec, out, n);
+	return 0;
+}
+
+/* A wildcard over files, or -p with a wildcard or no file: every file
+ * that matches, each as expand_es() of one. */
+struct many_ctx {
+	struct probe_env *env;
+	const struct attach_point *a;
+	struct probe_target **out;
+	uint32_t *n;
+};
+
+static int expand_one_of_many(const char *path, void *ctx)
+{
+	struct many_ctx *m = ctx;
+	struct elf_syms *es;
+	if (elfsym_load(path, &es))
+		return 0; /* not an ELF file: not one the wildcard meant */
+	int rc = expand_es(m->env, m->a, arena_strdup(m->env->arena, path),
+			   es, m->out, m->n, true);
+	elfsym_free(es);
+	return rc;
+}
+
+static int expand_many(struct probe_env *env, const struct attach_point *a,
+		       struct probe_target **out, uint32_t *n)
+{
+	struct many_ctx m = { env, a, out, n };
+	uint32_t before = *n;
+	int rc = probe_user_files(env->pid, a->parts[0], expand_one_of_many,
+				  &m);
+	if (rc == -1)
+		return -1;
+	if (*n == before) {
+		diag_error(env->diag, a->span, "no %s probe matches %s:%s",
+			   a->provider, a->parts[0], a->parts[1]);
+		return -1;
+	}
 	return 0;
 }
 
@@ -263,59 +317,62 @@ static int expand(struct probe_env *env, const struct attach_point *a,
 	struct attach_point cpp;
 	if (a->nparts > 2 && cpp_rejoin(env, a, &cpp))
 		a = &cpp;
-	if (a->nparts != 2 || !a->parts[0][0] || !a->parts[1][0]) {
+	if (a->nparts != 2 || !a->parts[1][0] ||
+	    (!a->parts[0][0] && env->pid <= 0)) {
 		diag_error(env->diag, a->span,
 			   "%s probe type requires 2 arguments", a->provider);
 		return -1;
 	}
+	if (glob_has_wildcard(a->parts[0]) || !a->parts[0][0])
+		return expand_many(env, a, out, n);
 	const char *path = probe_user_path(env, a, "uprobe");
-	struct elf_syms *es = path ? probe_user_elf(env, a, "uprobe", path) :
+	struct elf_syms *es = path ? probe_user_elf(env, a, "uprobe",
+						    probe_user_binary(env, path)) :
 				     NULL;
 	if (!es)
 		return -1;
-	int rc = expand_es(env, a, path, es, out, n);
+	int rc = expand_es(env, a, path, es, out, n, false);
 	elfsym_free(es);
 	return rc;
 }
 
-struct elf_syms *probe_user_list_elf(const char *pattern, const char *kind,
-				     char *path, size_t len, const char **rest)
-{
-	size_t k = strlen(kind);
-	if (strncmp(pattern, kind, k) || pattern[k] != ':')
-		return NULL;
-	const char *p = pattern + k + 1, *colon = strchr(p, ':');
-	char target[PATH_MAX];
-	size_t n = colon ? (size_t)(colon - p) : strlen(p);
-	if (!n || n >= sizeof(target))
-		return NULL;
-	memcpy(target, p, n);
-	target[n] = 0;
-	*rest = colon ? colon + 1 : "*";
-	struct elf_syms *es;
-	if (glob_has_wildcard(target) ||
-	    usrpath_resolve(target, 0, path, len) || elfsym_load(path, &es))
-		return NULL;
-	return es;
-}
-
-/* -l 'uprobe:PATH:FUNC_PATTERN' (a pattern needs its file). */
-static int list(const char *pattern, bool verbose, FILE *out)
-{
-	char path[PATH_MAX];
+/* -l 'uprobe:FILE:FUNC_PATTERN' (FILE may be a wildcard; with -p, the
+ * process's files). */
+struct list_ctx {
 	const char *rest;
-	struct elf_syms *es = probe_user_list_elf(pattern, "uprobe", path,
-						  sizeof(path), &rest);
-	if (!es)
+	FILE *out;
+	bool verbose;
+};
+
+static int list_file(const char *path, void *ctx)
+{
+	struct list_ctx *l = ctx;
+	struct elf_syms *es;
+	if (elfsym_load(path, &es))
 		return 0;
 	for (uint32_t i = 0; i < es->nsyms; i++) {
 		const struct elf_sym *s = &es->syms[i];
-		if ((glob_match(rest, s->name) ||
-		     cpp_matches(rest, s->name, glob_has_wildcard(rest))) &&
-		    elfsym_find(es, s->name) == s)
-			fprintf(out, "uprobe:%s:%s\n", path, s->name);
+		if (!(glob_match(l->rest, s->name) ||
+		      cpp_matches(l->rest, s->name,
+				  glob_has_wildcard(l->rest))) ||
+		    elfsym_find(es, s->name) != s)
+			continue;
+		fprintf(l->out, "uprobe:%s:%s\n", path, s->name);
+		if (l->verbose)
+			probe_uprobe_list_args(path, s->name, s->addr, l->out);
 	}
 	elfsym_free(es);
+	return 0;
+}
+
+static int list(const char *pattern, bool verbose, FILE *out)
+{
+	char file[PATH_MAX];
+	struct list_ctx l = { NULL, out, verbose };
+	if (!probe_user_list_split(pattern, "uprobe", file, sizeof(file),
+				   &l.rest))
+		return 0;
+	probe_user_files(probe_list_get_pid(), file, list_file, &l);
 	return 0;
 }
 
@@ -338,6 +395,7 @@ const struct provider probe_uprobe_prov = {
 	.prog_type = BPF_PROG_TYPE_KPROBE,
 	.expand = expand,
 	.attach = probe_uprobe_attach,
+	.attach_reversed = true,
 	.list = list,
 };
 
@@ -347,4 +405,5 @@ const struct provider probe_uretprobe_prov = {
 	.prog_type = BPF_PROG_TYPE_KPROBE,
 	.expand = expand,
 	.attach = probe_uprobe_attach,
+	.attach_reversed = true,
 };

@@ -25,7 +25,7 @@ static void add(struct probe_env *env, const char *path,
 	t->prov = &probe_usdt_prov;
 	t->name = arena_printf(env->arena, "usdt:%s:%s:%s", path, u->provider,
 			       u->name);
-	t->binary = path;
+	t->binary = probe_user_binary(env, path);
 	t->u.user.offset = u->pc_off;
 	t->u.user.ref_ctr = u->sema_off;
 	t->pid = env->pid ? env->pid : env->cpid;
@@ -41,60 +41,122 @@ static void add(struct probe_env *env, const char *path,
 	t->uargs = args;
 }
 
+/* What one attach point asks for, and where its targets go. */
+struct want {
+	struct probe_env *env;
+	const char *prov, *name;
+	struct probe_target **out;
+	uint32_t *n;
+};
+
+/* Adds every probe site of path (whose symbols es are) that matches: a
+ * marker the compiler duplicated (inlining, unrolling) is one site each. */
+static int add_matches(struct want *w, const char *path,
+		       const struct elf_syms *es)
+{
+	struct usdt_probes up;
+	int err = usdt_load(probe_user_binary(w->env, path), es, &up);
+	if (err)
+		return err;
+	for (uint32_t i = 0; i < up.n; i++)
+		if (glob_match(w->prov, up.probes[i].provider) &&
+		    glob_match(w->name, up.probes[i].name))
+			add(w->env, path, &up.probes[i], w->out, w->n);
+	usdt_free(&up);
+	return 0;
+}
+
+static int add_file(const char *path, void *ctx)
+{
+	struct want *w = ctx;
+	struct elf_syms *es;
+	if (elfsym_load(path, &es))
+		return 0; /* not an ELF file: not one the wildcard meant */
+	add_matches(w, arena_strdup(w->env->arena, path), es);
+	elfsym_free(es);
+	return 0;
+}
+
+/* bpftrace's forms: usdt:FILE:NAME, usdt:FILE:PROVIDER:NAME, and under -p
+ * usdt:NAME; FILE may be empty under -p (the process's binary and every
+ * library it maps) and a wildcard; an empty PROVIDER is any. */
 static int expand(struct probe_env *env, const struct attach_point *a,
 		  struct probe_target **out, uint32_t *n)
 {
-	if (a->nparts < 2 || a->nparts > 3 || !a->parts[0][0] ||
-	    !a->parts[1][0] || (a->nparts == 3 && !a->parts[2][0])) {
+	const char *file = a->parts[0], *prov = "*", *name;
+	if (a->nparts == 1 && env->pid > 0) {
+		file = "";
+		name = a->parts[0];
+	} else if (a->nparts == 2 || a->nparts == 3) {
+		if (a->nparts == 3 && a->parts[1][0])
+			prov = a->parts[1];
+		name = a->parts[a->nparts - 1];
+	} else {
 		diag_error(env->diag, a->span,
 			   "usdt probe type requires 2 or 3 arguments");
 		return -1;
 	}
-	const char *path = probe_user_path(env, a, "usdt");
-	struct elf_syms *es = path ? probe_user_elf(env, a, "usdt", path) :
-				     NULL;
-	if (!es)
-		return -1;
-	struct usdt_probes up;
-	int err = usdt_load(path, es, &up);
-	elfsym_free(es);
-	if (err) {
-		diag_error(env->diag, a->span, "cannot read the USDT probes of "
-			   "%s: %s", path, strerror(-err));
+	if (!name[0] || (!file[0] && env->pid <= 0)) {
+		diag_error(env->diag, a->span, "usdt probe needs %s",
+			   name[0] ? "a file, or a process with -p" :
+				     "a probe name");
 		return -1;
 	}
-	const char *prov = a->nparts == 3 ? a->parts[1] : "*";
-	const char *name = a->parts[a->nparts - 1];
+	struct want w = { env, prov, name, out, n };
 	uint32_t before = *n;
-	for (uint32_t i = 0; i < up.n; i++)
-		if (glob_match(prov, up.probes[i].provider) &&
-		    glob_match(name, up.probes[i].name))
-			add(env, path, &up.probes[i], out, n);
-	usdt_free(&up);
+	if (!file[0] || glob_has_wildcard(file)) {
+		int err = probe_user_files(env->pid, file, add_file, &w);
+		if (err < 0) {
+			diag_error(env->diag, a->span, "cannot read the files "
+				   "of process %d: %s", env->pid,
+				   strerror(-err));
+			return -1;
+		}
+	} else {
+		const char *path = probe_user_path(env, a, "usdt");
+		struct elf_syms *es =
+			path ? probe_user_elf(env, a, "usdt",
+					      probe_user_binary(env, path)) :
+			       NULL;
+		if (!es)
+			return -1;
+		int err = add_matches(&w, path, es);
+		elfsym_free(es);
+		if (err) {
+			diag_error(env->diag, a->span, "cannot read the USDT "
+				   "probes of %s: %s", path, strerror(-err));
+			return -1;
+		}
+	}
 	if (*n == before) {
-		diag_error(env->diag, a->span, "no USDT probe in %s matches "
-			   "%s%s%s", path, a->nparts == 3 ? prov : "",
-			   a->nparts == 3 ? ":" : "", name);
+		diag_error(env->diag, a->span, "no USDT probe matches %s%s%s:%s",
+			   file[0] ? file : "(any file)",
+			   a->nparts == 3 ? ":" : "",
+			   a->nparts == 3 ? a->parts[1] : "", name);
 		return -1;
 	}
 	return 0;
 }
 
-/* -l 'usdt:PATH[:[PROVIDER:]NAME]' */
-static int list(const char *pattern, bool verbose, FILE *out)
-{
-	char path[PATH_MAX];
+/* -l 'usdt:FILE[:[PROVIDER:]NAME]', FILE a wildcard or, with -p, any of
+ * the process's files. */
+struct list_ctx {
 	const char *rest;
-	struct elf_syms *es = probe_user_list_elf(pattern, "usdt", path,
-						  sizeof(path), &rest);
-	if (!es)
+	FILE *out;
+};
+
+static int list_file(const char *path, void *ctx)
+{
+	struct list_ctx *l = ctx;
+	struct elf_syms *es;
+	if (elfsym_load(path, &es))
 		return 0;
 	struct usdt_probes up;
 	int err = usdt_load(path, es, &up);
 	elfsym_free(es);
 	if (err)
 		return 0;
-	const char *colon = strchr(rest, ':');
+	const char *colon = strchr(l->rest, ':');
 	for (uint32_t i = 0; i < up.n; i++) {
 		const struct usdt_probe *u = &up.probes[i];
 		char full[512];
@@ -104,10 +166,21 @@ static int list(const char *pattern, bool verbose, FILE *out)
 		for (uint32_t k = 0; k < i && !seen; k++)
 			seen = !strcmp(up.probes[k].provider, u->provider) &&
 			       !strcmp(up.probes[k].name, u->name);
-		if (!seen && glob_match(rest, colon ? full : u->name))
-			fprintf(out, "usdt:%s:%s\n", path, full);
+		if (!seen && glob_match(l->rest, colon ? full : u->name))
+			fprintf(l->out, "usdt:%s:%s\n", path, full);
 	}
 	usdt_free(&up);
+	return 0;
+}
+
+static int list(const char *pattern, bool verbose, FILE *out)
+{
+	char file[PATH_MAX];
+	struct list_ctx l = { NULL, out };
+	if (!probe_user_list_split(pattern, "usdt", file, sizeof(file),
+				   &l.rest))
+		return 0;
+	probe_user_files(probe_list_get_pid(), file, list_file, &l);
 	return 0;
 }
 
@@ -117,5 +190,6 @@ const struct provider probe_usdt_prov = {
 	.prog_type = BPF_PROG_TYPE_KPROBE,
 	.expand = expand,
 	.attach = probe_uprobe_attach,
+	.attach_reversed = true,
 	.list = list,
 };

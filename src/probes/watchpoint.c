@@ -3,7 +3,7 @@
  * bpftrace, with -p or -c ADDR is an address in that process, watched in
  * it alone; without, it is a kernel address, watched on every CPU. The
  * FUNC+argN form (watch what an argument points to once FUNC is entered)
- * needs uprobes and is not supported yet. */
+ * is in watchfunc.c. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,14 +46,9 @@ static int expand(struct probe_env *env, const struct attach_point *a,
 	if (probe_refuse(env, a, FEAT_BREAKPOINT_FIRES, "a uprobe or a "
 			 "tracepoint on the code that makes the access"))
 		return -1;
-	if (strchr(a->parts[0], '+')) {
-		diag_error(env->diag, a->span, "%s:FUNCTION+argN needs "
-			   "uprobes, which sonde does not support here yet; "
-			   "watch an absolute address instead", kind);
-		return -1;
-	}
-	uint64_t addr, len;
-	if (parse_u64(env, a->parts[0], &addr)) {
+	uint64_t addr = 0, len;
+	bool func = strchr(a->parts[0], '+') != NULL;
+	if (!func && parse_u64(env, a->parts[0], &addr)) {
 		diag_error(env->diag, a->span, "%s address should be a number, "
 			   "not '%s'", kind, a->parts[0]);
 		return -1;
@@ -70,6 +65,8 @@ static int expand(struct probe_env *env, const struct attach_point *a,
 			   "with data)", kind, a->parts[2]);
 		return -1;
 	}
+	if (func)
+		return probe_watch_func_expand(env, a, (uint32_t)len, out, n);
 	struct probe_target *t = probe_target_add(env->arena, out, n);
 	t->prov = probe_provider(kind);
 	t->name = arena_printf(env->arena, "%s:0x%llx:%llu:%s", kind,
@@ -93,6 +90,8 @@ static int open_on(const struct probe_target *t, int cpu)
 static int attach(const struct probe_target *t, int prog_fd,
 		  struct probe_attachment *att)
 {
+	if (t->u.watch.path)
+		return probe_watch_func_attach(t, prog_fd, att);
 	/* One task-bound breakpoint follows the process across CPUs and
 	 * takes one debug register; a kernel address needs one per CPU. */
 	if (t->pid > 0)

@@ -6,11 +6,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
+#include <sys/eventfd.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "runtime/child.h"
+
+/* What the child reads from its eventfd. */
+enum { CHILD_GO = 1, CHILD_GIVE_UP = 2 };
 
 /* Whether file can be executed, searching PATH for names without '/'. */
 static int check_exec(const char *file)
@@ -47,31 +53,35 @@ int child_spawn(struct child *ch, char *const argv[])
 	int err = check_exec(argv[0]);
 	if (err)
 		return err;
-	int p[2];
-	if (pipe2(p, O_CLOEXEC))
+	int go = eventfd(0, EFD_CLOEXEC);
+	if (go < 0)
 		return -errno;
+	pid_t parent = getpid();
 	pid_t pid = fork();
 	if (pid < 0) {
 		err = -errno;
-		close(p[0]);
-		close(p[1]);
+		close(go);
 		return err;
 	}
 	if (pid == 0) {
-		close(p[1]);
-		char go;
-		/* EOF without the byte: sonde gave up before starting us. */
-		if (read(p[0], &go, 1) != 1)
+		/* Die with sonde, even when it is SIGKILLed. */
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		if (getppid() != parent)
 			_exit(0);
-		close(p[0]);
+		/* Scripts filtering on cpid see what the child does once the
+		 * probes are attached: one 8-byte read, a close and the exec,
+		 * exactly as bpftrace's child does. */
+		uint64_t v = 0;
+		if (read(go, &v, sizeof(v)) != sizeof(v) || v != CHILD_GO)
+			_exit(0); /* sonde gave up before starting us */
+		close(go);
 		execvp(argv[0], argv);
 		fprintf(stderr, "sonde: cannot run %s: %s\n", argv[0],
 			strerror(errno));
 		_exit(127);
 	}
-	close(p[0]);
 	ch->pid = pid;
-	ch->go_fd = p[1];
+	ch->go_fd = go;
 	ch->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	if (ch->pidfd < 0) {
 		err = -errno;
@@ -102,7 +112,8 @@ int child_start(struct child *ch)
 {
 	if (ch->go_fd < 0)
 		return -EINVAL;
-	int err = write(ch->go_fd, "g", 1) == 1 ? 0 : -errno;
+	uint64_t v = CHILD_GO;
+	int err = write(ch->go_fd, &v, sizeof(v)) == sizeof(v) ? 0 : -errno;
 	close(ch->go_fd);
 	ch->go_fd = -1;
 	ch->started = !err;
@@ -128,7 +139,9 @@ int child_reap(struct child *ch, bool block)
 void child_release(struct child *ch)
 {
 	if (ch->go_fd >= 0) {
-		/* Never started: closing the pipe makes it exit quietly. */
+		/* Never started: it exits quietly. */
+		uint64_t v = CHILD_GIVE_UP;
+		(void)!write(ch->go_fd, &v, sizeof(v));
 		close(ch->go_fd);
 		ch->go_fd = -1;
 	}

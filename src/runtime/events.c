@@ -205,6 +205,17 @@ int events_handle(struct events *e, const void *data, size_t size)
 	case EV_JOIN:
 		join(e, ev, p, len);
 		break;
+	case EV_UNWATCH: {
+		uint64_t addr = 0;
+		if (ev->nargs < 1 || ev->offsets[0] + 8 > len) {
+			err = -EINVAL;
+			break;
+		}
+		memcpy(&addr, p + ev->offsets[0], 8);
+		if (e->unwatch)
+			e->unwatch(e->unwatch_ctx, addr);
+		break;
+	}
 	}
 	if (err == -EINVAL)
 		bad(e, "ring buffer record too short for its arguments", h->id);

@@ -24,6 +24,9 @@ struct events {
 	bool exit_requested; /* an exit() record was seen */
 	unsigned nbad;       /* malformed records (reported once) */
 	struct strbuf sb;    /* scratch */
+	/* unwatch(addr): disarms the watchpoints on addr */
+	void (*unwatch)(void *ctx, uint64_t addr);
+	void *unwatch_ctx;
 };
 
 /* Handles one record. Never fails the run: problems are reported to

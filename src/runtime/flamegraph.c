@@ -43,9 +43,8 @@ static void add_frame(struct strbuf *line, const char *s, size_t n,
 	sb_append(line, suffix);
 }
 
-/* The frames of one stack field, root first. */
-static void add_stack(struct strbuf *line, const struct out_resolver *res,
-		      const struct type *t, const uint8_t *data)
+void flamegraph_fold_stack(struct strbuf *line, const struct out_resolver *res,
+			  const struct type *t, const uint8_t *data)
 {
 	bool user = t->kind == TY_USTACK;
 	uint64_t pid = 0;
@@ -90,7 +89,7 @@ static void fold_key(struct strbuf *line, const struct out_resolver *res,
 				add_frame(line, sb_str(&text), text.len, "");
 			} else if ((pass == 1 && t->kind == TY_USTACK) ||
 				   (pass == 2 && t->kind == TY_KSTACK)) {
-				add_stack(line, res, t, data + off);
+				flamegraph_fold_stack(line, res, t, data + off);
 			}
 		}
 	sb_free(&text);
@@ -162,8 +161,7 @@ void flamegraph_folded(FILE *f, const struct flame_line *lines, size_t n)
 			lines[i].count);
 }
 
-/* A JSON string that is also safe inside the SVG's CDATA section. */
-static void js_string(FILE *f, const char *s)
+void flamegraph_js_string(FILE *f, const char *s)
 {
 	fputc('"', f);
 	for (; *s; s++) {
@@ -302,7 +300,7 @@ void flamegraph_svg(FILE *f, const struct flame_line *lines, size_t n,
 	      f);
 	for (size_t i = 0; i < n; i++) {
 		fputc('[', f);
-		js_string(f, lines[i].frames);
+		flamegraph_js_string(f, lines[i].frames);
 		fprintf(f, ", %" PRIu64 "]%s\n", lines[i].count,
 			i + 1 < n ? "," : "");
 	}

@@ -39,6 +39,16 @@ int flamegraph_write(const struct mapdump_map *maps, size_t n,
 		     const struct out_resolver *res, const char *folded_path,
 		     const char *svg_path, FILE *err);
 
+/* Appends the frames of one kstack/ustack value, root first, joined by
+ * ';' (after a ';' when line is not empty); kernel frames end in "_[k]". */
+struct strbuf;
+void flamegraph_fold_stack(struct strbuf *line, const struct out_resolver *res,
+			  const struct type *t, const uint8_t *data);
+
+/* Writes s as a JSON string that is also safe inside an SVG's CDATA
+ * section (the SVG files' embedded data). */
+void flamegraph_js_string(FILE *f, const char *s);
+
 /* The renderers, on lines sorted by frames with no duplicates. */
 void flamegraph_folded(FILE *f, const struct flame_line *lines, size_t n);
 void flamegraph_svg(FILE *f, const struct flame_line *lines, size_t n,

@@ -201,3 +201,66 @@ void hist_json_linear(struct strbuf *sb, const uint64_t *counts, uint32_t n,
 		n = l.nb + 2;
 	render_json(sb, counts, n, linear_bounds, &l);
 }
+
+uint32_t hist_scale_nbuckets(const struct hist_scale *s)
+{
+	if (!s->linear)
+		return HIST_LOG2_NBUCKETS;
+	if (s->step <= 0 || s->max < s->min)
+		return 0;
+	return hist_linear_nbuckets(s->min, s->max, s->step);
+}
+
+void hist_bucket_name(struct strbuf *sb, const struct hist_scale *s,
+		      uint32_t i)
+{
+	if (s->linear) {
+		struct linear l = linear_of(s->min, s->max, s->step);
+		linear_header(sb, i, &l);
+	} else {
+		log2_header(sb, i, NULL);
+	}
+}
+
+void hist_bucket_edge(struct strbuf *sb, const struct hist_scale *s,
+		      uint32_t i)
+{
+	if (s->linear) {
+		struct linear l = linear_of(s->min, s->max, s->step);
+		if (i == 0) {
+			sb_putc(sb, '<');
+			linear_label(sb, l.min);
+		} else if (i == l.nb + 1) {
+			linear_label(sb, l.max);
+			sb_putc(sb, '+');
+		} else {
+			linear_label(sb, (int64_t)(i - 1) * l.step + l.min);
+		}
+	} else if (i == 0) {
+		sb_append(sb, "<0");
+	} else if (i == 1) {
+		sb_putc(sb, '0');
+	} else {
+		log2_label(sb, (int)i - 2);
+	}
+}
+
+bool hist_bucket_max(const struct hist_scale *s, uint32_t i, int64_t *max)
+{
+	if (s->linear) {
+		struct linear l = linear_of(s->min, s->max, s->step);
+		if (i > l.nb)
+			return false;
+		*max = (int64_t)i * l.step + l.min - 1;
+		return true;
+	}
+	if (i == 0)
+		*max = -1;
+	else if (i == 1)
+		*max = 0;
+	else if (i >= HIST_LOG2_MAX_INDEX)
+		*max = INT64_MAX; /* [4E, 8E): every int64 from 2^62 up */
+	else
+		*max = (int64_t)(((uint64_t)1 << (i - 1)) - 1);
+	return true;
+}

@@ -8,6 +8,7 @@
 #ifndef SONDE_HIST_H
 #define SONDE_HIST_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "model/maplayout.h"
@@ -27,5 +28,23 @@ void hist_text_linear(struct strbuf *sb, const uint64_t *counts, uint32_t n,
 void hist_json_log2(struct strbuf *sb, const uint64_t *counts, uint32_t n);
 void hist_json_linear(struct strbuf *sb, const uint64_t *counts, uint32_t n,
 		      int64_t min, int64_t max, int64_t step);
+
+/* The buckets of one hist (log2) or lhist, described for the renderers
+ * that draw buckets as columns or series (heatmap.c, metrics.c). */
+struct hist_scale {
+	bool linear;
+	int64_t min, max, step; /* lhist */
+};
+/* Number of bucket slots (as maplayout_nbuckets). */
+uint32_t hist_scale_nbuckets(const struct hist_scale *s);
+/* Bucket i as the text format names it: "[1M, 2M)", "(..., 0)". */
+void hist_bucket_name(struct strbuf *sb, const struct hist_scale *s,
+		      uint32_t i);
+/* Bucket i's lower edge, short: "1M", "0", "<0"; an lhist's last "100+". */
+void hist_bucket_edge(struct strbuf *sb, const struct hist_scale *s,
+		      uint32_t i);
+/* The largest integer bucket i holds (values are integers, so a bucket
+ * [1, 2) holds at most 1); false for the last, unbounded bucket. */
+bool hist_bucket_max(const struct hist_scale *s, uint32_t i, int64_t *max);
 
 #endif

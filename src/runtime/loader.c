@@ -10,6 +10,7 @@
 
 #include "model/compiled.h"
 #include "kernel/features.h"
+#include "runtime/mapdump.h"
 #include "runtime/loader.h"
 
 #define LOG_SIZE (16u << 20)
@@ -181,4 +182,21 @@ uint64_t loader_counter_read(int fd)
 	if (bpf_map_lookup_elem(fd, &zero, &v))
 		return 0;
 	return v;
+}
+
+struct mapdump_map *loader_user_maps(const struct loader *l, size_t *n)
+{
+	const struct compiled *c = l->c;
+	struct mapdump_map *m = calloc(c->nmaps + 1, sizeof(*m));
+	*n = 0;
+	if (!m)
+		return NULL;
+	for (uint32_t i = 0; i < c->nmaps; i++)
+		if (c->maps[i].is_user)
+			m[(*n)++] = (struct mapdump_map){ c->maps[i].name,
+							  l->map_fds[i],
+							  c->maps[i].key,
+							  c->maps[i].value,
+							  c->maps[i].percpu };
+	return m;
 }

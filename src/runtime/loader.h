@@ -8,10 +8,12 @@
 #define SONDE_LOADER_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
 struct compiled;
+struct mapdump_map;
 
 struct loader {
 	const struct compiled *c;
@@ -37,5 +39,8 @@ void loader_close(struct loader *l);
 /* A counter's value: key 0 of an array of one u64 (lost events,
  * inserts lost to a full map); 0 when it cannot be read. */
 uint64_t loader_counter_read(int fd);
+/* The script's own maps (@x), as mapdump reads them: an array of *n,
+ * to free(); NULL only when out of memory. */
+struct mapdump_map *loader_user_maps(const struct loader *l, size_t *n);
 
 #endif

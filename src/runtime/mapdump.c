@@ -147,6 +147,83 @@ static int read_value_array(const struct mapdump_map *m,
 	return 0;
 }
 
+/* Adds one entry (its per-CPU values merged) at r->n; r->n is not
+ * advanced, the caller decides whether the entry counts. */
+static void append(struct mapdump_entries *r, const struct mapdump_map *m,
+		   const uint8_t *key, const uint8_t *buf, int ncpu,
+		   uint32_t slot)
+{
+	if (r->n == r->cap) {
+		r->cap = r->cap ? r->cap * 2 : 64;
+		r->keys = xreallocarray(r->keys, r->cap, r->ksize);
+		r->vals = xreallocarray(r->vals, r->cap,
+					r->vsize ? r->vsize : 1);
+	}
+	memcpy(r->keys + r->n * r->ksize, key, r->ksize);
+	merge(m->value, buf, ncpu, slot, r->vals + r->n * r->vsize, r->vsize);
+}
+
+/* A hash read with BPF_MAP_LOOKUP_BATCH: a syscall per 1024 entries
+ * instead of two per entry. -EINVAL/-ENOTSUP when the kernel or map type
+ * cannot (nothing read then). */
+static int read_batch(const struct mapdump_map *m, struct mapdump_entries *r,
+		      int ncpu, uint32_t slot)
+{
+	uint32_t chunk = 1024;
+	size_t vstride = (size_t)ncpu * slot;
+	/* the batch tokens are a bucket index for hashes; room for a key */
+	uint8_t *in = xcalloc(2, r->ksize + 8), *out = in + r->ksize + 8;
+	uint8_t *kb = xmalloc((size_t)chunk * r->ksize);
+	uint8_t *vb = xmalloc(chunk * (vstride ? vstride : 1));
+	bool first = true;
+	int err;
+	for (;;) {
+		uint32_t count = chunk;
+		err = bpf_map_lookup_batch(m->fd, first ? NULL : in, out, kb,
+					   vb, &count, NULL);
+		if (err && err != -ENOENT)
+			break;
+		for (uint32_t i = 0; i < count; i++) {
+			append(r, m, kb + (size_t)i * r->ksize,
+			       vb + i * vstride, ncpu, slot);
+			r->n++;
+		}
+		if (err == -ENOENT) {
+			err = 0;
+			break;
+		}
+		memcpy(in, out, r->ksize + 8);
+		first = false;
+	}
+	free(vb);
+	free(kb);
+	free(in);
+	return err;
+}
+
+int mapdump_read_fast(const struct mapdump_map *m, struct mapdump_entries *r)
+{
+	if (is_array_fd(m->fd))
+		return mapdump_read(m, r);
+	memset(r, 0, sizeof(*r));
+	r->ksize = maplayout_key_size(m->key, m->value);
+	r->vsize = maplayout_value_size(m->value);
+	int ncpu = num_cpus(m);
+	if (ncpu < 0)
+		return ncpu;
+	uint32_t slot = m->percpu ? maplayout_percpu_stride(r->vsize) : r->vsize;
+	int err = read_batch(m, r, ncpu, slot);
+	if (err) {
+		mapdump_entries_free(r);
+		return mapdump_read(m, r); /* no batch ops: key by key */
+	}
+	if (!m->key && m->value->kind == TY_COUNT && !r->n) {
+		one_entry(r);
+		r->n = 1;
+	}
+	return 0;
+}
+
 int mapdump_read(const struct mapdump_map *m, struct mapdump_entries *r)
 {
 	memset(r, 0, sizeof(*r));
@@ -175,15 +252,7 @@ int mapdump_read(const struct mapdump_map *m, struct mapdump_entries *r)
 			continue; /* deleted under us */
 		if (err)
 			break;
-		if (r->n == r->cap) {
-			r->cap = r->cap ? r->cap * 2 : 64;
-			r->keys = xreallocarray(r->keys, r->cap, r->ksize);
-			r->vals = xreallocarray(r->vals, r->cap,
-						r->vsize ? r->vsize : 1);
-		}
-		memcpy(r->keys + r->n * r->ksize, key, r->ksize);
-		merge(m->value, buf, ncpu, slot, r->vals + r->n * r->vsize,
-		      r->vsize);
+		append(r, m, key, buf, ncpu, slot);
 		/* Array-backed histograms hold every bucket: a zero one was
 		 * never hit, and a hash map would not hold it. The slot past
 		 * the last bucket is set by zero(): it keeps the (all-zero)
@@ -261,6 +330,21 @@ static bool by_key_args(const void *a, const void *b, void *ctx)
 			return c < 0;
 	}
 	return false;
+}
+
+const char *mapdump_value_name(const struct type *v)
+{
+	switch (v->kind) {
+	case TY_COUNT: return "count()";
+	case TY_SUM: return "sum()";
+	case TY_AVG: return "avg()";
+	case TY_MIN: return "min()";
+	case TY_MAX: return "max()";
+	case TY_STATS: return "stats()";
+	case TY_HIST: return "hist()";
+	case TY_LHIST: return "lhist()";
+	default: return "a value";
+	}
 }
 
 /* Hist entries grouped by key prefix, in key-byte order. Each group's
@@ -381,6 +465,31 @@ int mapdump_print(struct out *o, const struct mapdump_map *m, uint32_t top,
 	free(items);
 	mapdump_entries_free(&r);
 	return 0;
+}
+
+int mapdump_read_hists(const struct mapdump_map *m, struct mapdump_hists *h)
+{
+	memset(h, 0, sizeof(*h));
+	if (!is_hist(m->value))
+		return -EINVAL;
+	int err = mapdump_read_fast(m, &h->e);
+	if (err)
+		return err;
+	struct item *items = xmalloc((h->e.n ? h->e.n : 1) * sizeof(*items));
+	h->n = group_hist(m, &h->e, items, &h->counts);
+	h->nbuckets = maplayout_nbuckets(m->value);
+	h->keys = xmalloc((h->n ? h->n : 1) * sizeof(*h->keys));
+	for (size_t i = 0; i < h->n; i++)
+		h->keys[i] = m->key ? items[i].e.key : NULL;
+	free(items);
+	return 0;
+}
+
+void mapdump_hists_free(struct mapdump_hists *h)
+{
+	free(h->keys);
+	free(h->counts);
+	mapdump_entries_free(&h->e);
 }
 
 /* Collects all keys (a snapshot, so that updates cannot disturb the walk). */

@@ -41,6 +41,10 @@ struct mapdump_map {
 	bool percpu;
 };
 
+/* What a map's values are, for messages: "count()", ... "hist()",
+ * "lhist()", or "a value" for plain values. */
+const char *mapdump_value_name(const struct type *value);
+
 /*
  * print(@m, top, div): reads all entries, merges per-CPU values, sorts and
  * prints through o. top (0: all) keeps the last top entries after sorting;
@@ -58,7 +62,24 @@ struct mapdump_entries {
 	uint8_t *keys, *vals;
 };
 int mapdump_read(const struct mapdump_map *m, struct mapdump_entries *e);
+/* The same in whatever order the kernel's batch lookup gives (a syscall
+ * per 1024 entries of a hash, not two per entry); for readers that do not
+ * print in bpftrace's order (metrics). */
+int mapdump_read_fast(const struct mapdump_map *m, struct mapdump_entries *e);
 void mapdump_entries_free(struct mapdump_entries *e);
+
+/* A hist/lhist map read and grouped by key, in key-byte order: n keys
+ * (the key type's bytes; NULL when key-less), each with nbuckets counts
+ * at counts + i * nbuckets. */
+struct mapdump_hists {
+	size_t n;
+	uint32_t nbuckets;
+	const uint8_t **keys;
+	uint64_t *counts;
+	struct mapdump_entries e; /* holds the key bytes */
+};
+int mapdump_read_hists(const struct mapdump_map *m, struct mapdump_hists *h);
+void mapdump_hists_free(struct mapdump_hists *h);
 
 /* clear(@m): deletes every entry (arrays are zeroed instead). */
 int mapdump_clear(const struct mapdump_map *m);

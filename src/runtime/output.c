@@ -23,6 +23,7 @@ int out_init(struct out *o, const char *format, FILE *f,
 			o->f = f;
 			o->console = f;
 			o->res = res;
+			o->ctx = NULL;
 			return 0;
 		}
 	}

@@ -87,6 +87,7 @@ struct out {
 	FILE *f;
 	FILE *console; /* the exit newlines: stdout with -o FILE, else f */
 	const struct out_resolver *res; /* NULL: all fallbacks */
+	void *ctx; /* the state of a wrapper of ops (runtime/heatmap.c) */
 };
 
 /* Sets up o for format "text" or "json". Returns 0 or -EINVAL. */

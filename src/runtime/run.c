@@ -20,8 +20,10 @@
 #include "runtime/events.h"
 #include "runtime/flamegraph.h"
 #include "runtime/fmt.h"
+#include "runtime/heatmap.h"
 #include "runtime/loader.h"
 #include "runtime/mapdump.h"
+#include "runtime/metrics.h"
 #include "runtime/output.h"
 #include "runtime/progress.h"
 #include "runtime/run.h"
@@ -49,6 +51,7 @@ struct run {
 	struct loader l;
 	struct probe_attachment *atts; /* per program, per target */
 	uint32_t natts;
+	struct progress pg;            /* the attach progress line */
 	struct out out;
 	struct out_resolver res;
 	struct stacks st;
@@ -60,6 +63,8 @@ struct run {
 	int epfd;
 	int pidfd; /* -p */
 	bool stop;
+	struct heatmap *hm;    /* --heatmap, --heatmap-svg */
+	struct metrics metrics; /* --metrics */
 };
 
 static int prog_att_base(const struct compiled *c, uint32_t prog)
@@ -110,6 +115,8 @@ static int setup_poll(struct run *r)
 		err = epoll_add(r->epfd, r->o->child->pidfd);
 	if (!err && stacks_poll_fd(&r->st) >= 0)
 		err = epoll_add(r->epfd, stacks_poll_fd(&r->st));
+	if (!err && r->metrics.srv)
+		err = epoll_add(r->epfd, metrics_poll_fd(r->metrics.srv));
 	if (!err && r->o->pid > 0) {
 		r->pidfd = (int)syscall(SYS_pidfd_open, r->o->pid, 0);
 		if (r->pidfd < 0) {
@@ -143,47 +150,75 @@ static int run_once(struct run *r, uint32_t i)
 	return 0;
 }
 
+static int attach_one(struct run *r, uint32_t i, uint32_t k)
+{
+	const struct cprog *p = &r->c->progs[i];
+	const struct probe_target *t = &p->targets[k];
+	int err = -EOPNOTSUPP;
+	if (t->prov && t->prov->attach)
+		err = t->prov->attach(t, r->l.prog_fds[i],
+				      &r->atts[prog_att_base(r->c, i) + k]);
+	if (err) {
+		progress_end(&r->pg); /* the message on a line of its own */
+		fprintf(r->err, "sonde: cannot attach probe %s: %s\n", t->name,
+			strerror(-err));
+	}
+	return err;
+}
+
+/* In script order, but targets whose provider says the kernel runs them
+ * last attached first in a second pass, backwards. */
 static int attach_all(struct run *r)
 {
 	const struct compiled *c = r->c;
 	const char *fmt = r->o->format;
-	struct progress pg;
 	uint64_t done = 0, total = 0;
 	for (uint32_t i = 0; i < c->nprogs; i++)
 		if (!c->progs[i].is_begin && !c->progs[i].is_end)
 			total += c->progs[i].ntargets;
-	progress_start(&pg, r->err, !r->o->quiet && !(fmt && !strcmp(fmt,
-							     "json")),
-		       "Attaching probes", total);
-	int err = 0;
-	for (uint32_t i = 0; i < c->nprogs && !err; i++) {
-		const struct cprog *p = &c->progs[i];
-		if (p->is_begin || p->is_end)
-			continue;
-		int base = prog_att_base(c, i);
-		for (uint32_t k = 0; k < p->ntargets && !err; k++) {
-			const struct probe_target *t = &p->targets[k];
-			err = -EOPNOTSUPP;
-			if (t->prov && t->prov->attach)
-				err = t->prov->attach(t, r->l.prog_fds[i],
-						      &r->atts[base + k]);
-			progress_step(&pg, ++done);
-			if (err) {
-				progress_end(&pg);
-				fprintf(r->err,
-					"sonde: cannot attach probe %s: %s\n",
-					t->name, strerror(-err));
+	progress_start(&r->pg, r->err, !r->o->quiet &&
+		       !(fmt && !strcmp(fmt, "json")), "Attaching probes",
+		       total);
+	for (int pass = 0; pass < 2; pass++) {
+		for (uint32_t n = 0; n < c->nprogs; n++) {
+			uint32_t i = pass ? c->nprogs - 1 - n : n;
+			const struct cprog *p = &c->progs[i];
+			if (p->is_begin || p->is_end)
+				continue;
+			for (uint32_t m = 0; m < p->ntargets; m++) {
+				uint32_t k = pass ? p->ntargets - 1 - m : m;
+				const struct probe_target *t = &p->targets[k];
+				bool rev = t->prov && t->prov->attach_reversed;
+				if (rev != (pass == 1))
+					continue;
+				int err = attach_one(r, i, k);
+				if (err)
+					return err;
+				progress_step(&r->pg, ++done);
 			}
 		}
 	}
-	progress_end(&pg);
-	return err;
+	progress_end(&r->pg);
+	return 0;
 }
 
 static void detach_all(struct run *r)
 {
-	for (uint32_t i = r->natts; r->atts && i-- > 0;)
-		probe_detach(&r->atts[i]);
+	if (r->atts)
+		probe_detach_all(r->atts, r->natts);
+}
+
+static int stop_counting(struct run *r)
+{
+	uint32_t key = 0;
+	uint64_t one = 1;
+	if (bpf_map_update_elem(r->l.map_fds[r->c->stop_flag], &key, &one,
+				BPF_ANY) == 0)
+		return 0;
+	int err = -errno;
+	fprintf(r->err, "sonde: cannot stop the probes: %s\n", strerror(-err));
+	detach_all(r);
+	return 0;
 }
 
 static int run_progs(struct run *r, bool end)
@@ -212,6 +247,31 @@ static void consume(struct run *r)
 		fflush(r->out.f);
 }
 
+/* unwatch(addr): every attachment that watches addr stops. */
+static void unwatch(void *ctx, uint64_t addr)
+{
+	struct run *r = ctx;
+	for (uint32_t i = 0; i < r->natts; i++)
+		if (r->atts[i].unwatch)
+			r->atts[i].unwatch(&r->atts[i], addr);
+}
+
+/* Whether fd is the poll fd of an attachment's service, which it then
+ * runs. */
+static bool service_atts(struct run *r, int fd)
+{
+	for (uint32_t i = 0; i < r->natts; i++) {
+		struct probe_attachment *att = &r->atts[i];
+		if (att->service && att->poll_fd == fd) {
+			int err = att->service(att);
+			if (err)
+				fprintf(r->err, "sonde: %s\n", strerror(-err));
+			return true;
+		}
+	}
+	return false;
+}
+
 static int poll_loop(struct run *r)
 {
 	struct child *ch = r->o->child;
@@ -236,7 +296,10 @@ static int poll_loop(struct run *r)
 				r->stop = true;
 			} else if (fd == stacks_poll_fd(&r->st)) {
 				stacks_consume(&r->st);
-			} else {
+			} else if (r->metrics.srv &&
+				   fd == metrics_poll_fd(r->metrics.srv)) {
+				metrics_serve(r->metrics.srv);
+			} else if (!service_atts(r, fd)) {
 				consume(r);
 			}
 		}
@@ -270,19 +333,13 @@ static void report_full_maps(struct run *r)
 
 static int print_maps(struct run *r)
 {
-	const struct compiled *c = r->c;
-	struct mapdump_map *m = calloc(c->nmaps + 1, sizeof(*m));
+	size_t n;
+	struct mapdump_map *m = loader_user_maps(&r->l, &n);
 	if (!m)
 		return -ENOMEM;
-	size_t n = 0;
-	for (uint32_t i = 0; i < c->nmaps; i++)
-		if (c->maps[i].is_user)
-			m[n++] = (struct mapdump_map){ c->maps[i].name,
-						       r->l.map_fds[i],
-						       c->maps[i].key,
-						       c->maps[i].value,
-						       c->maps[i].percpu };
 	int err = mapdump_print_exit(&r->out, m, n);
+	if (!err && r->hm)
+		err = heatmap_finish(r->hm, r->err);
 	if (!err && (r->o->folded || r->o->flamegraph))
 		err = flamegraph_write(m, n, &r->res, r->o->folded,
 				       r->o->flamegraph, r->err);
@@ -298,6 +355,7 @@ static void run_close(struct run *r)
 		close(r->pidfd);
 	ring_buffer__free(r->rb);
 	r->rb = NULL;
+	metrics_stop(&r->metrics);
 	detach_all(r);
 	free(r->atts);
 	if (r->handlers_set) {
@@ -310,10 +368,32 @@ static void run_close(struct run *r)
 		close(r->sig_pipe[0]);
 	}
 	events_fini(&r->ev);
+	heatmap_free(r->hm, &r->out);
 	stacks_fini(&r->st);
 	loader_close(&r->l);
 	if (r->o->child)
 		child_release(r->o->child);
+}
+
+/* --heatmap/--heatmap-svg wrap the output; --metrics starts serving
+ * (before anything is attached, so a bad address stops the run early). */
+static int setup_outputs(struct run *r)
+{
+	const struct run_opts *o = r->o;
+	int err = 0;
+	if (o->heatmap || o->heatmap_svg) {
+		size_t n;
+		struct mapdump_map *m = loader_user_maps(&r->l, &n);
+		if (!m)
+			return -ENOMEM;
+		struct heatmap_opts ho = { o->heatmap, o->heatmap_svg, -1 };
+		err = heatmap_start(&r->hm, &r->out, &ho, m, n, r->err);
+		free(m);
+	}
+	if (!err && o->metrics)
+		err = metrics_start(&r->metrics, r->c, &r->l, &r->res,
+				    o->metrics, o->quiet, r->err);
+	return err;
 }
 
 static int run_setup(struct run *r)
@@ -363,7 +443,8 @@ static int run_setup(struct run *r)
 		return -ENOMEM;
 	r->ev = (struct events){ .c = c, .map_fds = r->l.map_fds,
 				 .o = &r->out, .err = r->err,
-				 .unsafe = o->unsafe };
+				 .unsafe = o->unsafe, .unwatch = unwatch,
+				 .unwatch_ctx = r };
 	if (c->ringbuf >= 0) {
 		r->rb = ring_buffer__new(r->l.map_fds[c->ringbuf],
 					 ringbuf_sample, r, NULL);
@@ -374,7 +455,9 @@ static int run_setup(struct run *r)
 			return err;
 		}
 	}
-	err = setup_signals(r);
+	err = setup_outputs(r);
+	if (!err)
+		err = setup_signals(r);
 	if (!err)
 		err = setup_poll(r);
 	return err;
@@ -407,6 +490,16 @@ int run_program(const struct compiled *c, const struct run_opts *o)
 	}
 	if (!err)
 		err = attach_all(&r);
+	/* targets that need user space while they run */
+	for (uint32_t i = 0; !err && i < r.natts; i++)
+		if (r.atts[i].service)
+			err = epoll_add(r.epfd, r.atts[i].poll_fd);
+	/* bpftrace's signal to test harnesses that everything is attached
+	 * (its runtime tests wait for it) */
+	if (!err && getenv("__BPFTRACE_NOTIFY_PROBES_ATTACHED")) {
+		fputs("__BPFTRACE_NOTIFY_PROBES_ATTACHED\n", r.err);
+		fflush(r.err);
+	}
 	if (!err) {
 		consume(&r);
 		if (o->child && !r.ev.exit_requested) {
@@ -420,9 +513,16 @@ int run_program(const struct compiled *c, const struct run_opts *o)
 	if (!err)
 		err = poll_loop(&r);
 	if (!err) {
-		/* Detach first, so the maps printed hold still; then END. */
-		detach_all(&r);
-		err = run_progs(&r, true);
+		/* The maps printed must hold still: a few probes are detached
+		 * first; many would take ~30 ms each, so their programs are
+		 * told to stop instead, and detached after printing. */
+		if (c->stop_flag >= 0)
+			err = stop_counting(&r);
+		else
+			detach_all(&r);
+		int eerr = run_progs(&r, true);
+		if (!err)
+			err = eerr;
 		consume(&r);
 		int perr = print_maps(&r);
 		if (!err)

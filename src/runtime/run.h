@@ -15,6 +15,11 @@
  *   --folded FILE, --flamegraph FILE
  *                  folded, flamegraph: stack-keyed maps written at exit
  *                  (runtime/flamegraph.h)
+ *   --heatmap, --heatmap-svg FILE
+ *                  heatmap, heatmap_svg: hist prints as heatmap rows
+ *                  (runtime/heatmap.h)
+ *   --metrics ADDR:PORT
+ *                  metrics: maps served to Prometheus (runtime/metrics.h)
  */
 #ifndef SONDE_RUN_H
 #define SONDE_RUN_H
@@ -43,6 +48,9 @@ struct run_opts {
 				program), report, attach nothing */
 	const char *folded;     /* --folded: stack maps as folded stacks */
 	const char *flamegraph; /* --flamegraph: ... as an SVG flame graph */
+	bool heatmap;            /* --heatmap */
+	const char *heatmap_svg; /* --heatmap-svg */
+	const char *metrics;     /* --metrics ADDR:PORT; NULL: none */
 };
 
 /*

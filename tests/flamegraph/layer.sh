@@ -70,13 +70,8 @@ if ! command -v chromium >/dev/null; then
 elif [ ! -s "$svg" ]; then
 	echo "not ok svg-render: no SVG written"
 else
-	prof=$(mktemp -d)
 	dom=$scratch/dom
-	timeout 60 chromium --headless --no-sandbox --disable-gpu --disable-quic \
-		--no-first-run --disable-background-networking \
-		--disable-component-update --disable-sync --user-data-dir="$prof" \
-		--dump-dom "file://$svg" >"$dom" 2>"$scratch/chromium.err"
-	rm -rf "$prof"
+	render_svg "$svg" "$dom" "$scratch/chromium.err"
 	why=
 	for f in all stackwl main level1 level2 level3 spin; do
 		grep -qE "<title>$f \([0-9]+ samples, [0-9.]+%\)</title>" "$dom" ||
@@ -92,8 +87,11 @@ else
 		echo "ok svg-render"
 	fi
 	deep=$scratch/deep.svg
+	# the libraries the Makefile links sonde with
+	libs="$(pkg-config --libs libbpf libelf zlib libdw) -liberty -pthread"
+	pkg-config --exists libmicrohttpd && libs+=" $(pkg-config --libs libmicrohttpd)"
 	${CC:-cc} -std=gnu11 -I"$TOP/src" "$TOP/tests/flamegraph/deepsvg.c" \
-		-o "$scratch/deepsvg" "$BUILD/libsonde.a" -lbpf -lelf -lz -liberty \
+		-o "$scratch/deepsvg" "$BUILD/libsonde.a" $libs \
 		2>"$scratch/deepsvg.err" && "$scratch/deepsvg" 120 >"$deep" ||
 		{ echo "not ok svg-deep-first-screen: cannot build deepsvg.c"; indent "$scratch/deepsvg.err" 10; deep=; }
 	for t in svg-first-screen:"$svg" svg-deep-first-screen:"$deep"; do

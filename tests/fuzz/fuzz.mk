@@ -12,7 +12,7 @@
 FCC       := clang
 FBUILD    := build-fuzz
 FUZZ_TIME ?= 60
-PKGS      := libbpf libelf zlib
+PKGS      := libbpf libelf zlib libdw
 FCFLAGS   := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 	-g -O1 -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Isrc \
 	$(shell pkg-config --cflags $(PKGS))

@@ -33,11 +33,13 @@
 #                    cpus:N       at least N online CPUs
 #                    cmd:NAME     NAME is on $PATH
 #                    uwl          the uprobe workload built (@UWL@)
+#                    dwl          the DWARF/USDT workload built (@DWL@)
+#                    bpattach     hardware breakpoints can be opened
+#                    breakpoints  ... and they fire (some VMs attach them
+#                                 but never deliver a hit): checked by a
+#                                 canary, tests/runtime/bpcanary.c
 #                    nokprobes    the kernel has no kprobe PMU
-#                    breakpoints  a hardware breakpoint fires here (the
-#                                 bpcanary.c check; on some virtual
-#                                 machines they attach but never fire)
-#                    nobreakpoints  one can be set but never fires
+#                    nobreakpoints  they can be opened but never fire
 #   EXPECT         block: stdout must be exactly these lines (byte for byte,
 #                  each line ends with \n)
 #   EXPECT_REGEX   block: stdout must have as many lines, line i matching
@@ -58,6 +60,9 @@
 # EXPECT_COUNT: @WL@ is the workload binary (wl.c),
 # @UWL@ and @UWLNP@ the uprobe/USDT workload (uwl.c) as a PIE and not,
 # @SWL@ the deep-call-chain one with frame pointers (stackwl.c),
+# @DWL@ the DWARF/USDT workload (dwl.c, -g -O0, `dwl N` runs N rounds, 0:
+# forever), @DWLIB@ its library (dwlib.c), @DWLDL@ it with its debug info
+# in a separate file found through .gnu_debuglink,
 # @TMP@ a scratch directory of the test, emptied before the run, @BGPID@ the
 # pid of the BG command, @WLSYM:NAME@ the address (0x...) of symbol NAME in
 # the workload binary (from nm).
@@ -113,6 +118,9 @@ subst() {
 	s=${s//@UWL@/$UWL}
 	s=${s//@UWLNP@/$UWLNP}
 	s=${s//@SWL@/$SWL}
+	s=${s//@DWLIB@/${DWLIB:-}}
+	s=${s//@DWLDL@/${DWLDL:-}}
+	s=${s//@DWL@/${DWL:-}}
 	s=${s//@TMP@/$TMPD}
 	s=${s//@BGPID@/${BGPID:-}}
 	local k
@@ -142,29 +150,36 @@ missing_requirement() {
 		cmd:*) command -v "${w#cmd:}" >/dev/null || { echo "no ${w#cmd:} command"; return; } ;;
 		nokprobes) [ ! -e /sys/bus/event_source/devices/kprobe ] || { echo "this kernel has kprobes (the test is of the error without them)"; return; } ;;
 		uwl) [ -x "$UWLNP" ] || { echo "uwl.c did not build (no <sys/sdt.h>?)"; return; } ;;
-		breakpoints)
-			case "$(breakpoint_canary)" in
-			0) ;;
-			1) echo "hardware breakpoints attach but never fire on this machine (bpcanary: 0 of 3 writes seen)"; return ;;
-			*) echo "no hardware breakpoints can be set here (bpcanary)"; return ;;
-			esac ;;
+		dwl) [ -x "${DWLDL:-}" ] || { echo "dwl.c did not build (no <sys/sdt.h>, objcopy?)"; return; } ;;
+		bpattach | breakpoints)
+			local bp
+			bp=$(breakpoint_state)
+			case "$w:$bp" in
+			*:fires | bpattach:attaches) ;;
+			breakpoints:attaches) echo "hardware breakpoints attach but never fire here (canary bpcanary.c)"; return ;;
+			*) echo "hardware breakpoints cannot be opened here (canary: ${bp#none: })"; return ;;
+			esac
+			;;
 		nobreakpoints)
-			[ "$(breakpoint_canary)" = 1 ] || { echo "hardware breakpoints fire here, or cannot be set (the test is of the error when they never fire)"; return; } ;;
+			[ "$(breakpoint_state)" = attaches ] || { echo "hardware breakpoints fire here, or cannot be opened (the test is of the error when they never fire)"; return; } ;;
 		*) echo "unknown requirement $w"; return ;;
 		esac
 	done
 }
 
-# breakpoint_canary: bpcanary's exit status (0 fire, 1 never fire, 2 none).
-# It takes a few ms, and only the watchpoint tests ask.
-breakpoint_canary() {
-	[ -x "${BPCANARY:-}" ] || { echo 2; return; }
-	"$BPCANARY" >/dev/null 2>&1
-	echo $?
-}
-
 TRACEFS=/sys/kernel/tracing
 [ -d $TRACEFS/events ] || TRACEFS=/sys/kernel/debug/tracing
+
+# breakpoint_state: what the canary (bpcanary.c, built by build_workload)
+# says of hardware breakpoints here: "fires", "attaches" or "none: why";
+# run once, then cached.
+breakpoint_state() {
+	if [ -z "${BP_STATE:-}" ]; then
+		BP_STATE=$("${BPCANARY:-/nonexistent}" 2>/dev/null)
+		[ -n "$BP_STATE" ] || BP_STATE="none: the canary did not build"
+	fi
+	printf '%s\n' "$BP_STATE"
+}
 
 # build_workload DIR: compiles wl.c into DIR/wl (sets WL), and uwl.c into
 # DIR/uwl (PIE) and DIR/uwlnp (-no-pie), setting UWL and UWLNP.
@@ -181,6 +196,20 @@ build_workload() {
 	if [ ! -x "$WL" ] || [ "$RTDIR/wl.c" -nt "$WL" ]; then
 		${CC:-cc} -O2 -static -o "$WL" "$RTDIR/wl.c" 2>/dev/null ||
 			${CC:-cc} -O2 -o "$WL" "$RTDIR/wl.c" || return 1
+	fi
+	# dwl: -g -O0 with structs and two USDT providers, linked to
+	# libdwlib.so (its own function and provider); dwl_dl is the same
+	# with its debug info moved to dwl_dl.debug (.gnu_debuglink)
+	DWL=$1/dwl DWLIB=$1/libdwlib.so DWLDL=$1/dwl_dl
+	if [ ! -x "$DWLDL" ] || [ "$RTDIR/dwl.c" -nt "$DWLDL" ] ||
+		[ "$RTDIR/dwlib.c" -nt "$DWLDL" ]; then
+		${CC:-cc} -g -O0 -fPIC -shared -o "$DWLIB" "$RTDIR/dwlib.c" &&
+			${CC:-cc} -g -O0 -o "$DWL" "$RTDIR/dwl.c" -L"$1" -ldwlib \
+				-Wl,-rpath,"$1" &&
+			objcopy --only-keep-debug "$DWL" "$DWLDL.debug" &&
+			objcopy --strip-debug --add-gnu-debuglink="$DWLDL.debug" \
+				"$DWL" "$DWLDL" ||
+			rm -f "$DWL" "$DWLIB" "$DWLDL"
 	fi
 	BPCANARY=$1/bpcanary
 	if [ ! -x "$BPCANARY" ] || [ "$RTDIR/bpcanary.c" -nt "$BPCANARY" ]; then

@@ -82,10 +82,13 @@ static const struct provider toy = {
 	.expand = toy_expand,
 };
 
-/* parse -> expand -> sema -> codegen of text; 0 or the error count. */
+static struct arena a;
+
+/* parse -> expand -> sema -> codegen of text; 0 or the error count. The
+ * arena lives until the next call (c points into it). */
 static int compile(const char *text, struct compiled *c, char **errs)
 {
-	static struct arena a;
+	arena_release(&a);
 	arena_init(&a);
 	size_t len = 0;
 	FILE *ef = open_memstream(errs, &len);
@@ -136,6 +139,7 @@ TEST(a_new_probe_type_is_one_provider)
 	CHECK(compile("toyprobe:x { @ = retval; }", &c, &errs) == 1);
 	CHECK(errs && strstr(errs, "retval is not available in toyprobe"));
 	free(errs);
+	arena_release(&a);
 }
 
 int main(void)

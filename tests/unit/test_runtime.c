@@ -105,6 +105,7 @@ static void base(struct compiled *c)
 	c->nmaps = 1;
 	c->ringbuf = 0;
 	c->lost_counter = -1;
+	c->stop_flag = -1;
 	c->events = arena_alloc(&A, sizeof(*c->events) * 4);
 	const struct type **args = arena_alloc(&A, sizeof(*args) * 2);
 	args[0] = args[1] = type_int(8, true);

@@ -15,6 +15,7 @@
 #include "kernel/regs.h"
 #include "kernel/usdt.h"
 #include "kernel/usrpath.h"
+#include "kernel/x86insn.h"
 #include "probes/impl.h"
 
 TEST(usdt_arg_specs)
@@ -39,8 +40,24 @@ TEST(usdt_arg_specs)
 	/* well-formed but unreadable here */
 	CHECK(usdt_parse_arg("8@counter(%rip)", &a) == 0);
 	CHECK(a.kind == USDT_ARG_BAD);
+	/* base + index * scale */
 	CHECK(usdt_parse_arg("4@8(%rax,%rbx,4)", &a) == 0);
-	CHECK(a.kind == USDT_ARG_BAD);
+	CHECK(a.kind == USDT_ARG_MEM && a.val == 8 && a.scale == 4);
+	CHECK(a.reg == offsetof(struct pt_regs, rax));
+	CHECK(a.index == offsetof(struct pt_regs, rbx));
+	CHECK(usdt_parse_arg("8@-88(%rsp,%rax,8)", &a) == 0);
+	CHECK(a.kind == USDT_ARG_MEM && a.val == -88 && a.scale == 8);
+	/* constants cut to the argument's size: gcc writes unsigned ones
+	 * signed */
+	CHECK(usdt_parse_arg("4@$-202182160", &a) == 0);
+	CHECK(a.kind == USDT_ARG_CONST && a.val == 4092785136LL);
+	CHECK(usdt_parse_arg("-4@$-202182160", &a) == 0);
+	CHECK(a.val == -202182160);
+	CHECK(usdt_parse_arg("1@$-16", &a) == 0);
+	CHECK(a.val == 240);
+	CHECK(usdt_parse_arg("-2@$-3600", &a) == 0);
+	CHECK(a.val == -3600);
+	CHECK(usdt_parse_arg("4@8(%rax,%rbx,3)", &a) == -EINVAL);
 	/* malformed */
 	CHECK(usdt_parse_arg("3@%eax", &a) == -EINVAL);
 	CHECK(usdt_parse_arg("4@%nosuch", &a) == -EINVAL);
@@ -155,8 +172,49 @@ TEST(listing)
 	free(s);
 }
 
+/* Instruction lengths against what objdump decodes (the decoder also
+ * agrees with objdump on every instruction of bash, libc and libLLVM). */
+TEST(x86_lengths)
+{
+	static const struct {
+		uint8_t b[15];
+		size_t len;
+	} cases[] = {
+		{ { 0x41, 0x57 }, 2 },                         /* push %r15 */
+		{ { 0x48, 0x89, 0xe5 }, 3 },                   /* mov %rsp,%rbp */
+		{ { 0x48, 0x83, 0xec, 0x28 }, 4 },             /* sub $0x28,%rsp */
+		{ { 0x48, 0x8d, 0x05, 1, 2, 3, 4 }, 7 },       /* lea rip+d32 */
+		{ { 0x8b, 0x44, 0x24, 0x08 }, 4 },             /* mov 8(%rsp),%eax */
+		{ { 0x8b, 0x04, 0x25, 1, 2, 3, 4 }, 7 },       /* SIB, no base */
+		{ { 0x48, 0xb8, 1, 2, 3, 4, 5, 6, 7, 8 }, 10 }, /* movabs */
+		{ { 0x66, 0xb8, 1, 2 }, 4 },                   /* mov $i16,%ax */
+		{ { 0xe8, 1, 2, 3, 4 }, 5 },                   /* call rel32 */
+		{ { 0x0f, 0x84, 1, 2, 3, 4 }, 6 },             /* je rel32 */
+		{ { 0xf6, 0x45, 0xf8, 0x01 }, 4 },             /* testb $1,-8(%rbp) */
+		{ { 0xf7, 0xd8 }, 2 },                         /* neg %eax */
+		{ { 0xc5, 0xf8, 0x77 }, 3 },                   /* vzeroupper */
+		{ { 0xc5, 0xfd, 0x6f, 0x06 }, 4 },             /* vmovdqa (%rsi) */
+		{ { 0xc4, 0xe3, 0x7d, 0x39, 0xc1, 0x01 }, 6 }, /* vextracti128 */
+		{ { 0xf3, 0x0f, 0x1e, 0xfa }, 4 },             /* endbr64 */
+		{ { 0x66, 0x0f, 0x1f, 0x44, 0, 0 }, 6 },       /* nopw */
+		{ { 0x06 }, 0 },                               /* not in 64-bit */
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++)
+		CHECK(x86insn_len(cases[i].b, sizeof(cases[i].b)) ==
+		      cases[i].len);
+	/* push %r15; mov %rsp,%rbp: 2 and 5 start, 1 and 3 do not */
+	static const uint8_t fn[] = { 0x41, 0x57, 0x48, 0x89, 0xe5, 0xc3 };
+	CHECK(x86insn_boundary(fn, sizeof(fn), 2) == X86INSN_START);
+	CHECK(x86insn_boundary(fn, sizeof(fn), 5) == X86INSN_START);
+	CHECK(x86insn_boundary(fn, sizeof(fn), 1) == X86INSN_MIDDLE);
+	CHECK(x86insn_boundary(fn, sizeof(fn), 3) == X86INSN_MIDDLE);
+	static const uint8_t junk[] = { 0x06, 0x90 };
+	CHECK(x86insn_boundary(junk, sizeof(junk), 1) == X86INSN_UNKNOWN);
+}
+
 int main(void)
 {
+	RUN(x86_lengths);
 	RUN(usdt_arg_specs);
 	RUN(usdt_notes_of_self);
 	RUN(register_names);

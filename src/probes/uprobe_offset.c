@@ -1,0 +1,49 @@
+/* uprobe:PATH:FUNC+OFFSET must land on an instruction's first byte: a
+ * breakpoint written into the middle of one corrupts the traced program.
+ * As bpftrace does, the function's instructions are decoded from its start
+ * (x86-64; other architectures have fixed-size instructions the kernel
+ * checks itself) and an offset inside one, or past one that cannot be
+ * decoded, is refused with bpftrace's words. */
+#include <fcntl.h>
+#include <stdint.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kernel/x86insn.h"
+#include "probes/impl.h"
+#include "util/diag.h"
+
+int probe_uprobe_check_offset(struct probe_env *env,
+			      const struct attach_point *a, const char *path,
+			      const char *func, uint64_t func_off,
+			      uint64_t delta)
+{
+#if defined(__x86_64__)
+	if (!delta)
+		return 0;
+	/* the bytes up to the offset and one whole instruction after */
+	uint8_t buf[4096 + 16];
+	if (delta > 4096) {
+		diag_error(env->diag, a->span, "Failed to check if uprobe is in "
+			   "proper place: %s:%s+%llu (offsets past 4096 are not "
+			   "decoded)", path, func, (unsigned long long)delta);
+		return -1;
+	}
+	int fd = open(probe_user_binary(env, path), O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : pread(fd, buf, (size_t)delta + 16,
+					(off_t)func_off);
+	if (fd >= 0)
+		close(fd);
+	enum x86insn_at at = n < (ssize_t)delta ? X86INSN_UNKNOWN :
+			     x86insn_boundary(buf, (size_t)n, (size_t)delta);
+	if (at == X86INSN_START)
+		return 0;
+	diag_error(env->diag, a->span, at == X86INSN_MIDDLE ?
+		   "Could not add uprobe into middle of instruction: %s:%s+%llu" :
+		   "Failed to check if uprobe is in proper place: %s:%s+%llu",
+		   path, func, (unsigned long long)delta);
+	return -1;
+#else
+	return 0;
+#endif
+}
