@@ -24,7 +24,7 @@ ifeq ($(SAN),1)
   SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined
 endif
 ALL_CFLAGS := -std=gnu11 -pthread $(WARN) $(OPT) $(SANFLAGS) -Isrc $(PKG_CFLAGS) $(CFLAGS) -MMD -MP
-LDLIBS   := $(PKG_LIBS) -pthread
+LDLIBS   := $(PKG_LIBS) -liberty -pthread
 
 SRCS     := $(shell find src -name '*.c' | sort)
 LIB_SRCS := $(filter-out src/main.c,$(SRCS))
@@ -36,12 +36,15 @@ UNIT_BINS := $(UNIT_SRCS:%.c=$(BUILD)/%)
 # the tools in PREFIX/share/sonde/tools (where `sonde -t NAME` finds them)
 # with each one on the PATH as PREFIX/bin/sonde-NAME (a link; a tool's
 # wrapper, such as tools/profile, takes the name before its .bt), and the
-# man page. make uninstall removes exactly those.
+# man page, and the bash and zsh completions (completions/). make uninstall
+# removes exactly those.
 PREFIX   ?= /usr/local
 DESTDIR  ?=
 BINDIR   := $(DESTDIR)$(PREFIX)/bin
 TOOLDIR  := $(DESTDIR)$(PREFIX)/share/sonde/tools
 MANDIR   := $(DESTDIR)$(PREFIX)/share/man/man8
+BASHCOMPDIR := $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR  := $(DESTDIR)$(PREFIX)/share/zsh/site-functions
 TOOLS    := $(sort $(notdir $(wildcard tools/*)))
 # the name on the PATH: sonde-NAME, for NAME.bt unless a wrapper NAME exists
 TOOL_LINKS := $(sort $(patsubst %.bt,%,$(TOOLS)))
@@ -60,10 +63,14 @@ install: $(BUILD)/sonde
 	install -m 755 $(addprefix tools/,$(TOOLS)) $(TOOLDIR)/
 	$(foreach t,$(TOOL_LINKS),ln -sf ../share/sonde/tools/$(call tool_target,$(t)) $(BINDIR)/sonde-$(t) &&) true
 	install -m 644 docs/sonde.8 $(MANDIR)/sonde.8
+	install -d $(BASHCOMPDIR) $(ZSHCOMPDIR)
+	install -m 644 completions/sonde.bash $(BASHCOMPDIR)/sonde
+	install -m 644 completions/_sonde $(ZSHCOMPDIR)/_sonde
 
 uninstall:
 	rm -f $(BINDIR)/sonde $(addprefix $(BINDIR)/sonde-,$(TOOL_LINKS))
 	rm -f $(addprefix $(TOOLDIR)/,$(TOOLS)) $(MANDIR)/sonde.8
+	rm -f $(BASHCOMPDIR)/sonde $(ZSHCOMPDIR)/_sonde
 	-rmdir $(TOOLDIR) $(DESTDIR)$(PREFIX)/share/sonde 2>/dev/null
 
 $(BUILD)/%.o: %.c

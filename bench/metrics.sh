@@ -103,8 +103,8 @@ echo "|---|---|---|---|"
 echo "| program cost (ns/run, bpf_stats) | $pc0 | $pc1 | $(ratio "$pc1" "$pc0") |"
 echo "| dd CPU time (ns/write) | $dd0 | $dd1 | $(ratio "$dd1" "$dd0") |"
 echo
-if cmp -s <("$sonde" -d bpf -e "$prog") <("$sonde" --metrics 9 -d bpf -e "$prog"); then
-	echo "\`sonde -d bpf\` prints the same program with and without --metrics: it only reads the maps, in user space, when scraped."
+if cmp -s <("$sonde" --dump bpf -e "$prog") <("$sonde" --metrics 9 --dump bpf -e "$prog"); then
+	echo "\`sonde --dump bpf\` prints the same program with and without --metrics: it only reads the maps, in user space, when scraped."
 else
-	echo "**\`sonde -d bpf\` prints a different program with --metrics.**"
+	echo "**\`sonde --dump bpf\` prints a different program with --metrics.**"
 fi

@@ -23,7 +23,7 @@ out=build/bench/stacks
 mkdir -p "$out"
 make -s all >/dev/null || exit 1
 cc -std=gnu11 -O2 -Wall -Wextra -Werror -Isrc -o "$out/print_stacks" \
-	bench/stacks/print_stacks.c build/libsonde.a -lbpf -ldw -lelf -lz || exit 1
+	bench/stacks/print_stacks.c build/libsonde.a -lbpf -ldw -lelf -lz -liberty || exit 1
 
 echo "## Stacks"
 echo

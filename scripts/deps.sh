@@ -12,11 +12,14 @@ PKGS=(
 	libbpf-dev libelf-dev zlib1g-dev      # sonde's libraries (libbpf, libelf, zlib)
 	libmicrohttpd-dev                     # --metrics' HTTP server (optional: the build leaves --metrics out without it)
 	libdw-dev                             # elfutils' libdw: DWARF of probed programs
+	libiberty-dev                         # cplus_demangle (static: no run-time dependency)
+	g++                                   # C++ test programs (demangling)
 	clang libclang-rt-14-dev              # fuzzer + sanitizers (libclang_rt.fuzzer), BPF test objects
 	bpftrace                              # the reference: comparison tests, /usr/sbin/*.bt
 	bpftool                               # /usr/sbin/bpftool: inspecting loaded programs
 	systemtap-sdt-dev                     # <sys/sdt.h> for USDT test programs
 	chromium                              # headless rendering of flame graph and heatmap SVGs (tests/flamegraph, tests/heatmap)
+	zsh                                   # the zsh completion's test (tests/completion)
 	mount util-linux iproute2             # tool tests: losetup (a loop disk), unshare + ip (a netns)
 	prometheus curl                       # promtool and a real Prometheus server scraping --metrics (tests/metrics)
 )

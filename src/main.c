@@ -26,7 +26,8 @@
 
 #define SONDE_VERSION "0.1.0"
 
-enum dump_what { DUMP_AST = 1, DUMP_IR = 2, DUMP_BPF = 4 };
+/* DUMP_DEBUG: a bare -d was given (a second one adds the BPF code). */
+enum dump_what { DUMP_AST = 1, DUMP_IR = 2, DUMP_BPF = 4, DUMP_DEBUG = 8 };
 
 struct options {
 	const char *prog_text; /* -e */
@@ -82,8 +83,12 @@ static void usage(FILE *out)
 	      "                 of events)\n"
 	      "  -q             quiet: no \"Attaching N probes...\" line\n"
 	      "  -v             verbose: libbpf messages and verifier logs\n"
-	      "  -d ast|ir|bpf  print the syntax tree, the IR or the BPF "
-	      "code (repeatable)\n"
+	      "  -d, -dd        debug (dry run): print the syntax tree and the "
+	      "IR; -dd the\n"
+	      "                 BPF code too\n"
+	      "  --dump ast|ir|bpf  print only the syntax tree, the IR or the "
+	      "BPF code\n"
+	      "                 (repeatable; dry run)\n"
 	      "  --dry-run      compile (probes, types, code), load nothing\n"
 	      "  --verify       also load every program (the kernel's "
 	      "verifier checks it),\n"
@@ -175,8 +180,8 @@ static int parse_dump(struct options *o, const char *what)
 	else if (!strcmp(what, "bpf"))
 		o->dump |= DUMP_BPF;
 	else {
-		fprintf(stderr, "sonde: unknown -d listing '%s' (known: ast, "
-				"ir, bpf)\n", what);
+		fprintf(stderr, "sonde: unknown --dump listing '%s' (known: "
+				"ast, ir, bpf)\n", what);
 		return -1;
 	}
 	return 0;
@@ -233,7 +238,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 	enum { OPT_DRY_RUN = 256, OPT_VERSION, OPT_UNSAFE, OPT_OBJECT,
 	       OPT_PROG, OPT_SET, OPT_PERF_EVENT, OPT_VERIFY, OPT_FOLDED,
 	       OPT_FLAMEGRAPH, OPT_TOOLS, OPT_HEATMAP, OPT_HEATMAP_SVG,
-	       OPT_METRICS, OPT_USDT_FILE_ACTIVATION };
+	       OPT_METRICS, OPT_USDT_FILE_ACTIVATION, OPT_DUMP };
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
@@ -252,19 +257,25 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "metrics", required_argument, NULL, OPT_METRICS },
 		{ "usdt-file-activation", no_argument, NULL,
 		  OPT_USDT_FILE_ACTIVATION },
+		{ "dump", required_argument, NULL, OPT_DUMP },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
 	/* '+': stop at the first non-option, which is the script or $1 */
 	const char *tool = NULL;
 options:
-	while ((c = getopt_long(argc, argv, "+e:t:d:hc:p:f:o:qvlB:", longopts,
+	while ((c = getopt_long(argc, argv, "+e:t:dhc:p:f:o:qvlB:", longopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'e': o->prog_text = optarg; break;
 		case 't': tool = optarg; break;
 		case OPT_TOOLS: o->list_tools = 1; break;
-		case 'd':
+		case 'd': /* bpftrace's -d / -dd */
+			o->dump |= DUMP_AST | DUMP_IR |
+				   ((o->dump & DUMP_DEBUG) ? DUMP_BPF : 0) |
+				   DUMP_DEBUG;
+			break;
+		case OPT_DUMP:
 			if (parse_dump(o, optarg) < 0)
 				return -1;
 			break;
@@ -378,6 +389,15 @@ options:
 			return -1;
 		}
 		o->prog_path = argv[optind++];
+		/* `-d ast` was the old spelling of `--dump ast`. */
+		if ((o->dump & DUMP_DEBUG) && access(o->prog_path, F_OK) &&
+		    (!strcmp(o->prog_path, "ast") ||
+		     !strcmp(o->prog_path, "ir") ||
+		     !strcmp(o->prog_path, "bpf"))) {
+			fprintf(stderr, "sonde: -d takes no listing name; "
+					"use --dump %s\n", o->prog_path);
+			return -1;
+		}
 		/* A bare word that is no file here may name a tool. */
 		if (access(o->prog_path, F_OK) && errno == ENOENT &&
 		    toolfind_is_name(o->prog_path) &&

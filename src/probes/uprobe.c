@@ -16,7 +16,9 @@
 #include "kernel/usrpath.h"
 #include "probes/impl.h"
 #include "util/arena.h"
+#include "util/demangle.h"
 #include "util/diag.h"
+#include "util/strbuf.h"
 
 /* the providers of this file, defined at its end */
 extern const struct provider probe_uprobe_prov, probe_uretprobe_prov;
@@ -67,7 +69,10 @@ static void add(struct probe_env *env, const struct attach_point *a,
 	t->name = arena_printf(env->arena, "%s:%s:%s", a->provider, path,
 			       spec);
 	t->binary = probe_user_binary(env, path);
-	t->func = func ? arena_strdup(env->arena, func) : NULL;
+	/* `func` prints C++ names demangled, as ustack and usym do */
+	char *dm = func ? demangle_for_output(func) : NULL;
+	t->func = func ? arena_strdup(env->arena, dm ? dm : func) : NULL;
+	free(dm);
 	t->u.user.offset = off;
 	t->u.user.retprobe = ret;
 	t->pid = env->pid; /* not the -c child: bpftrace traces all there */
@@ -88,6 +93,68 @@ static int file_off(struct probe_env *env, const struct attach_point *a,
 	diag_error(env->diag, a->span, "address 0x%llx is not in a loaded "
 		   "segment of %s", (unsigned long long)vaddr, es->path);
 	return -1;
+}
+
+/* The demangled name d past its return type, or NULL when it has none: a
+ * space outside <> before the parameter list ends the return type. */
+static const char *skip_return_type(const char *d)
+{
+	const char *space = NULL;
+	int depth = 0;
+	for (const char *p = d; *p && !(*p == '(' && !depth); p++) {
+		if (*p == '<')
+			depth++;
+		else if (*p == '>')
+			depth--;
+		else if (*p == ' ' && !depth)
+			space = p;
+	}
+	return space && space > d ? space + 1 : NULL;
+}
+
+/* Whether the C++ symbol sym, demangled, is what spec names: with a
+ * wildcard, the glob matches the whole demangled name; without, spec is
+ * the whole name ("ns::Klass::method(int)") or the name without its
+ * parameters ("ns::Klass::method": every overload). */
+static bool cpp_matches(const char *spec, const char *sym, bool wildcard)
+{
+	char *dm = demangle_cpp(sym);
+	if (!dm)
+		return false;
+	size_t k = strlen(spec);
+	bool m = false;
+	/* the name as written, then without a template's return type
+	 * ("long ns::twice<long>(long)") */
+	for (const char *d = dm; d && !m; d = skip_return_type(d))
+		m = wildcard ? glob_match(spec, d) :
+		    !strncmp(d, spec, k) && (!d[k] || d[k] == '(');
+	free(dm);
+	return m;
+}
+
+/* A C++ name with no wildcard that no symbol has as it is: every symbol
+ * it names once demangled (uprobe:BIN:"ns::Klass::method(int)"). */
+static int expand_cpp(struct probe_env *env, const struct attach_point *a,
+		      const char *path, const struct elf_syms *es,
+		      struct probe_target **out, uint32_t *n, bool many)
+{
+	uint32_t before = *n;
+	uint64_t off;
+	for (uint32_t i = 0; i < es->nsyms; i++) {
+		const struct elf_sym *s = &es->syms[i];
+		if (!cpp_matches(a->parts[1], s->name, false) ||
+		    elfsym_find(es, s->name) != s)
+			continue;
+		if (file_off(env, a, es, s->addr, &off))
+			return -1;
+		add(env, a, path, s->name, off, s->addr, s->name, out, n);
+	}
+	if (*n == before && !many) {
+		diag_error(env->diag, a->span, "no function %s in %s",
+			   a->parts[1], path);
+		return -1;
+	}
+	return 0;
 }
 
 /* many: one of several files a wildcard or -p named, where a function
@@ -128,7 +195,8 @@ static int expand_es(struct probe_env *env, const struct attach_point *a,
 		uint32_t before = *n;
 		for (uint32_t i = 0; i < es->nsyms; i++) {
 			const struct elf_sym *s = &es->syms[i];
-			if (!glob_match(spec, s->name) ||
+			if (!(glob_match(spec, s->name) ||
+			      cpp_matches(spec, s->name, true)) ||
 			    elfsym_find(es, s->name) != s)
 				continue; /* one probe per name */
 			if (file_off(env, a, es, s->addr, &off))
@@ -143,6 +211,8 @@ static int expand_es(struct probe_env *env, const struct attach_point *a,
 		}
 		return 0;
 	}
+	if (!elfsym_find(es, spec) && strstr(spec, "::"))
+		return expand_cpp(env, a, path, es, out, n, many);
 	char *name = arena_strdup(env->arena, spec);
 	char *plus = strchr(name, '+');
 	uint64_t delta = 0;
@@ -220,9 +290,33 @@ static int expand_many(struct probe_env *env, const struct attach_point *a,
 	return 0;
 }
 
+/* uprobe:BIN:ns::Klass::* arrives split at every ':'; a C++ name (parts
+ * after the binary holding "::") is one function part again. */
+static bool cpp_rejoin(struct probe_env *env, const struct attach_point *a,
+		       struct attach_point *out)
+{
+	struct strbuf sb = STRBUF_INIT;
+	for (uint32_t i = 1; i < a->nparts; i++)
+		sb_printf(&sb, "%s%s", i > 1 ? ":" : "", a->parts[i]);
+	bool cpp = strstr(sb_str(&sb), "::") != NULL;
+	if (cpp) {
+		*out = *a;
+		const char **parts = arena_alloc(env->arena, 2 * sizeof(*parts));
+		parts[0] = a->parts[0];
+		parts[1] = arena_strdup(env->arena, sb_str(&sb));
+		out->parts = parts;
+		out->nparts = 2;
+	}
+	sb_free(&sb);
+	return cpp;
+}
+
 static int expand(struct probe_env *env, const struct attach_point *a,
 		  struct probe_target **out, uint32_t *n)
 {
+	struct attach_point cpp;
+	if (a->nparts > 2 && cpp_rejoin(env, a, &cpp))
+		a = &cpp;
 	if (a->nparts != 2 || !a->parts[1][0] ||
 	    (!a->parts[0][0] && env->pid <= 0)) {
 		diag_error(env->diag, a->span,
@@ -258,7 +352,9 @@ static int list_file(const char *path, void *ctx)
 		return 0;
 	for (uint32_t i = 0; i < es->nsyms; i++) {
 		const struct elf_sym *s = &es->syms[i];
-		if (!glob_match(l->rest, s->name) ||
+		if (!(glob_match(l->rest, s->name) ||
+		      cpp_matches(l->rest, s->name,
+				  glob_has_wildcard(l->rest))) ||
 		    elfsym_find(es, s->name) != s)
 			continue;
 		fprintf(l->out, "uprobe:%s:%s\n", path, s->name);

@@ -25,6 +25,7 @@
 #include "runtime/mapdump.h"
 #include "runtime/metrics.h"
 #include "runtime/output.h"
+#include "runtime/progress.h"
 #include "runtime/run.h"
 #include "runtime/stacks.h"
 
@@ -50,6 +51,7 @@ struct run {
 	struct loader l;
 	struct probe_attachment *atts; /* per program, per target */
 	uint32_t natts;
+	struct progress pg;            /* the attach progress line */
 	struct out out;
 	struct out_resolver res;
 	struct stacks st;
@@ -156,9 +158,11 @@ static int attach_one(struct run *r, uint32_t i, uint32_t k)
 	if (t->prov && t->prov->attach)
 		err = t->prov->attach(t, r->l.prog_fds[i],
 				      &r->atts[prog_att_base(r->c, i) + k]);
-	if (err)
+	if (err) {
+		progress_end(&r->pg); /* the message on a line of its own */
 		fprintf(r->err, "sonde: cannot attach probe %s: %s\n", t->name,
 			strerror(-err));
+	}
 	return err;
 }
 
@@ -167,6 +171,14 @@ static int attach_one(struct run *r, uint32_t i, uint32_t k)
 static int attach_all(struct run *r)
 {
 	const struct compiled *c = r->c;
+	const char *fmt = r->o->format;
+	uint64_t done = 0, total = 0;
+	for (uint32_t i = 0; i < c->nprogs; i++)
+		if (!c->progs[i].is_begin && !c->progs[i].is_end)
+			total += c->progs[i].ntargets;
+	progress_start(&r->pg, r->err, !r->o->quiet &&
+		       !(fmt && !strcmp(fmt, "json")), "Attaching probes",
+		       total);
 	for (int pass = 0; pass < 2; pass++) {
 		for (uint32_t n = 0; n < c->nprogs; n++) {
 			uint32_t i = pass ? c->nprogs - 1 - n : n;
@@ -182,9 +194,11 @@ static int attach_all(struct run *r)
 				int err = attach_one(r, i, k);
 				if (err)
 					return err;
+				progress_step(&r->pg, ++done);
 			}
 		}
 	}
+	progress_end(&r->pg);
 	return 0;
 }
 

@@ -11,6 +11,7 @@
 #include <sys/sysmacros.h>
 
 #include "kernel/elfsym.h"
+#include "util/demangle.h"
 #include "util/strbuf.h"
 #include "util/vec.h"
 #include "util/xalloc.h"
@@ -395,7 +396,9 @@ static const struct jitsym *find_jit(const struct upid *p, uint64_t addr)
 static void put(struct strbuf *sb, const char *name, uint64_t off,
 		bool offset)
 {
-	sb_append(sb, name);
+	char *dm = demangle_for_output(name);
+	sb_append(sb, dm ? dm : name);
+	free(dm);
 	if (offset)
 		sb_printf(sb, "+%" PRIu64, off);
 }

@@ -9,6 +9,12 @@
 #                   comm and its user frames are the map's frames.
 #   svg-render      the --flamegraph SVG of that run, rendered by headless
 #                   chromium: the frames its script builds are in the DOM.
+#   svg-first-screen, svg-deep-first-screen
+#                   screenshots (1200x800, headless chromium) of that SVG
+#                   and of one whose stacks are 120 frames deep
+#                   (deepsvg.c): the root frame and the two levels above it
+#                   are inside the first screen (firstscreen.py reads the
+#                   PNG).
 # shellcheck source=tests/lib.sh
 . "$TOP/tests/lib.sh"
 RTDIR=$TOP/tests/runtime
@@ -80,5 +86,34 @@ else
 	else
 		echo "ok svg-render"
 	fi
+	deep=$scratch/deep.svg
+	# the libraries the Makefile links sonde with
+	libs="$(pkg-config --libs libbpf libelf zlib libdw) -liberty -pthread"
+	pkg-config --exists libmicrohttpd && libs+=" $(pkg-config --libs libmicrohttpd)"
+	${CC:-cc} -std=gnu11 -I"$TOP/src" "$TOP/tests/flamegraph/deepsvg.c" \
+		-o "$scratch/deepsvg" "$BUILD/libsonde.a" $libs \
+		2>"$scratch/deepsvg.err" && "$scratch/deepsvg" 120 >"$deep" ||
+		{ echo "not ok svg-deep-first-screen: cannot build deepsvg.c"; indent "$scratch/deepsvg.err" 10; deep=; }
+	for t in svg-first-screen:"$svg" svg-deep-first-screen:"$deep"; do
+		name=${t%%:*} file=${t#*:}
+		[ -n "$file" ] || continue
+		prof=$(mktemp -d)
+		rm -f "$scratch/$name.png"
+		timeout 60 chromium --headless --no-sandbox --disable-gpu \
+			--no-first-run --disable-background-networking \
+			--disable-component-update --disable-sync \
+			--user-data-dir="$prof" --window-size=1200,800 \
+			--screenshot="$scratch/$name.png" "file://$file" \
+			>/dev/null 2>"$scratch/chromium.err"
+		rm -rf "$prof"
+		if [ ! -s "$scratch/$name.png" ]; then
+			echo "not ok $name: chromium wrote no screenshot"
+			indent "$scratch/chromium.err" 10
+		elif why=$(python3 "$TOP/tests/flamegraph/firstscreen.py" "$scratch/$name.png" 2>&1); then
+			echo "ok $name"
+		else
+			echo "not ok $name: $why"
+		fi
+	done
 fi
 exit 0

@@ -16,7 +16,7 @@ PKGS      := libbpf libelf zlib libdw
 FCFLAGS   := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 	-g -O1 -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Isrc \
 	$(shell pkg-config --cflags $(PKGS))
-FLIBS     := $(shell pkg-config --libs $(PKGS))
+FLIBS     := $(shell pkg-config --libs $(PKGS)) -liberty
 
 LIB_SRCS  := $(filter-out src/main.c,$(shell find src -name '*.c' | sort))
 LIB_OBJS  := $(LIB_SRCS:%.c=$(FBUILD)/%.o)

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Golden layer (no kernel): sonde's debug dumps compared with checked-in files.
-#   tests/golden/ast/NAME.bt  ->  sonde -d ast NAME.bt  must print NAME.ast
-#   tests/golden/bpf/NAME.bt  ->  sonde -d bpf NAME.bt  must print NAME.bpf
+#   tests/golden/ast/NAME.bt  ->  sonde --dump ast NAME.bt  must print NAME.ast
+#   tests/golden/bpf/NAME.bt  ->  sonde --dump bpf NAME.bt  must print NAME.bpf
 # sonde runs from inside the directory, so paths in the output are relative.
 # Each must exit 0. Review the diff when the output changes on purpose, then
 # rewrite the expected files with:
@@ -20,7 +20,7 @@ for kind in ast bpf; do
 		ntests=$((ntests + 1))
 		name=${bt%.bt}
 		exp=$name.$kind out=$scratch/$name.out err=$scratch/$name.err
-		run_sonde "$out" "$err" -d "$kind" "$bt"
+		run_sonde "$out" "$err" --dump "$kind" "$bt"
 		if why=$(status_problem 0 "$err") && [ -z "$why" ]; then
 			if update_golden "$exp" "$out" "$kind/$name"; then
 				:

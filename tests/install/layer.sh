@@ -19,7 +19,8 @@ if ! make -s install DESTDIR="$stage" PREFIX=/usr BUILD="$BUILD" >"$log" 2>&1; t
 	exit 0
 fi
 bad=
-for f in usr/bin/sonde usr/share/man/man8/sonde.8; do
+for f in usr/bin/sonde usr/share/man/man8/sonde.8 \
+	usr/share/bash-completion/completions/sonde usr/share/zsh/site-functions/_sonde; do
 	[ -f "$stage/$f" ] || bad+=" $f"
 done
 for t in tools/*; do

@@ -2,7 +2,7 @@
 # Tools layer: real-world scripts must parse and load. For
 #   - every bpftrace tool Debian ships (/usr/sbin/*.bt, package bpftrace);
 #   - every tool of our own (tools/*.bt)
-# `sonde -d ast FILE` must exit 0 with nothing on stderr (NAME), and, as
+# `sonde --dump ast FILE` must exit 0 with nothing on stderr (NAME), and, as
 # root, `sonde --verify FILE` must load every program of the tool through
 # the kernel's verifier (NAME:loads). A tool that needs what this kernel
 # lacks (a probe type it cannot run, a kernel function or symbol it does
@@ -22,7 +22,7 @@ mkdir -p "$scratch"
 # check NAME FILE
 check() {
 	local out=$scratch/${1//\//_}.out err=$scratch/${1//\//_}.err why
-	run_sonde "$out" "$err" -d ast "$2"
+	run_sonde "$out" "$err" --dump ast "$2"
 	if ! why=$(status_problem 0 "$err") || [ -n "$why" ]; then
 		echo "not ok $1: $why"
 		indent "$err" 10
