@@ -121,9 +121,10 @@ struct val cg_expr(struct cg *g, struct ast_expr *e);
  * from the stack, in pt_regs probes. */
 struct val cg_usdt_arg(struct cg *g, struct ast_expr *e, uint32_t idx);
 struct val cg_stack_arg(struct cg *g, struct ast_expr *e, uint32_t idx);
-/* Whether an address of type t (a pointer, or an integer in a probe
- * whose addresses are user space) is read from user memory. */
-bool cg_user_addr(struct cg *g, const struct type *t);
+/* The helper that reads (str: a string at) an address of type t: a
+ * pointer's or a marked integer's space (enum addr_space), else the
+ * space of the probe's addresses. */
+int cg_read_fn(struct cg *g, const struct type *t, bool str);
 /* codegen.c: the index of name in the table `probe` values index. */
 uint32_t cg_name_index(struct cg *g, const char *name);
 /* The value as an integer in a register (reads memory as needed). */

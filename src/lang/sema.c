@@ -41,13 +41,15 @@ const char *sema_tname(struct sema *s, const struct type *t)
 	return r;
 }
 
-/* Map keys and values store integers as 64 bits, keeping their sign. */
+/* Map keys and values store integers as 64 bits, keeping their sign; a
+ * pointer becomes an integer that keeps its address space. */
 static const struct type *widen(struct sema *s, const struct type *t)
 {
 	if (t->kind == TY_INT)
-		return type_int(8, t->is_signed);
+		return type_int_addr(s->arena, type_int(8, t->is_signed),
+				     (enum addr_space)t->addr);
 	if (t->kind == TY_PTR)
-		return &type_u64;
+		return type_int_addr(s->arena, &type_u64, type_addr_space(t));
 	if (t->kind == TY_TUPLE) {
 		const struct type **el = arena_alloc(
 			s->arena, sizeof(*el) * (t->nfields + 1));
@@ -56,6 +58,14 @@ static const struct type *widen(struct sema *s, const struct type *t)
 		return type_tuple(s->arena, el, t->nfields);
 	}
 	return t;
+}
+
+/* The address space of one place holding addresses of spaces a and b. */
+static enum addr_space unify_addr(uint8_t a, uint8_t b)
+{
+	if (a == b || b == AS_NONE)
+		return (enum addr_space)a;
+	return a == AS_NONE ? (enum addr_space)b : AS_MIXED;
 }
 
 /* The common type of two values stored in one place, or NULL if they
@@ -73,7 +83,9 @@ static const struct type *unify(struct sema *s, const struct type *a,
 		if (a->kind == TY_PTR || b->kind == TY_PTR)
 			return a->kind == TY_PTR ? a : b;
 		uint32_t size = a->size > b->size ? a->size : b->size;
-		return type_int((int)size, a->is_signed && b->is_signed);
+		return type_int_addr(s->arena,
+				     type_int((int)size, a->is_signed && b->is_signed),
+				     unify_addr(a->addr, b->addr));
 	}
 	if (a->kind != b->kind)
 		return NULL;
@@ -292,10 +304,14 @@ static const struct type *check_cast(struct sema *s, struct ast_expr *e)
 		    sema_tname(s, to));
 		return &type_none;
 	}
-	/* A cast pointer keeps the address space it came from; an integer
-	 * becomes an address of the probe's space. */
-	if (to->kind == TY_PTR && (from->kind == TY_PTR ? from->is_user :
-						      sema_tgt_has(s, CTX_USER)))
+	/* A cast pointer keeps the address space it came from, and so does
+	 * an integer that holds one; any other integer becomes an address of
+	 * the probe's space. A pointer cast to an integer keeps its space. */
+	enum addr_space as = type_addr_space(from);
+	if (to->kind == TY_INT)
+		return type_int_addr(s->arena, to, as);
+	if (to->kind == TY_PTR && (as == AS_USER ||
+				   (as == AS_NONE && sema_tgt_has(s, CTX_USER))))
 		to = type_ptr(s->arena, to->elem, true);
 	return to;
 }

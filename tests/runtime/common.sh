@@ -10,7 +10,8 @@
 # Lines starting with '#' outside blocks are comments (each test says there
 # whether its expected output was compared with bpftrace 0.17, and why not).
 #
-#   PROG           the script (one line: passed with -e; block: as a file)
+#   PROG           the script (one line: passed with -e; block: as a file;
+#                  "file:PATH": the script file PATH, e.g. a Debian tool)
 #   ARGS           options put before the program (shell-quoted words),
 #                  e.g. -f json, -q, -o @TMP@/out, --unsafe
 #   PARAMS         positional parameters put after the program ($1, $2, ...)
@@ -23,6 +24,7 @@
 #                    cpus:N       at least N online CPUs
 #                    cmd:NAME     NAME is on $PATH
 #                    uwl          the uprobe workload built (@UWL@)
+#                    file:PATH    the file PATH exists
 #                    nokprobes    the kernel has no kprobe PMU
 #   EXPECT         block: stdout must be exactly these lines (byte for byte,
 #                  each line ends with \n)
@@ -119,6 +121,7 @@ missing_requirement() {
 		cpus:*) [ "$(nproc)" -ge "${w#cpus:}" ] || { echo "needs ${w#cpus:} CPUs"; return; } ;;
 		cmd:*) command -v "${w#cmd:}" >/dev/null || { echo "no ${w#cmd:} command"; return; } ;;
 		nokprobes) [ ! -e /sys/bus/event_source/devices/kprobe ] || { echo "this kernel has kprobes (the test is of the error without them)"; return; } ;;
+		file:*) [ -f "${w#file:}" ] || { echo "no ${w#file:}"; return; } ;;
 		uwl) [ -x "$UWLNP" ] || { echo "uwl.c did not build (no <sys/sdt.h>?)"; return; } ;;
 		*) echo "unknown requirement $w"; return ;;
 		esac
@@ -174,6 +177,8 @@ run_one() {
 	if [ "$T_PROG_BLOCK" = 1 ]; then
 		subst "$T_PROG" >"$scratch/prog.bt"
 		progargs=("$scratch/prog.bt")
+	elif [[ $T_PROG == file:* ]]; then
+		progargs=("${T_PROG#file:}")
 	else
 		progargs=(-e "$(subst "$T_PROG")")
 	fi
