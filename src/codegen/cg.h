@@ -188,6 +188,7 @@ void cg_join(struct cg *g, struct ast_expr *call);
  * read with loader_counter_read(). */
 int32_t cg_add_counter(struct cg *g, const char *name);
 void cg_counter_inc(struct cg *g, int32_t map);
+void cg_counter_add(struct cg *g, int32_t map, ir_reg n);
 /* size bytes of this program's per-CPU scratch value, free until the
  * current statement ends (its key, value or record). */
 struct cg_mem cg_scratch(struct cg *g, uint32_t size);

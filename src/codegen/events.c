@@ -55,11 +55,22 @@ int32_t cg_add_counter(struct cg *g, const char *name)
 /* A shared counter, bumped atomically through a direct value pointer: 3
  * instructions on the (rare) failure path instead of a lookup, and
  * contention only while losing. */
-void cg_counter_inc(struct cg *g, int32_t map)
+/* n: IR_NOREG adds 1 */
+static void counter_add(struct cg *g, int32_t map, ir_reg n)
 {
 	ir_reg p = ir_reg_new(g->ir);
 	ir_ld_map_value(g->ir, p, (uint32_t)map, 0);
-	ir_atomic_add(g->ir, 8, p, 0, ir_const(g->ir, 1));
+	ir_atomic_add(g->ir, 8, p, 0, n == IR_NOREG ? ir_const(g->ir, 1) : n);
+}
+
+void cg_counter_add(struct cg *g, int32_t map, ir_reg n)
+{
+	counter_add(g, map, n);
+}
+
+void cg_counter_inc(struct cg *g, int32_t map)
+{
+	counter_add(g, map, IR_NOREG);
 }
 
 /* Each program has its own entry: a program can interrupt another on the

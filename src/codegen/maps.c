@@ -328,9 +328,25 @@ static void store_value(struct cg *g, struct ast_expr *map, struct val v)
 		cg_scratch(g, m->value_size) :
 		cg_slot_mem(ir_slot_new(g->ir, m->value_size, 8));
 	cg_store_mem(g, val, 0, m->value, v);
-	/* Unchecked: a branch here halves the iterations the verifier
-	 * accepts in a loop that stores (8000 -> 4000). */
-	update(g, mi, key, val, BPF_ANY);
+	ir_reg r = update(g, mi, key, val, BPF_ANY);
+	if (m->type == BPF_MAP_TYPE_PERCPU_ARRAY || m->type == BPF_MAP_TYPE_ARRAY)
+		return;
+	/* A new key in a full hash map fails: counted, as for the
+	 * aggregations, and reported at exit. */
+	if (g->loops.len) {
+		/* In a while loop a branch would leave the verifier a state
+		 * to explore per iteration (8193 is its limit): add the sign
+		 * bit of the helper's result (1 on failure) instead. */
+		if (!g->maps.data[mi].full_counter)
+			g->maps.data[mi].full_counter = cg_add_counter(g, ".full");
+		ir_reg failed = ir_copy(g->ir, r);
+		ir_alui(g->ir, BPF_RSH, failed, 63);
+		cg_counter_add(g, g->maps.data[mi].full_counter, failed);
+		return;
+	}
+	ir_jlist done = ir_jmpi(g->ir, BPF_JEQ, r, 0, IR_NOLABEL);
+	count_full(g, mi);
+	ir_jlist_patch_here(g->ir, done);
 }
 
 void cg_map_assign(struct cg *g, struct ast_expr *map, struct ast_expr *value,
