@@ -641,8 +641,11 @@ static struct val binary(struct cg *g, struct ast_expr *e)
 		break;
 	default: break;
 	}
-	/* x % 0 is 0, as in bpftrace (BPF leaves x unchanged). */
-	if (op == OP_MOD && r->kind == E_INT && r->u.num.value == 0) {
+	/* x % 0 is 0, as in bpftrace (BPF leaves x unchanged); so is a
+	 * shift by a constant of 64 or more (the verifier rejects it). */
+	if (r->kind == E_INT && ((op == OP_MOD && r->u.num.value == 0) ||
+				 ((op == OP_SHL || op == OP_SHR) &&
+				  r->u.num.value >= 64))) {
 		ir_movi(g->ir, a, 0);
 		return reg_val(e->type, a);
 	}
