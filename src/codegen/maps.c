@@ -381,11 +381,7 @@ struct val cg_bi_delete(struct cg *g, struct ast_expr *call,
 	struct ast_expr *map = call->u.call.args.items[0];
 	int32_t mi = cg_map_index(g, map);
 	const struct cmap *m = cg_map(g, mi);
-	if (m->value->kind == TY_HIST || m->value->kind == TY_LHIST) {
-		cg_error(g, map->span, "delete() of one key of a histogram is "
-			 "not supported: use clear()");
-		return cg_no_val();
-	}
+	/* sema refuses it for a histogram (TY_HIST/TY_LHIST) */
 	struct cg_mem key = build_key(g, m, map, IR_NOREG);
 	cg_call(g, BPF_FUNC_map_delete_elem, 2, map_ref(g, mi),
 		cg_mem_addr(g, key, 0));
