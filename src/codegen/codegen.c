@@ -45,12 +45,14 @@ static void declare_stmt(struct cg *g, const struct ast_stmt *s, bool top)
 		if (in_reg(t->type)) {
 			v.reg = ir_const(g->ir, 0);
 		} else {
+			ir_set_origin(g->ir, t);
 			v.mem = cg_stack_in_scratch(t->type) ?
 				cg_scratch(g, t->type->size) :
 				cg_slot_mem(ir_slot_new(g->ir, t->type->size,
 							8));
 			if (!top || type_holds(t->type, stacks))
 				cg_zero_mem(g, v.mem, 0, t->type->size);
+			ir_set_origin(g->ir, NULL);
 		}
 		vec_push(&g->vars, v);
 		return;
@@ -189,6 +191,32 @@ uint32_t cg_name_index(struct cg *g, const char *name)
 	return c->nprobe_names++;
 }
 
+/* ir_compile() failed: a frame too deep for BPF's stack is reported at
+ * the biggest value live where it is deepest; other errors at the probe. */
+static void report_compile_error(struct cg *g, const struct ast_probe *p)
+{
+	uint32_t size = 0;
+	const struct ast_expr *e = ir_stack_culprit(g->ir, &size);
+	if (!e) {
+		diag_error(g->diag, p->span, "cannot compile this probe: %s",
+			   ir_error(g->ir));
+		return;
+	}
+	struct strbuf what = STRBUF_INIT;
+	if (e->kind == E_VAR)
+		sb_printf(&what, "variable %s", e->u.name);
+	else if (e->kind == E_CALL)
+		sb_printf(&what, "this %s() call", e->u.call.name);
+	else if (e->kind == E_MAP)
+		sb_printf(&what, "this use of map %s", e->u.map.name);
+	else
+		sb_printf(&what, "this value");
+	diag_error(g->diag, e->span, "%s: %s takes %u bytes of it (use "
+		   "smaller values, e.g. str(x, LEN), or fewer at once)",
+		   ir_error(g->ir), sb_str(&what), size);
+	sb_free(&what);
+}
+
 /* One program for one target of probe p. */
 static int gen_program(struct cg *g, struct ast_probe *p,
 		       const struct probe_target *t, struct cprog *out)
@@ -214,9 +242,9 @@ static int gen_program(struct cg *g, struct ast_probe *p,
 		ir_dump(g->ir, g->opts->dump_ir);
 	}
 	int rc = 0;
+	ir_set_origin(g->ir, NULL);
 	if (!g->failed && ir_compile(g->ir, &out->code) < 0) {
-		diag_error(g->diag, p->span, "cannot compile this probe: %s",
-			   ir_error(g->ir));
+		report_compile_error(g, p);
 		rc = -1;
 	}
 	ir_free(g->ir);

@@ -820,7 +820,19 @@ struct val cg_compound(struct cg *g, struct ast_expr *target, enum ast_op op,
 	return binary(g, &bin);
 }
 
+static struct val expr_of_kind(struct cg *g, struct ast_expr *e);
+
+/* The stack slots made for e are e's (ir_set_origin), so that a frame
+ * too deep for BPF can name the value that takes the space. */
 struct val cg_expr(struct cg *g, struct ast_expr *e)
+{
+	const void *outer = ir_set_origin(g->ir, e);
+	struct val v = expr_of_kind(g, e);
+	ir_set_origin(g->ir, outer);
+	return v;
+}
+
+static struct val expr_of_kind(struct cg *g, struct ast_expr *e)
 {
 	switch (e->kind) {
 	case E_INT:
