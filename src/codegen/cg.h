@@ -81,6 +81,7 @@ struct cg {
 	int32_t scratch_index; /* this program's scratch entry, or -1 */
 	uint32_t scratch_used;  /* bytes of it in use at this point */
 	ir_jlist bail;          /* jumps to the program's exit */
+	const struct ast_stmt *first_loop; /* the program's first while */
 	bool failed;
 };
 

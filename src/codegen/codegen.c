@@ -140,6 +140,8 @@ static void gen_stmt_at(struct cg *g, struct ast_stmt *s)
 		return;
 	}
 	case S_WHILE: {
+		if (!g->first_loop)
+			g->first_loop = s;
 		struct cg_loop l = { ir_label_here(g->ir), IR_NOJUMP };
 		ir_jlist f = cg_cond_false(g, s->u.loop.cond);
 		vec_push(&g->loops, l);
@@ -229,6 +231,7 @@ static int gen_program(struct cg *g, struct ast_probe *p,
 	g->scratch_index = -1;
 	g->scratch_used = 0;
 	g->bail = IR_NOJUMP;
+	g->first_loop = NULL;
 	declare_vars(g, &p->body, true);
 	ir_jlist skip = IR_NOJUMP;
 	if (p->pred)
@@ -258,6 +261,14 @@ static int gen_program(struct cg *g, struct ast_probe *p,
 	out->ntargets = 1;
 	out->is_begin = t->prov->run == PROBE_RUN_BEGIN;
 	out->is_end = t->prov->run == PROBE_RUN_END;
+	out->loop_at = NULL;
+	if (g->first_loop) {
+		struct span sp = g->first_loop->span;
+		char at[300];
+		snprintf(at, sizeof(at), "%s:%u:%u",
+			 sp.file ? sp.file->name : "stdin", sp.line, sp.col);
+		out->loop_at = arena_strdup(g->arena, at);
+	}
 	return g->failed ? -1 : rc;
 }
 

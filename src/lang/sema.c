@@ -760,6 +760,7 @@ const struct type *sema_expr(struct sema *s, struct ast_expr *e)
 /* ---- statements ---- */
 
 static void check_block(struct sema *s, struct ast_block *b);
+static bool block_leaves(const struct ast_block *b, bool nested);
 
 static void check_cond(struct sema *s, struct ast_expr *c)
 {
@@ -800,12 +801,20 @@ static void check_stmt(struct sema *s, struct ast_stmt *st)
 		check_block(s, &st->u.loop.body);
 		return;
 	}
-	case S_WHILE:
+	case S_WHILE: {
 		check_cond(s, st->u.loop.cond);
+		int64_t c;
+		if (sema_const_int(s, st->u.loop.cond, &c) && c &&
+		    !block_leaves(&st->u.loop.body, false))
+			sema_err(s, st->u.loop.cond->span, "this while loop never "
+				"ends: its condition is always true and it has no "
+				"break or return (the kernel's verifier rejects a "
+				"loop it cannot see end)");
 		s->loop_depth++;
 		check_block(s, &st->u.loop.body);
 		s->loop_depth--;
 		return;
+	}
 	case S_BREAK:
 	case S_CONTINUE:
 		if (!s->loop_depth)
@@ -820,6 +829,50 @@ static void check_stmt(struct sema *s, struct ast_stmt *st)
 		check_block(s, &st->u.block);
 		return;
 	}
+}
+
+/* Whether b has a way out of the loop it is the body of: a break of that
+ * loop (nested: b is in an inner while, whose breaks do not count) or a
+ * return. */
+static bool block_leaves(const struct ast_block *b, bool nested)
+{
+	for (uint32_t i = 0; i < b->n; i++) {
+		const struct ast_stmt *st = b->stmts[i];
+		switch (st->kind) {
+		case S_BREAK:
+			if (!nested)
+				return true;
+			break;
+		case S_RETURN:
+			return true;
+		case S_IF:
+			if (block_leaves(&st->u.if_.then, nested))
+				return true;
+			if (st->u.if_.otherwise) {
+				struct ast_block one = {
+					(struct ast_stmt **)&st->u.if_.otherwise,
+					1, st->span };
+				if (block_leaves(&one, nested))
+					return true;
+			}
+			break;
+		case S_WHILE:
+			if (block_leaves(&st->u.loop.body, true))
+				return true;
+			break;
+		case S_UNROLL:
+			if (block_leaves(&st->u.loop.body, nested))
+				return true;
+			break;
+		case S_BLOCK:
+			if (block_leaves(&st->u.block, nested))
+				return true;
+			break;
+		default:
+			break;
+		}
+	}
+	return false;
 }
 
 static void check_block(struct sema *s, struct ast_block *b)

@@ -47,6 +47,9 @@ struct cprog {
 	const struct probe_target *targets;
 	uint32_t ntargets;
 	bool is_begin, is_end;    /* run once through BPF_PROG_TEST_RUN */
+	/* "FILE:LINE:COL" of the program's first while loop (NULL: none),
+	 * named when the verifier gives up on following it */
+	const char *loop_at;
 };
 
 enum event_kind {

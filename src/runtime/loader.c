@@ -67,6 +67,53 @@ static int create_maps(struct loader *l, const struct loader_opts *o)
 	return 0;
 }
 
+/* The verifier gave up on a program with a while loop (p->loop_at): if
+ * its log says it was the loop's length or an endless loop, prints which
+ * loop and why and returns true. The log is taken again (the first load
+ * has none, for speed); the kernel keeps its last bytes, which say why. */
+static bool explain_loop(const struct cprog *p, const char *name,
+			 const struct bpf_insn *insns,
+			 struct bpf_prog_load_opts *lo, FILE *err)
+{
+	enum { TAIL = 1 << 16 };
+	if (!p->loop_at)
+		return false;
+	char *log = malloc(TAIL);
+	if (!log)
+		return false;
+	log[0] = '\0';
+	lo->log_buf = log;
+	lo->log_size = TAIL;
+	lo->log_level = 1;
+	int fd = bpf_prog_load(p->type, name, "GPL", insns, p->code.ninsns, lo);
+	if (fd >= 0)
+		close(fd);
+	lo->log_buf = NULL;
+	lo->log_size = 0;
+	lo->log_level = 0;
+	const char *why = NULL;
+	if (strstr(log, "infinite loop detected"))
+		why = "it never ends: the verifier found an iteration that "
+		      "changes nothing (an endless loop)";
+	else if (strstr(log, "BPF program is too large"))
+		why = "the verifier follows every iteration and stopped at its "
+		      "limit of 1000000 instructions: make the loop shorter "
+		      "(fewer iterations, or less work in each)";
+	else if (strstr(log, "jumps is too complex"))
+		why = "the verifier follows every iteration and stopped at its "
+		      "limit of 8192 pending branches: make the loop shorter "
+		      "(fewer iterations, or fewer conditions in each)";
+	else if (strstr(log, "too complex"))
+		why = "the verifier follows every iteration and found it too "
+		      "complex: make the loop shorter";
+	free(log);
+	if (!why)
+		return false;
+	fprintf(err, "sonde: cannot load the program for %s: the while loop "
+		     "at %s: %s\n", p->name, p->loop_at, why);
+	return true;
+}
+
 static int load_prog(struct loader *l, uint32_t i, char *log,
 		     const struct loader_opts *o)
 {
@@ -98,8 +145,10 @@ static int load_prog(struct loader *l, uint32_t i, char *log,
 			       &lo);
 	int err = fd < 0 ? -errno : 0;
 	if (fd < 0) {
+		if (explain_loop(p, name, insns, &lo, o->err))
+			;
 		/* EINVAL/EACCES come from the verifier: always our bug. */
-		if (err == -EINVAL || err == -EACCES)
+		else if (err == -EINVAL || err == -EACCES)
 			fprintf(o->err,
 				"sonde: internal error: the kernel verifier "
 				"rejected the program for %s\n",
