@@ -25,7 +25,7 @@ LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS := $(UNIT_SRCS:%.c=$(BUILD)/%)
 
-.PHONY: all check unit asan fuzz clean bench
+.PHONY: all check unit asan fuzz fuzz-long clean bench
 all: $(BUILD)/sonde
 
 $(BUILD)/%.o: %.c
@@ -54,10 +54,14 @@ asan:
 	@$(MAKE) --no-print-directory BUILD=build-asan SAN=1 all unit
 	@ASAN_OPTIONS=detect_leaks=1 tests/run.sh --build build-asan --layers unit,golden,errors
 
+# FUZZ_TIME seconds in all, shared by the targets; fuzz-long runs them
+# for hours (FUZZ_LONG_TIME, default 3 h in all).
 FUZZ_TIME ?= 60
-FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_LONG_TIME ?= 10800
 fuzz:
 	@$(MAKE) --no-print-directory -f tests/fuzz/fuzz.mk FUZZ_TIME=$(FUZZ_TIME)
+fuzz-long:
+	@$(MAKE) --no-print-directory -f tests/fuzz/fuzz.mk FUZZ_TIME=$(FUZZ_LONG_TIME)
 
 bench: all
 	@bench/run.sh

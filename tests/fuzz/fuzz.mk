@@ -1,8 +1,15 @@
 # libFuzzer targets, built with clang and ASan+UBSan into build-fuzz/.
-# Usage (from the top of the tree): make fuzz [FUZZ_TIME=60]
+# Usage (from the top of the tree): make fuzz [FUZZ_TIME=60], make fuzz-long
 #   make -f tests/fuzz/fuzz.mk [FUZZ_TIME=secs] [FUZZ_TARGETS=fuzz_parse]
 # Every tests/fuzz/fuzz_*.c is a target linked with all of src/ but
-# src/main.c; each runs for FUZZ_TIME seconds (so the total is per target).
+# src/main.c; FUZZ_TIME is the total, each target runs for its share:
+#   fuzz_parse    lexer and parser
+#   fuzz_compile  parse -> probes -> sema -> codegen -> backend; a program
+#                 sema accepts that does not compile is a failure
+#   fuzz_verify   the same, then BPF_PROG_LOAD of every program (root; no
+#                 attach); a verifier rejection is a failure
+# Each prints its executions (stat::number_of_executed_units); the figures
+# of long runs are in bench/FUZZ.md.
 # The corpus lives in build-fuzz/corpus/TARGET, seeded with the repo's .bt
 # files and Debian's bpftrace tools; it grows across runs and the repo is
 # never written. A crash, sanitizer report, leak or hang (>10 s on one input)
@@ -21,6 +28,7 @@ FLIBS     := $(shell pkg-config --libs $(PKGS))
 LIB_SRCS  := $(filter-out src/main.c,$(shell find src -name '*.c' | sort))
 LIB_OBJS  := $(LIB_SRCS:%.c=$(FBUILD)/%.o)
 FUZZ_TARGETS ?= $(patsubst tests/fuzz/%.c,%,$(sort $(wildcard tests/fuzz/fuzz_*.c)))
+FUZZ_SHARE := $(shell expr $(FUZZ_TIME) / $(words $(FUZZ_TARGETS)))
 DICT      := tests/fuzz/bpftrace.dict
 SEEDS     := $(wildcard tests/golden/ast/*.bt tests/golden/bpf/*.bt tests/errors/*.bt tools/*.bt /usr/sbin/*.bt)
 
@@ -45,10 +53,10 @@ $(FBUILD)/fuzz_%: $(FBUILD)/tests/fuzz/fuzz_%.o $(LIB_OBJS)
 $(FUZZ_TARGETS:%=run-%): run-%: $(FBUILD)/%
 	@mkdir -p $(FBUILD)/corpus/$* $(FBUILD)/artifacts
 	@for f in $(SEEDS); do cp -f "$$f" "$(FBUILD)/corpus/$*/seed-$$(echo "$$f" | tr / _)"; done
-	@echo "fuzz $*: $(FUZZ_TIME) s, corpus $(FBUILD)/corpus/$*"
+	@echo "fuzz $*: $(FUZZ_SHARE) s, corpus $(FBUILD)/corpus/$*"
 	@if ASAN_OPTIONS=detect_leaks=1:$${ASAN_OPTIONS:-} \
 		$(FBUILD)/$* $(FBUILD)/corpus/$* -dict=$(DICT) -max_len=4096 \
-			-max_total_time=$(FUZZ_TIME) -timeout=10 -print_final_stats=1 \
+			-max_total_time=$(FUZZ_SHARE) -timeout=10 -print_final_stats=1 \
 			-artifact_prefix=$(FBUILD)/artifacts/ </dev/null >$(FBUILD)/$*.log 2>&1; then \
 		grep -E 'stat::number_of_executed_units|stat::new_units_added' $(FBUILD)/$*.log | \
 			sed 's/^/    /'; \
