@@ -78,6 +78,10 @@ struct cg {
 	uint32_t probe_index;
 	VEC(struct cg_var) vars;
 	VEC(struct cg_loop) loops;
+	/* out->probe_names by hash (open addressing, index + 1, 0: free), so
+	 * that thousands of targets cost no quadratic search */
+	uint32_t *name_slots;
+	uint32_t name_cap;
 	int32_t scratch_index; /* this program's scratch entry, or -1 */
 	uint32_t scratch_used;  /* bytes of it in use at this point */
 	ir_jlist bail;          /* jumps to the program's exit */

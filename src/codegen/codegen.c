@@ -2,6 +2,7 @@
 #include "codegen/codegen.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "backend/ir.h"
@@ -9,6 +10,7 @@
 #include "util/arena.h"
 #include "util/diag.h"
 #include "util/strbuf.h"
+#include "util/xalloc.h"
 
 static bool in_reg(const struct type *t)
 {
@@ -178,18 +180,51 @@ static void gen_block(struct cg *g, const struct ast_block *b)
 		gen_stmt(g, b->stmts[i]);
 }
 
+static uint32_t name_hash(const char *s)
+{
+	uint32_t h = 2166136261u; /* FNV-1a */
+	for (; *s; s++)
+		h = (h ^ (uint8_t)*s) * 16777619u;
+	return h;
+}
+
+/* The hash slot of name: its entry, or the free slot for it. */
+static uint32_t *name_slot(struct cg *g, const char *name)
+{
+	const char **names = g->out->probe_names;
+	uint32_t i = name_hash(name) & (g->name_cap - 1);
+	while (g->name_slots[i] && strcmp(names[g->name_slots[i] - 1], name))
+		i = (i + 1) & (g->name_cap - 1);
+	return &g->name_slots[i];
+}
+
 uint32_t cg_name_index(struct cg *g, const char *name)
 {
 	struct compiled *c = g->out;
-	for (uint32_t i = 0; i < c->nprobe_names; i++)
-		if (!strcmp(c->probe_names[i], name))
-			return i;
-	const char **n = arena_alloc(g->arena,
-				     sizeof(*n) * (c->nprobe_names + 1));
-	if (c->nprobe_names)
-		memcpy(n, c->probe_names, sizeof(*n) * c->nprobe_names);
-	n[c->nprobe_names] = name;
-	c->probe_names = n;
+	uint32_t k = c->nprobe_names;
+	/* Keep the table at most half full. */
+	if (2 * (k + 1) > g->name_cap) {
+		uint32_t cap = g->name_cap ? 2 * g->name_cap : 64;
+		free(g->name_slots);
+		g->name_slots = xcalloc(cap, sizeof(*g->name_slots));
+		g->name_cap = cap;
+		for (uint32_t i = 0; i < k; i++)
+			*name_slot(g, c->probe_names[i]) = i + 1;
+	}
+	uint32_t *slot = name_slot(g, name);
+	if (*slot)
+		return *slot - 1;
+	/* The array doubles when k reaches a power of two (from 4); the old
+	 * one is left in the arena. */
+	if (k == 0 || (k >= 4 && (k & (k - 1)) == 0)) {
+		uint32_t cap = k ? 2 * k : 4;
+		const char **n = arena_alloc(g->arena, sizeof(*n) * cap);
+		if (k)
+			memcpy(n, c->probe_names, sizeof(*n) * k);
+		c->probe_names = n;
+	}
+	c->probe_names[k] = name;
+	*slot = k + 1;
 	return c->nprobe_names++;
 }
 
@@ -327,6 +362,7 @@ int codegen(struct arena *a, struct diag *d, struct ast_program *prog,
 	vec_free(&g.events);
 	vec_free(&g.vars);
 	vec_free(&g.loops);
+	free(g.name_slots);
 	vec_free(&progs);
 	return rc;
 }

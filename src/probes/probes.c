@@ -82,16 +82,57 @@ int probe_register(const struct provider *p)
 	return 0;
 }
 
+/* BPFTRACE_MAX_PROBES, as bpftrace reads it (default 512); 0 after an
+ * error about it. */
+static uint64_t max_probes(struct probe_env *env, const struct attach_point *a)
+{
+	const char *s = getenv("BPFTRACE_MAX_PROBES");
+	if (!s)
+		return 512;
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno || end == s || *end || v == 0 || *s == '-') {
+		diag_error(env->diag, a->span, "Env var 'BPFTRACE_MAX_PROBES' "
+			   "did not contain a valid uint64_t, or was "
+			   "zero-valued.");
+		return 0;
+	}
+	return v;
+}
+
 int probe_expand(struct probe_env *env, const struct attach_point *a,
 		 struct probe_target **out, uint32_t *n)
 {
+	if (env->over_limit)
+		return -1; /* said once: more would only repeat it */
 	const struct provider *p = probe_provider(a->provider);
 	if (!p) {
 		diag_error(env->diag, a->span,
 			   "%s probes are not supported yet", a->provider);
 		return -1;
 	}
-	return p->expand(env, a, out, n);
+	uint32_t before = *n;
+	int rc = p->expand(env, a, out, n);
+	if (rc < 0)
+		return rc;
+	/* Checked as each attach point expands, before sema and codegen
+	 * spend time and memory on every target. */
+	env->nexpanded += *n - before;
+	uint64_t max = max_probes(env, a);
+	if (max && env->nexpanded <= max)
+		return rc;
+	env->over_limit = true;
+	if (max)
+		diag_error(env->diag, a->span, "Can't attach to %llu probes "
+			   "because it exceeds the current limit of %llu "
+			   "probes. You can increase the limit through the "
+			   "BPFTRACE_MAX_PROBES environment variable, but BE "
+			   "CAREFUL since a high number of probes attached can "
+			   "cause your system to crash.",
+			   (unsigned long long)env->nexpanded,
+			   (unsigned long long)max);
+	return -1;
 }
 
 bool probe_refuse(struct probe_env *env, const struct attach_point *a,

@@ -119,6 +119,10 @@ struct probe_env {
 	 * this kernel cannot attach is no error then. */
 	bool no_attach;
 	bool seen_begin, seen_end; /* one of each per script */
+	/* Targets expanded so far, against BPFTRACE_MAX_PROBES (read by
+	 * probe_expand; over_limit once it refused). */
+	uint64_t nexpanded;
+	bool over_limit;
 };
 
 /* What attaching one target left open (perf event and link fds), closed

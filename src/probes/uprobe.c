@@ -110,15 +110,22 @@ static int expand_es(struct probe_env *env, const struct attach_point *a,
 	}
 	if (glob_has_wildcard(spec)) {
 		uint32_t before = *n;
+		bool *first = elfsym_first_names(es);
+		if (!first) {
+			diag_error(env->diag, a->span, "out of memory");
+			return -1;
+		}
 		for (uint32_t i = 0; i < es->nsyms; i++) {
 			const struct elf_sym *s = &es->syms[i];
-			if (!glob_match(spec, s->name) ||
-			    elfsym_find(es, s->name) != s)
+			if (!first[i] || !glob_match(spec, s->name))
 				continue; /* one probe per name */
-			if (file_off(env, a, es, s->addr, &off))
+			if (file_off(env, a, es, s->addr, &off)) {
+				free(first);
 				return -1;
+			}
 			add(env, a, path, s->name, off, s->name, out, n);
 		}
+		free(first);
 		if (*n == before) {
 			diag_error(env->diag, a->span, "no function in %s "
 				   "matches %s", path, spec);
