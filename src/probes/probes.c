@@ -1,5 +1,7 @@
 /* The provider table and what every provider shares. */
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -133,6 +135,42 @@ int probe_expand(struct probe_env *env, const struct attach_point *a,
 			   (unsigned long long)env->nexpanded,
 			   (unsigned long long)max);
 	return -1;
+}
+
+int probe_missing(struct probe_env *env, const struct attach_point *a,
+		  const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char msg[512];
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (!env->missing_ok) {
+		diag_error(env->diag, a->span, "%s", msg);
+		return -1;
+	}
+	diag_warning(env->diag, a->span, "%s: this attach point is left out",
+		     msg);
+	return 0;
+}
+
+int probe_expand_probe(struct probe_env *env, const struct attach_point *att,
+		       uint32_t nattach, struct probe_target **out,
+		       uint32_t *n)
+{
+	int rc = 0;
+	env->missing_ok = nattach > 1;
+	for (uint32_t k = 0; k < nattach; k++)
+		if (probe_expand(env, &att[k], out, n) < 0)
+			rc = -1;
+	env->missing_ok = false;
+	if (rc == 0 && *n == 0 && nattach) {
+		struct span sp = span_join(att[0].span, att[nattach - 1].span);
+		diag_error(env->diag, sp, "none of this probe's %u attach "
+			   "points exists here", nattach);
+		rc = -1;
+	}
+	return rc;
 }
 
 bool probe_refuse(struct probe_env *env, const struct attach_point *a,

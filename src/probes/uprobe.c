@@ -126,11 +126,9 @@ static int expand_es(struct probe_env *env, const struct attach_point *a,
 			add(env, a, path, s->name, off, s->name, out, n);
 		}
 		free(first);
-		if (*n == before) {
-			diag_error(env->diag, a->span, "no function in %s "
-				   "matches %s", path, spec);
-			return -1;
-		}
+		if (*n == before)
+			return probe_missing(env, a, "no function in %s "
+					     "matches %s", path, spec);
 		return 0;
 	}
 	char *name = arena_strdup(env->arena, spec);
@@ -152,11 +150,9 @@ static int expand_es(struct probe_env *env, const struct attach_point *a,
 		}
 	}
 	const struct elf_sym *s = elfsym_find(es, name);
-	if (!s) {
-		diag_error(env->diag, a->span, "no function %s in %s", name,
-			   path);
-		return -1;
-	}
+	if (!s)
+		return probe_missing(env, a, "no function %s in %s", name,
+				     path);
 	if (s->size && delta >= s->size) {
 		diag_error(env->diag, a->span, "offset %llu is outside the "
 			   "function %s (its size is %llu)",

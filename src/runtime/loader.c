@@ -11,6 +11,7 @@
 #include "model/compiled.h"
 #include "kernel/features.h"
 #include "runtime/loader.h"
+#include "util/errstr.h"
 
 #define LOG_SIZE (16u << 20)
 
@@ -59,7 +60,7 @@ static int create_maps(struct loader *l, const struct loader_opts *o)
 		if (fd < 0) {
 			int err = -errno;
 			fprintf(o->err, "sonde: cannot create map %s: %s\n",
-				m->name, strerror(-err));
+				m->name, err_str(-err));
 			return err;
 		}
 		l->map_fds[i] = fd;
@@ -162,7 +163,7 @@ static int load_prog(struct loader *l, uint32_t i, char *log,
 		else
 			fprintf(o->err,
 				"sonde: cannot load the program for %s: %s\n",
-				p->name, strerror(-err));
+				p->name, err_str(-err));
 		if (o->verbose && log) {
 			lo.log_buf = log;
 			lo.log_size = LOG_SIZE;

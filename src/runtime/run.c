@@ -25,6 +25,7 @@
 #include "runtime/output.h"
 #include "runtime/run.h"
 #include "runtime/stacks.h"
+#include "util/errstr.h"
 
 /* Signals reach the poll loop through a self-pipe, so that a signal
  * arriving just before epoll_wait() still wakes it. */
@@ -114,7 +115,7 @@ static int setup_poll(struct run *r)
 		if (r->pidfd < 0) {
 			err = -errno;
 			fprintf(r->err, "sonde: cannot watch pid %d: %s\n",
-				(int)r->o->pid, strerror(-err));
+				(int)r->o->pid, err_str(-err));
 			return err;
 		}
 		err = epoll_add(r->epfd, r->pidfd);
@@ -136,15 +137,24 @@ static int run_once(struct run *r, uint32_t i)
 	if (bpf_prog_test_run_opts(r->l.prog_fds[i], &t)) {
 		int err = -errno;
 		fprintf(r->err, "sonde: cannot run %s: %s\n",
-			r->c->progs[i].name, strerror(-err));
+			r->c->progs[i].name, err_str(-err));
 		return err;
 	}
 	return 0;
 }
 
+/* Attaches every target. With more than one target, one that cannot be
+ * attached (a function the kernel cannot probe) is warned about and left
+ * out, as bpftrace does; it is an error when it is the only one, or when
+ * none could be attached. */
 static int attach_all(struct run *r)
 {
 	const struct compiled *c = r->c;
+	uint32_t total = 0, attached = 0;
+	int first_err = 0;
+	for (uint32_t i = 0; i < c->nprogs; i++)
+		if (!c->progs[i].is_begin && !c->progs[i].is_end)
+			total += c->progs[i].ntargets;
 	for (uint32_t i = 0; i < c->nprogs; i++) {
 		const struct cprog *p = &c->progs[i];
 		if (p->is_begin || p->is_end)
@@ -156,13 +166,27 @@ static int attach_all(struct run *r)
 			if (t->prov && t->prov->attach)
 				err = t->prov->attach(t, r->l.prog_fds[i],
 						      &r->atts[base + k]);
-			if (err) {
+			if (!err) {
+				attached++;
+				continue;
+			}
+			if (total == 1) {
 				fprintf(r->err,
 					"sonde: cannot attach probe %s: %s\n",
-					t->name, strerror(-err));
+					t->name, err_str(err));
 				return err;
 			}
+			fprintf(r->err, "sonde: warning: cannot attach probe "
+				"%s: %s; it is left out\n", t->name,
+				err_str(err));
+			if (!first_err)
+				first_err = err;
 		}
+	}
+	if (total && !attached) {
+		fprintf(r->err, "sonde: none of the %u probes could be "
+			"attached\n", total);
+		return first_err;
 	}
 	return 0;
 }
@@ -357,7 +381,7 @@ static int run_setup(struct run *r)
 		if (!r->rb) {
 			err = -errno;
 			fprintf(r->err, "sonde: cannot open the ring buffer: "
-					"%s\n", strerror(-err));
+					"%s\n", err_str(-err));
 			return err;
 		}
 	}
@@ -398,7 +422,7 @@ int run_program(const struct compiled *c, const struct run_opts *o)
 			if (err)
 				fprintf(r.err, "sonde: cannot start the "
 					       "command: %s\n",
-					strerror(-err));
+					err_str(-err));
 		}
 	}
 	if (!err)

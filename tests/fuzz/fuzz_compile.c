@@ -68,10 +68,9 @@ static bool expand(struct arena *a, struct diag *d,
 	bool ok = true;
 	for (uint32_t i = 0; i < prog->nprobes; i++) {
 		const struct ast_probe *p = &prog->probes[i];
-		for (uint32_t k = 0; k < p->nattach; k++)
-			if (probe_expand(&env, &p->attach[k], &sp[i].targets,
-					 &sp[i].ntargets) < 0)
-				ok = false;
+		if (probe_expand_probe(&env, p->attach, p->nattach,
+				       &sp[i].targets, &sp[i].ntargets) < 0)
+			ok = false;
 	}
 	return ok;
 }
