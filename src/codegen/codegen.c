@@ -254,6 +254,34 @@ static void report_compile_error(struct cg *g, const struct ast_probe *p)
 	sb_free(&what);
 }
 
+/* The kernel refuses a program that uses more than 64 maps
+ * (MAX_USED_MAPS) with a bare E2BIG at load: said here, located. */
+#define KERNEL_MAX_USED_MAPS 64
+static int check_map_count(struct cg *g, const struct ast_probe *p,
+			   const struct bpf_code *code)
+{
+	uint32_t nmaps = (uint32_t)g->maps.len;
+	bool *used = xcalloc(nmaps + 1, sizeof(*used));
+	uint32_t n = 0, nuser = 0;
+	for (uint32_t r = 0; r < code->nrelocs; r++) {
+		uint32_t m = code->relocs[r].map_idx;
+		if (m < nmaps && !used[m]) {
+			used[m] = true;
+			n++;
+			nuser += g->maps.data[m].is_user;
+		}
+	}
+	free(used);
+	if (n <= KERNEL_MAX_USED_MAPS)
+		return 0;
+	diag_error(g->diag, p->span, "this probe uses %u maps (%u of the "
+		   "script's and %u of sonde's own), more than the %d the "
+		   "kernel allows in one program: use fewer maps, e.g. one "
+		   "map with keys (@m[\"a\"]) instead of @a, @b, ...", n,
+		   nuser, n - nuser, KERNEL_MAX_USED_MAPS);
+	return -1;
+}
+
 /* One program for one target of probe p. */
 static int gen_program(struct cg *g, struct ast_probe *p,
 		       const struct probe_target *t, struct cprog *out)
@@ -284,6 +312,8 @@ static int gen_program(struct cg *g, struct ast_probe *p,
 	if (!g->failed && ir_compile(g->ir, &out->code) < 0) {
 		report_compile_error(g, p);
 		rc = -1;
+	} else if (!g->failed) {
+		rc = check_map_count(g, p, &out->code);
 	}
 	ir_free(g->ir);
 	g->ir = NULL;

@@ -329,7 +329,9 @@ static void store_value(struct cg *g, struct ast_expr *map, struct val v)
 		cg_slot_mem(ir_slot_new(g->ir, m->value_size, 8));
 	cg_store_mem(g, val, 0, m->value, v);
 	ir_reg r = update(g, mi, key, val, BPF_ANY);
-	if (m->type == BPF_MAP_TYPE_PERCPU_ARRAY || m->type == BPF_MAP_TYPE_ARRAY)
+	/* An array, or a key-less map's one entry, is never full. */
+	if (m->type == BPF_MAP_TYPE_PERCPU_ARRAY ||
+	    m->type == BPF_MAP_TYPE_ARRAY || !m->key)
 		return;
 	/* A new key in a full hash map fails: counted, as for the
 	 * aggregations, and reported at exit. */
