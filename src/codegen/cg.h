@@ -68,6 +68,8 @@ struct cg {
 	VEC(struct cmap) maps;
 	int32_t ringbuf;     /* map index, -1 until needed */
 	int32_t lost;        /* map index of the lost-events counter */
+	int32_t full;        /* the .full counters (one u64 per user map),
+			      * 0: not made yet */
 	int32_t scratch;     /* per-CPU array of scratch values, or -1 */
 	uint32_t scratch_size;  /* bytes of its value: the most a program uses */
 	uint32_t scratch_progs; /* its entries: one per program that uses it */
@@ -193,7 +195,7 @@ void cg_join(struct cg *g, struct ast_expr *call);
  * read with loader_counter_read(). */
 int32_t cg_add_counter(struct cg *g, const char *name);
 void cg_counter_inc(struct cg *g, int32_t map);
-void cg_counter_add(struct cg *g, int32_t map, ir_reg n);
+void cg_counter_add(struct cg *g, int32_t map, uint32_t off, ir_reg n);
 /* size bytes of this program's per-CPU scratch value, free until the
  * current statement ends (its key, value or record). */
 struct cg_mem cg_scratch(struct cg *g, uint32_t size);

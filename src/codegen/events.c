@@ -56,21 +56,21 @@ int32_t cg_add_counter(struct cg *g, const char *name)
  * instructions on the (rare) failure path instead of a lookup, and
  * contention only while losing. */
 /* n: IR_NOREG adds 1 */
-static void counter_add(struct cg *g, int32_t map, ir_reg n)
+static void counter_add(struct cg *g, int32_t map, uint32_t off, ir_reg n)
 {
 	ir_reg p = ir_reg_new(g->ir);
-	ir_ld_map_value(g->ir, p, (uint32_t)map, 0);
+	ir_ld_map_value(g->ir, p, (uint32_t)map, off);
 	ir_atomic_add(g->ir, 8, p, 0, n == IR_NOREG ? ir_const(g->ir, 1) : n);
 }
 
-void cg_counter_add(struct cg *g, int32_t map, ir_reg n)
+void cg_counter_add(struct cg *g, int32_t map, uint32_t off, ir_reg n)
 {
-	counter_add(g, map, n);
+	counter_add(g, map, off, n);
 }
 
 void cg_counter_inc(struct cg *g, int32_t map)
 {
-	counter_add(g, map, IR_NOREG);
+	counter_add(g, map, 0, IR_NOREG);
 }
 
 /* Each program has its own entry: a program can interrupt another on the

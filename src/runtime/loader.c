@@ -52,6 +52,8 @@ static int create_maps(struct loader *l, const struct loader_opts *o)
 	const struct compiled *c = l->c;
 	for (uint32_t i = 0; i < c->nmaps; i++) {
 		const struct cmap *m = &c->maps[i];
+		if (m->shared)
+			continue; /* after its host, below */
 		char name[BPF_OBJ_NAME_LEN];
 		obj_name(name, m->name);
 		LIBBPF_OPTS(bpf_map_create_opts, mo, .map_flags = m->flags);
@@ -59,6 +61,19 @@ static int create_maps(struct loader *l, const struct loader_opts *o)
 					m->value_size, m->max_entries, &mo);
 		if (fd < 0) {
 			int err = -errno;
+			fprintf(o->err, "sonde: cannot create map %s: %s\n",
+				m->name, err_str(-err));
+			return err;
+		}
+		l->map_fds[i] = fd;
+	}
+	for (uint32_t i = 0; i < c->nmaps; i++) {
+		const struct cmap *m = &c->maps[i];
+		if (!m->shared)
+			continue;
+		int fd = m->host < c->nmaps ? dup(l->map_fds[m->host]) : -1;
+		if (fd < 0) {
+			int err = m->host < c->nmaps ? -errno : -EINVAL;
 			fprintf(o->err, "sonde: cannot create map %s: %s\n",
 				m->name, err_str(-err));
 			return err;
@@ -222,6 +237,22 @@ void loader_close(struct loader *l)
 	free(l->prog_fds);
 	free(l->map_fds);
 	memset(l, 0, sizeof(*l));
+}
+
+uint64_t loader_counter_read_at(int fd, uint32_t off)
+{
+	struct bpf_map_info info;
+	uint32_t len = sizeof(info), zero = 0;
+	memset(&info, 0, sizeof(info));
+	if (bpf_obj_get_info_by_fd(fd, &info, &len) ||
+	    info.value_size < off + 8)
+		return 0;
+	uint8_t *v = calloc(1, info.value_size);
+	uint64_t n = 0;
+	if (v && !bpf_map_lookup_elem(fd, &zero, v))
+		memcpy(&n, v + off, 8);
+	free(v);
+	return n;
 }
 
 uint64_t loader_counter_read(int fd)

@@ -37,5 +37,7 @@ void loader_close(struct loader *l);
 /* A counter's value: key 0 of an array of one u64 (lost events,
  * inserts lost to a full map); 0 when it cannot be read. */
 uint64_t loader_counter_read(int fd);
+/* The u64 at byte off of such an array's entry (the .full counters). */
+uint64_t loader_counter_read_at(int fd, uint32_t off);
 
 #endif

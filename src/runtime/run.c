@@ -263,7 +263,7 @@ static uint64_t lost_events(struct run *r)
 }
 
 /* Aggregation inserts lost because a map was full: each map that can
- * lose them has its own counter (cmap.full_counter). */
+ * lose them has its u64 in the .full array (cmap.full_counter, full_off). */
 static void report_full_maps(struct run *r)
 {
 	const struct compiled *c = r->c;
@@ -271,7 +271,8 @@ static void report_full_maps(struct run *r)
 		const struct cmap *m = &c->maps[i];
 		if (!m->is_user || m->full_counter <= 0)
 			continue;
-		uint64_t n = loader_counter_read(r->l.map_fds[m->full_counter]);
+		uint64_t n = loader_counter_read_at(r->l.map_fds[m->full_counter],
+						    m->full_off);
 		if (n)
 			fprintf(r->err, "sonde: lost %llu updates of %s: the "
 					"map is full (%u entries)\n",
@@ -292,7 +293,9 @@ static int print_maps(struct run *r)
 						       r->l.map_fds[i],
 						       c->maps[i].key,
 						       c->maps[i].value,
-						       c->maps[i].percpu };
+						       c->maps[i].percpu,
+						       c->maps[i].shared,
+						       c->maps[i].slot_key };
 	int err = mapdump_print_exit(&r->out, m, n);
 	if (!err && (r->o->folded || r->o->flamegraph))
 		err = flamegraph_write(m, n, &r->res, r->o->folded,
