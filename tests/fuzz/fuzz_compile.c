@@ -3,8 +3,8 @@
  * -> backend (register allocation, encoding), as `sonde --dry-run` does.
  * Any crash, sanitizer report, leak or hang is a bug; so is an internal
  * error, or a codegen or backend error on a program sema accepted that
- * is not one of the located refusals of a BPF limit (a stack over 512
- * bytes): the target aborts on one.
+ * is not one of the located refusals of a kernel limit (a stack over 512
+ * bytes, more than 64 maps in a program): the target aborts on one.
  *
  * fuzz_verify.c includes this file with FUZZ_VERIFY set: it also loads
  * what codegen emits through the kernel's verifier (maps created,
@@ -141,7 +141,9 @@ static const char *bad_refusal(const char *msg)
 		return "an internal error";
 	if (strstr(msg, "cannot compile this probe"))
 		return "a backend error on a program sema accepted";
-	if (!strstr(msg, "bytes of stack, more than the 512"))
+	/* the located refusals of the kernel's limits */
+	if (!strstr(msg, "bytes of stack, more than the 512") &&
+	    !strstr(msg, "more than the 64 the kernel allows"))
 		return "a codegen error on a program sema accepted";
 	return NULL;
 }
