@@ -50,7 +50,7 @@ TOOLS    := $(sort $(notdir $(wildcard tools/*)))
 TOOL_LINKS := $(sort $(patsubst %.bt,%,$(TOOLS)))
 tool_target = $(if $(filter $(1),$(TOOLS)),$(1),$(1).bt)
 
-.PHONY: all check unit asan fuzz clean bench install uninstall
+.PHONY: all check unit asan fuzz fuzz-long clean bench install uninstall
 all: $(BUILD)/sonde
 
 # The installed tool directory, compiled in (sonde also looks next to its
@@ -99,10 +99,14 @@ asan:
 	@$(MAKE) --no-print-directory BUILD=build-asan SAN=1 all unit
 	@ASAN_OPTIONS=detect_leaks=1 tests/run.sh --build build-asan --layers unit,golden,errors
 
+# FUZZ_TIME seconds in all, shared by the targets; fuzz-long runs them
+# for hours (FUZZ_LONG_TIME, default 3 h in all).
 FUZZ_TIME ?= 60
-FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_LONG_TIME ?= 10800
 fuzz:
 	@$(MAKE) --no-print-directory -f tests/fuzz/fuzz.mk FUZZ_TIME=$(FUZZ_TIME)
+fuzz-long:
+	@$(MAKE) --no-print-directory -f tests/fuzz/fuzz.mk FUZZ_TIME=$(FUZZ_LONG_TIME)
 
 bench: all
 	@bench/run.sh

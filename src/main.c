@@ -426,10 +426,9 @@ static int expand_probes(struct arena *a, struct diag *d,
 	int rc = 0;
 	for (uint32_t i = 0; i < prog->nprobes; i++) {
 		const struct ast_probe *p = &prog->probes[i];
-		for (uint32_t k = 0; k < p->nattach; k++)
-			if (probe_expand(&env, &p->attach[k], &sp[i].targets,
-					 &sp[i].ntargets) < 0)
-				rc = -1;
+		if (probe_expand_probe(&env, p->attach, p->nattach,
+				       &sp[i].targets, &sp[i].ntargets) < 0)
+			rc = -1;
 	}
 	*out = sp;
 	return rc;

@@ -79,7 +79,8 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
-	struct mapdump_map m = { "@by_proc", fd, kt, vt, true };
+	struct mapdump_map m = { .name = "@by_proc", .fd = fd, .key = kt,
+				 .value = vt, .percpu = true };
 	mm.m = &m;
 
 	double t[RUNS];

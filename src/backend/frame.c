@@ -120,6 +120,29 @@ static bool overlap(const struct ir_span *a, const struct ir_span *b)
 	return a->first <= b->last && b->first <= a->last;
 }
 
+/* The slot to name when the frame is too deep: the biggest of those live
+ * with the deepest-placed one (peak), preferring one whose origin is
+ * known. */
+static int32_t culprit(const struct ir *ir, const struct ir_span *spans,
+		       size_t peak)
+{
+	int32_t best = -1;
+	for (size_t j = 0; j < ir->slots.len; j++) {
+		const struct ir_slotinfo *c = &ir->slots.data[j];
+		if (spans[j].first < 0 || !overlap(&spans[peak], &spans[j]))
+			continue;
+		if (best >= 0) {
+			const struct ir_slotinfo *b = &ir->slots.data[best];
+			if ((b->origin != NULL) > (c->origin != NULL) ||
+			    ((b->origin != NULL) == (c->origin != NULL) &&
+			     b->size >= c->size))
+				continue;
+		}
+		best = (int32_t)j;
+	}
+	return best;
+}
+
 int ir_frame_layout(struct ir *ir, uint32_t *stack_size)
 {
 	size_t n = ir->slots.len;
@@ -154,6 +177,7 @@ int ir_frame_layout(struct ir *ir, uint32_t *stack_size)
 				order[k++] = s;
 
 	uint64_t top = 0;
+	size_t peak = 0;
 	for (size_t oi = 0; oi < n; oi++) {
 		size_t s = order[oi];
 		struct ir_slotinfo *sl = &ir->slots.data[s];
@@ -183,10 +207,14 @@ int ir_frame_layout(struct ir *ir, uint32_t *stack_size)
 		}
 		lo[s] = (uint32_t)(end - sl->size);
 		placed[s] = true;
-		if (end > top)
+		if (end > top) {
 			top = end;
+			peak = s;
+		}
 		sl->fp_off = end <= IR_STACK_MAX ? -(int32_t)end : 0;
 	}
+	if (top > IR_STACK_MAX)
+		ir->culprit = culprit(ir, spans, peak);
 	free(spans);
 	free(order);
 	free(lo);

@@ -51,6 +51,7 @@ struct ir *ir_new(void)
 	struct ir *ir = xcalloc(1, sizeof(*ir));
 	/* The context arrives in R1 and R1 is clobbered by the first call,
 	 * so it is copied out at entry; unused, the copy is dead code. */
+	ir->culprit = -1;
 	ir->ctx = ir_reg_new(ir);
 	emit(ir, (struct ir_insn){ .kind = IRK_CTX, .dst = ir->ctx });
 	return ir;
@@ -293,8 +294,24 @@ ir_slot ir_slot_new(struct ir *ir, uint32_t size, uint32_t align)
 		ir_fail(ir, EINVAL, "invalid stack slot size %u", size);
 		size = 8;
 	}
-	vec_push(&ir->slots, ((struct ir_slotinfo){ size, align, 0 }));
+	vec_push(&ir->slots, ((struct ir_slotinfo){ size, align, 0,
+						   ir->origin }));
 	return ir->slots.len - 1;
+}
+
+const void *ir_set_origin(struct ir *ir, const void *origin)
+{
+	const void *old = ir->origin;
+	ir->origin = origin;
+	return old;
+}
+
+const void *ir_stack_culprit(const struct ir *ir, uint32_t *size)
+{
+	if (ir->culprit < 0 || (size_t)ir->culprit >= ir->slots.len)
+		return NULL;
+	*size = ir->slots.data[ir->culprit].size;
+	return ir->slots.data[ir->culprit].origin;
 }
 
 void ir_load_slot(struct ir *ir, int size, ir_reg d, ir_slot sl,

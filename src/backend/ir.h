@@ -125,6 +125,14 @@ void ir_atomic_add(struct ir *ir, int size, ir_reg base, int16_t off,
 /* size bytes, align 1/2/4/8. Uninitialised: the verifier rejects reads of
  * bytes never written, so zero (or fill) what you read. */
 ir_slot ir_slot_new(struct ir *ir, uint32_t size, uint32_t align);
+/* Slots made from now on are for origin (opaque to the IR: codegen passes
+ * the expression or variable that needs them), so that a frame too big
+ * for BPF's stack can name what takes the space. Returns the old one. */
+const void *ir_set_origin(struct ir *ir, const void *origin);
+/* After the frame layout failed for lack of stack: the origin of the
+ * biggest slot live where the frame is deepest (NULL: none known) and
+ * the bytes it takes. */
+const void *ir_stack_culprit(const struct ir *ir, uint32_t *size);
 void ir_load_slot(struct ir *ir, int size, ir_reg d, ir_slot sl,
 		  uint32_t off);
 void ir_store_slot(struct ir *ir, int size, ir_slot sl, uint32_t off,

@@ -55,6 +55,7 @@ struct ir_insn {
 struct ir_slotinfo {
 	uint32_t size, align;
 	int32_t fp_off; /* offset from R10, set by the frame layout */
+	const void *origin; /* ir_set_origin() when made */
 };
 
 struct ir {
@@ -65,6 +66,8 @@ struct ir {
 	ir_reg ctx;
 	bool cpu_v4;
 	bool compiled;
+	const void *origin;  /* of the slots made now */
+	int32_t culprit;     /* slot named by ir_stack_culprit(), or -1 */
 	char err[256];
 };
 

@@ -63,10 +63,7 @@ struct val cg_bi_str(struct cg *g, struct ast_expr *e, struct ast_expr *tg)
 	}
 	ir_reg dst = ir_reg_new(g->ir);
 	ir_slot_addr(g->ir, dst, s, 0);
-	bool user = cg_user_addr(g, src->type);
-	cg_call(g, user ? BPF_FUNC_probe_read_user_str :
-			  BPF_FUNC_probe_read_kernel_str,
-		3, dst, len, p);
+	cg_call(g, cg_read_fn(g, src->type, true), 3, dst, len, p);
 	struct val v = { .kind = V_MEM, .type = e->type, .slot = s };
 	return v;
 }
@@ -93,10 +90,8 @@ static struct val bytes_of(struct cg *g, struct ast_expr *a,
 		ir_reg p = cg_int(g, a);
 		ir_reg dst = ir_reg_new(g->ir);
 		ir_slot_addr(g->ir, dst, s, off);
-		cg_call(g, cg_user_addr(g, at) ?
-				   BPF_FUNC_probe_read_user :
-				   BPF_FUNC_probe_read_kernel,
-			3, dst, ir_const(g->ir, n), p);
+		cg_call(g, cg_read_fn(g, at, false), 3, dst,
+			ir_const(g->ir, n), p);
 	}
 	struct val v = { .kind = V_MEM, .type = t, .slot = s };
 	return v;
@@ -124,9 +119,7 @@ struct val cg_bi_buf(struct cg *g, struct ast_expr *e, struct ast_expr *tg)
 	ir_store_slot(g->ir, 4, s, 0, len);
 	ir_reg dst = ir_reg_new(g->ir);
 	ir_slot_addr(g->ir, dst, s, 4);
-	cg_call(g, cg_user_addr(g, a->type) ?
-			   BPF_FUNC_probe_read_user : BPF_FUNC_probe_read_kernel,
-		3, dst, len, cg_int(g, a));
+	cg_call(g, cg_read_fn(g, a->type, false), 3, dst, len, cg_int(g, a));
 	struct val v = { .kind = V_MEM, .type = t, .slot = s };
 	return v;
 }

@@ -74,6 +74,8 @@ struct cg {
 	int32_t ringbuf;     /* map index, -1 until needed */
 	int32_t lost;        /* map index of the lost-events counter */
 	int32_t stop_flag;   /* compiled.stop_flag */
+	int32_t full;        /* the .full counters (one u64 per user map),
+			      * 0: not made yet */
 	int32_t scratch;     /* per-CPU array of scratch values, or -1 */
 	uint32_t scratch_size;  /* bytes of its value: the most a program uses */
 	uint32_t scratch_progs; /* its entries: one per program that uses it */
@@ -84,9 +86,14 @@ struct cg {
 	uint32_t probe_index;
 	VEC(struct cg_var) vars;
 	VEC(struct cg_loop) loops;
+	/* out->probe_names by hash (open addressing, index + 1, 0: free), so
+	 * that thousands of targets cost no quadratic search */
+	uint32_t *name_slots;
+	uint32_t name_cap;
 	int32_t scratch_index; /* this program's scratch entry, or -1 */
 	uint32_t scratch_used;  /* bytes of it in use at this point */
 	ir_jlist bail;          /* jumps to the program's exit */
+	const struct ast_stmt *first_loop; /* the program's first while */
 	bool failed;
 };
 
@@ -127,9 +134,10 @@ struct val cg_expr(struct cg *g, struct ast_expr *e);
  * from the stack, in pt_regs probes. */
 struct val cg_usdt_arg(struct cg *g, struct ast_expr *e, uint32_t idx);
 struct val cg_stack_arg(struct cg *g, struct ast_expr *e, uint32_t idx);
-/* Whether an address of type t (a pointer, or an integer in a probe
- * whose addresses are user space) is read from user memory. */
-bool cg_user_addr(struct cg *g, const struct type *t);
+/* The helper that reads (str: a string at) an address of type t: a
+ * pointer's or a marked integer's space (enum addr_space), else the
+ * space of the probe's addresses. */
+int cg_read_fn(struct cg *g, const struct type *t, bool str);
 /* codegen.c: the index of name in the table `probe` values index. */
 uint32_t cg_name_index(struct cg *g, const char *name);
 /* The value as an integer in a register (reads memory as needed). */
@@ -193,6 +201,7 @@ void cg_join(struct cg *g, struct ast_expr *call);
  * read with loader_counter_read(). */
 int32_t cg_add_counter(struct cg *g, const char *name);
 void cg_counter_inc(struct cg *g, int32_t map);
+void cg_counter_add(struct cg *g, int32_t map, uint32_t off, ir_reg n);
 /* size bytes of this program's per-CPU scratch value, free until the
  * current statement ends (its key, value or record). */
 struct cg_mem cg_scratch(struct cg *g, uint32_t size);

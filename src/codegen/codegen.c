@@ -2,6 +2,7 @@
 #include "codegen/codegen.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "backend/ir.h"
@@ -9,6 +10,7 @@
 #include "util/arena.h"
 #include "util/diag.h"
 #include "util/strbuf.h"
+#include "util/xalloc.h"
 
 static bool in_reg(const struct type *t)
 {
@@ -45,12 +47,14 @@ static void declare_stmt(struct cg *g, const struct ast_stmt *s, bool top)
 		if (in_reg(t->type)) {
 			v.reg = ir_const(g->ir, 0);
 		} else {
+			ir_set_origin(g->ir, t);
 			v.mem = cg_stack_in_scratch(t->type) ?
 				cg_scratch(g, t->type->size) :
 				cg_slot_mem(ir_slot_new(g->ir, t->type->size,
 							8));
 			if (!top || type_holds(t->type, stacks))
 				cg_zero_mem(g, v.mem, 0, t->type->size);
+			ir_set_origin(g->ir, NULL);
 		}
 		vec_push(&g->vars, v);
 		return;
@@ -138,6 +142,8 @@ static void gen_stmt_at(struct cg *g, struct ast_stmt *s)
 		return;
 	}
 	case S_WHILE: {
+		if (!g->first_loop)
+			g->first_loop = s;
 		struct cg_loop l = { ir_label_here(g->ir), IR_NOJUMP };
 		ir_jlist f = cg_cond_false(g, s->u.loop.cond);
 		vec_push(&g->loops, l);
@@ -174,19 +180,106 @@ static void gen_block(struct cg *g, const struct ast_block *b)
 		gen_stmt(g, b->stmts[i]);
 }
 
+static uint32_t name_hash(const char *s)
+{
+	uint32_t h = 2166136261u; /* FNV-1a */
+	for (; *s; s++)
+		h = (h ^ (uint8_t)*s) * 16777619u;
+	return h;
+}
+
+/* The hash slot of name: its entry, or the free slot for it. */
+static uint32_t *name_slot(struct cg *g, const char *name)
+{
+	const char **names = g->out->probe_names;
+	uint32_t i = name_hash(name) & (g->name_cap - 1);
+	while (g->name_slots[i] && strcmp(names[g->name_slots[i] - 1], name))
+		i = (i + 1) & (g->name_cap - 1);
+	return &g->name_slots[i];
+}
+
 uint32_t cg_name_index(struct cg *g, const char *name)
 {
 	struct compiled *c = g->out;
-	for (uint32_t i = 0; i < c->nprobe_names; i++)
-		if (!strcmp(c->probe_names[i], name))
-			return i;
-	const char **n = arena_alloc(g->arena,
-				     sizeof(*n) * (c->nprobe_names + 1));
-	if (c->nprobe_names)
-		memcpy(n, c->probe_names, sizeof(*n) * c->nprobe_names);
-	n[c->nprobe_names] = name;
-	c->probe_names = n;
+	uint32_t k = c->nprobe_names;
+	/* Keep the table at most half full. */
+	if (2 * (k + 1) > g->name_cap) {
+		uint32_t cap = g->name_cap ? 2 * g->name_cap : 64;
+		free(g->name_slots);
+		g->name_slots = xcalloc(cap, sizeof(*g->name_slots));
+		g->name_cap = cap;
+		for (uint32_t i = 0; i < k; i++)
+			*name_slot(g, c->probe_names[i]) = i + 1;
+	}
+	uint32_t *slot = name_slot(g, name);
+	if (*slot)
+		return *slot - 1;
+	/* The array doubles when k reaches a power of two (from 4); the old
+	 * one is left in the arena. */
+	if (k == 0 || (k >= 4 && (k & (k - 1)) == 0)) {
+		uint32_t cap = k ? 2 * k : 4;
+		const char **n = arena_alloc(g->arena, sizeof(*n) * cap);
+		if (k)
+			memcpy(n, c->probe_names, sizeof(*n) * k);
+		c->probe_names = n;
+	}
+	c->probe_names[k] = name;
+	*slot = k + 1;
 	return c->nprobe_names++;
+}
+
+/* ir_compile() failed: a frame too deep for BPF's stack is reported at
+ * the biggest value live where it is deepest; other errors at the probe. */
+static void report_compile_error(struct cg *g, const struct ast_probe *p)
+{
+	uint32_t size = 0;
+	const struct ast_expr *e = ir_stack_culprit(g->ir, &size);
+	if (!e) {
+		diag_error(g->diag, p->span, "cannot compile this probe: %s",
+			   ir_error(g->ir));
+		return;
+	}
+	struct strbuf what = STRBUF_INIT;
+	if (e->kind == E_VAR)
+		sb_printf(&what, "variable %s", e->u.name);
+	else if (e->kind == E_CALL)
+		sb_printf(&what, "this %s() call", e->u.call.name);
+	else if (e->kind == E_MAP)
+		sb_printf(&what, "this use of map %s", e->u.map.name);
+	else
+		sb_printf(&what, "this value");
+	diag_error(g->diag, e->span, "%s: %s takes %u bytes of it (use "
+		   "smaller values, e.g. str(x, LEN), or fewer at once)",
+		   ir_error(g->ir), sb_str(&what), size);
+	sb_free(&what);
+}
+
+/* The kernel refuses a program that uses more than 64 maps
+ * (MAX_USED_MAPS) with a bare E2BIG at load: said here, located. */
+#define KERNEL_MAX_USED_MAPS 64
+static int check_map_count(struct cg *g, const struct ast_probe *p,
+			   const struct bpf_code *code)
+{
+	uint32_t nmaps = (uint32_t)g->maps.len;
+	bool *used = xcalloc(nmaps + 1, sizeof(*used));
+	uint32_t n = 0, nuser = 0;
+	for (uint32_t r = 0; r < code->nrelocs; r++) {
+		uint32_t m = code->relocs[r].map_idx;
+		if (m < nmaps && !used[m]) {
+			used[m] = true;
+			n++;
+			nuser += g->maps.data[m].is_user;
+		}
+	}
+	free(used);
+	if (n <= KERNEL_MAX_USED_MAPS)
+		return 0;
+	diag_error(g->diag, p->span, "this probe uses %u maps (%u of the "
+		   "script's and %u of sonde's own), more than the %d the "
+		   "kernel allows in one program: use fewer maps, e.g. one "
+		   "map with keys (@m[\"a\"]) instead of @a, @b, ...", n,
+		   nuser, n - nuser, KERNEL_MAX_USED_MAPS);
+	return -1;
 }
 
 /* One program for one target of probe p. */
@@ -201,6 +294,7 @@ static int gen_program(struct cg *g, struct ast_probe *p,
 	g->scratch_index = -1;
 	g->scratch_used = 0;
 	g->bail = IR_NOJUMP;
+	g->first_loop = NULL;
 	declare_vars(g, &p->body, true);
 	if (g->stop_flag >= 0 && t->prov->run == PROBE_RUN_ATTACHED) {
 		/* 3 instructions: a direct load of the flag, no helper */
@@ -222,10 +316,12 @@ static int gen_program(struct cg *g, struct ast_probe *p,
 		ir_dump(g->ir, g->opts->dump_ir);
 	}
 	int rc = 0;
+	ir_set_origin(g->ir, NULL);
 	if (!g->failed && ir_compile(g->ir, &out->code) < 0) {
-		diag_error(g->diag, p->span, "cannot compile this probe: %s",
-			   ir_error(g->ir));
+		report_compile_error(g, p);
 		rc = -1;
+	} else if (!g->failed) {
+		rc = check_map_count(g, p, &out->code);
 	}
 	ir_free(g->ir);
 	g->ir = NULL;
@@ -238,6 +334,14 @@ static int gen_program(struct cg *g, struct ast_probe *p,
 	out->ntargets = 1;
 	out->is_begin = t->prov->run == PROBE_RUN_BEGIN;
 	out->is_end = t->prov->run == PROBE_RUN_END;
+	out->loop_at = NULL;
+	if (g->first_loop) {
+		struct span sp = g->first_loop->span;
+		char at[300];
+		snprintf(at, sizeof(at), "%s:%u:%u",
+			 sp.file ? sp.file->name : "stdin", sp.line, sp.col);
+		out->loop_at = arena_strdup(g->arena, at);
+	}
 	return g->failed ? -1 : rc;
 }
 
@@ -304,6 +408,7 @@ int codegen(struct arena *a, struct diag *d, struct ast_program *prog,
 	vec_free(&g.events);
 	vec_free(&g.vars);
 	vec_free(&g.loops);
+	free(g.name_slots);
 	vec_free(&progs);
 	return rc;
 }

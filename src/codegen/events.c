@@ -55,11 +55,22 @@ int32_t cg_add_counter(struct cg *g, const char *name)
 /* A shared counter, bumped atomically through a direct value pointer: 3
  * instructions on the (rare) failure path instead of a lookup, and
  * contention only while losing. */
-void cg_counter_inc(struct cg *g, int32_t map)
+/* n: IR_NOREG adds 1 */
+static void counter_add(struct cg *g, int32_t map, uint32_t off, ir_reg n)
 {
 	ir_reg p = ir_reg_new(g->ir);
-	ir_ld_map_value(g->ir, p, (uint32_t)map, 0);
-	ir_atomic_add(g->ir, 8, p, 0, ir_const(g->ir, 1));
+	ir_ld_map_value(g->ir, p, (uint32_t)map, off);
+	ir_atomic_add(g->ir, 8, p, 0, n == IR_NOREG ? ir_const(g->ir, 1) : n);
+}
+
+void cg_counter_add(struct cg *g, int32_t map, uint32_t off, ir_reg n)
+{
+	counter_add(g, map, off, n);
+}
+
+void cg_counter_inc(struct cg *g, int32_t map)
+{
+	counter_add(g, map, 0, IR_NOREG);
 }
 
 /* Each program has its own entry: a program can interrupt another on the
@@ -151,7 +162,9 @@ void cg_event(struct cg *g, enum event_kind kind, struct ast_expr **args,
 void cg_join(struct cg *g, struct ast_expr *e)
 {
 	struct ast_expr *argv = e->u.call.args.items[0];
-	bool user = cg_user_addr(g, argv->type);
+	/* argv's space is that of the strings it points to */
+	int read = cg_read_fn(g, argv->type, false);
+	int read_str = cg_read_fn(g, argv->type, true);
 	struct type *arr = type_new(g->arena, TY_ARRAY, JOIN_ARGS * JOIN_LEN);
 	arr->elem = type_string(g->arena, JOIN_LEN);
 	arr->count = JOIN_ARGS;
@@ -185,9 +198,7 @@ void cg_join(struct cg *g, struct ast_expr *e)
 		ir_reg pa = ir_reg_new(g->ir);
 		ir_slot_addr(g->ir, pa, ptr, 0);
 		ir_storei_slot(g->ir, 8, ptr, 0, 0);
-		cg_call(g, user ? BPF_FUNC_probe_read_user :
-				  BPF_FUNC_probe_read_kernel,
-			3, pa, ir_const(g->ir, 8), src);
+		cg_call(g, read, 3, pa, ir_const(g->ir, 8), src);
 		ir_reg q = ir_reg_new(g->ir);
 		ir_load_slot(g->ir, 8, q, ptr, 0);
 		int16_t off = (int16_t)(8 + i * JOIN_LEN);
@@ -196,9 +207,7 @@ void cg_join(struct cg *g, struct ast_expr *e)
 				ir_jmpi(g->ir, BPF_JEQ, q, 0, IR_NOLABEL));
 		ir_reg dst = ir_copy(g->ir, p);
 		ir_alui(g->ir, BPF_ADD, dst, off);
-		cg_call(g, user ? BPF_FUNC_probe_read_user_str :
-				  BPF_FUNC_probe_read_kernel_str,
-			3, dst, ir_const(g->ir, JOIN_LEN), q);
+		cg_call(g, read_str, 3, dst, ir_const(g->ir, JOIN_LEN), q);
 	}
 	ir_jlist_patch_here(g->ir, last);
 	send_from(g, p, size);

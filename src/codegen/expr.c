@@ -691,8 +691,11 @@ static struct val binary(struct cg *g, struct ast_expr *e)
 		break;
 	default: break;
 	}
-	/* x % 0 is 0, as in bpftrace (BPF leaves x unchanged). */
-	if (op == OP_MOD && r->kind == E_INT && r->u.num.value == 0) {
+	/* x % 0 is 0, as in bpftrace (BPF leaves x unchanged); so is a
+	 * shift by a constant of 64 or more (the verifier rejects it). */
+	if (r->kind == E_INT && ((op == OP_MOD && r->u.num.value == 0) ||
+				 ((op == OP_SHL || op == OP_SHR) &&
+				  r->u.num.value >= 64))) {
 		ir_movi(g->ir, a, 0);
 		return reg_val(e->type, a);
 	}
@@ -880,7 +883,19 @@ struct val cg_compound(struct cg *g, struct ast_expr *target, enum ast_op op,
 	return binary(g, &bin);
 }
 
+static struct val expr_of_kind(struct cg *g, struct ast_expr *e);
+
+/* The stack slots made for e are e's (ir_set_origin), so that a frame
+ * too deep for BPF can name the value that takes the space. */
 struct val cg_expr(struct cg *g, struct ast_expr *e)
+{
+	const void *outer = ir_set_origin(g->ir, e);
+	struct val v = expr_of_kind(g, e);
+	ir_set_origin(g->ir, outer);
+	return v;
+}
+
+static struct val expr_of_kind(struct cg *g, struct ast_expr *e)
 {
 	switch (e->kind) {
 	case E_INT:

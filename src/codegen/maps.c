@@ -24,6 +24,53 @@ static bool keyless_array(const struct sema_map *sm)
 	return sm->value->kind != TY_LHIST || maplayout_nbuckets(sm->value) > 0;
 }
 
+/* Whether user map m may live in a shared host (cmap.shared): key-less,
+ * a plain value (aggregations are per-CPU arrays), no stacks (their
+ * frames are read through the map's own entries). */
+static bool shareable(const struct cmap *m)
+{
+	static const enum type_kind stacks[] = { TY_KSTACK, TY_USTACK,
+						 TY_NONE };
+	return !m->key && m->type == BPF_MAP_TYPE_HASH &&
+	       !type_holds(m->value, stacks);
+}
+
+/* Key-less plain maps of one value size share one hash (".keyless"),
+ * each at its own key, when there are two or more of them. */
+static void share_keyless(struct cg *g)
+{
+	size_t nuser = g->maps.len;
+	for (size_t i = 0; i < nuser; i++) {
+		struct cmap *m = &g->maps.data[i];
+		if (!shareable(m) || m->shared)
+			continue;
+		uint32_t n = 0;
+		for (size_t j = i; j < nuser; j++)
+			n += shareable(&g->maps.data[j]) &&
+			     g->maps.data[j].value_size == m->value_size;
+		if (n < 2)
+			continue;
+		struct cmap h;
+		memset(&h, 0, sizeof(h));
+		h.name = ".keyless";
+		h.type = BPF_MAP_TYPE_HASH;
+		h.key_size = 8;
+		h.value_size = m->value_size;
+		h.max_entries = n;
+		uint32_t host = (uint32_t)g->maps.len;
+		uint64_t k = 0;
+		for (size_t j = i; j < nuser; j++) {
+			struct cmap *o = &g->maps.data[j];
+			if (!shareable(o) || o->value_size != m->value_size)
+				continue;
+			o->shared = true;
+			o->host = host;
+			o->slot_key = k++;
+		}
+		vec_push(&g->maps, h);
+	}
+}
+
 void cg_maps_declare(struct cg *g)
 {
 	const struct sema_result *sr = g->sr;
@@ -31,7 +78,7 @@ void cg_maps_declare(struct cg *g)
 	/* Room for every map codegen may add (.events, .lost, .scratch and a
 	 * .full counter per user map): cmap pointers held while a key is
 	 * built in the scratch or a counter is added stay valid. */
-	vec_reserve(&g->maps, 2 * (size_t)sr->nmaps + 3);
+	vec_reserve(&g->maps, 3 * (size_t)sr->nmaps + 3);
 	for (uint32_t i = 0; i < sr->nmaps; i++) {
 		const struct sema_map *sm = &sr->maps[i];
 		struct cmap m;
@@ -56,6 +103,7 @@ void cg_maps_declare(struct cg *g)
 		g->user_maps[i] = (int32_t)g->maps.len;
 		vec_push(&g->maps, m);
 	}
+	share_keyless(g);
 }
 
 int32_t cg_map_index(struct cg *g, const struct ast_expr *map)
@@ -70,8 +118,9 @@ const struct cmap *cg_map(struct cg *g, int32_t idx)
 
 static ir_reg map_ref(struct cg *g, int32_t idx)
 {
+	const struct cmap *m = cg_map(g, idx);
 	ir_reg r = ir_reg_new(g->ir);
-	ir_ld_map(g->ir, r, (uint32_t)idx);
+	ir_ld_map(g->ir, r, m->shared ? m->host : (uint32_t)idx);
 	return r;
 }
 
@@ -85,7 +134,9 @@ static struct cg_mem build_key(struct cg *g, const struct cmap *m,
 		cg_scratch(g, m->key_size) :
 		cg_slot_mem(ir_slot_new(g->ir, m->key ? m->key_size : 8, 8));
 	if (!m->key) {
-		if (bucket == IR_NOREG)
+		if (m->shared)
+			cg_mem_storei(g, 8, k, 0, (int32_t)m->slot_key);
+		else if (bucket == IR_NOREG)
 			cg_zero_mem(g, k, 0, 8);
 	} else if (e->u.map.keys.n == 1) {
 		cg_store_mem(g, k, 0, m->key,
@@ -120,13 +171,25 @@ static ir_reg update(struct cg *g, int32_t mi, struct cg_mem key,
 		       ir_const(g->ir, flags));
 }
 
-/* A failed insert of an aggregation (the map is full) bumps the map's own
- * counter (cmap.full_counter), which the runtime reports at exit. */
-static void count_full(struct cg *g, int32_t mi)
+/* The map's counter of inserts lost because it was full: its u64 in
+ * the one .full array of all user maps (cmap.full_counter/full_off),
+ * which the runtime reports at exit. */
+static uint32_t full_counter(struct cg *g, int32_t mi)
 {
-	if (!g->maps.data[mi].full_counter)
-		g->maps.data[mi].full_counter = cg_add_counter(g, ".full");
-	cg_counter_inc(g, g->maps.data[mi].full_counter);
+	if (!g->full)
+		g->full = cg_add_map(g, ".full", BPF_MAP_TYPE_ARRAY, 4,
+				     8 * (g->sr->nmaps + 1), 1);
+	struct cmap *m = &g->maps.data[mi];
+	m->full_counter = g->full;
+	m->full_off = 8 * (uint32_t)mi; /* user maps come first */
+	return m->full_off;
+}
+
+/* A failed insert (the map is full) counted; n: 1 if IR_NOREG. */
+static void count_full(struct cg *g, int32_t mi, ir_reg n)
+{
+	uint32_t off = full_counter(g, mi);
+	cg_counter_add(g, g->full, off, n);
 }
 
 struct val cg_map_read(struct cg *g, struct ast_expr *e)
@@ -314,7 +377,7 @@ struct val cg_bi_aggregate(struct cg *g, struct ast_expr *call,
 	ir_reg r = update(g, mi, key, cg_slot_mem(init), BPF_ANY);
 	ir_jlist_concat(g->ir, &done, ir_jmpi(g->ir, BPF_JEQ, r, 0,
 					      IR_NOLABEL));
-	count_full(g, mi);
+	count_full(g, mi, IR_NOREG);
 	ir_jlist_patch_here(g->ir, done);
 	return cg_no_val();
 }
@@ -328,9 +391,25 @@ static void store_value(struct cg *g, struct ast_expr *map, struct val v)
 		cg_scratch(g, m->value_size) :
 		cg_slot_mem(ir_slot_new(g->ir, m->value_size, 8));
 	cg_store_mem(g, val, 0, m->value, v);
-	/* Unchecked: a branch here halves the iterations the verifier
-	 * accepts in a loop that stores (8000 -> 4000). */
-	update(g, mi, key, val, BPF_ANY);
+	ir_reg r = update(g, mi, key, val, BPF_ANY);
+	/* An array, or a key-less map's one entry, is never full. */
+	if (m->type == BPF_MAP_TYPE_PERCPU_ARRAY ||
+	    m->type == BPF_MAP_TYPE_ARRAY || !m->key)
+		return;
+	/* A new key in a full hash map fails: counted, as for the
+	 * aggregations, and reported at exit. */
+	if (g->loops.len) {
+		/* In a while loop a branch would leave the verifier a state
+		 * to explore per iteration (8193 is its limit): add the sign
+		 * bit of the helper's result (1 on failure) instead. */
+		ir_reg failed = ir_copy(g->ir, r);
+		ir_alui(g->ir, BPF_RSH, failed, 63);
+		count_full(g, mi, failed);
+		return;
+	}
+	ir_jlist done = ir_jmpi(g->ir, BPF_JEQ, r, 0, IR_NOLABEL);
+	count_full(g, mi, IR_NOREG);
+	ir_jlist_patch_here(g->ir, done);
 }
 
 void cg_map_assign(struct cg *g, struct ast_expr *map, struct ast_expr *value,
@@ -365,11 +444,7 @@ struct val cg_bi_delete(struct cg *g, struct ast_expr *call,
 	struct ast_expr *map = call->u.call.args.items[0];
 	int32_t mi = cg_map_index(g, map);
 	const struct cmap *m = cg_map(g, mi);
-	if (m->value->kind == TY_HIST || m->value->kind == TY_LHIST) {
-		cg_error(g, map->span, "delete() of one key of a histogram is "
-			 "not supported: use clear()");
-		return cg_no_val();
-	}
+	/* sema refuses it for a histogram (TY_HIST/TY_LHIST) */
 	struct cg_mem key = build_key(g, m, map, IR_NOREG);
 	cg_call(g, BPF_FUNC_map_delete_elem, 2, map_ref(g, mi),
 		cg_mem_addr(g, key, 0));

@@ -82,9 +82,23 @@ struct val cg_bi_reg(struct cg *g, struct ast_expr *e, struct ast_expr *tg)
 	return cg_reg_val(e->type, cg_to_reg(g, ctx_u64((uint32_t)regs_offset(name))));
 }
 
-bool cg_user_addr(struct cg *g, const struct type *t)
+int cg_read_fn(struct cg *g, const struct type *t, bool str)
 {
-	if (t->kind == TY_PTR || t->is_user)
-		return t->is_user;
-	return g->tgt && (g->tgt->features & CTX_USER);
+	switch (type_addr_space(t)) {
+	case AS_USER:
+		return str ? BPF_FUNC_probe_read_user_str : BPF_FUNC_probe_read_user;
+	case AS_KERNEL:
+		return str ? BPF_FUNC_probe_read_kernel_str :
+			     BPF_FUNC_probe_read_kernel;
+	case AS_MIXED:
+		/* Both spaces were stored in one place: the old helpers try
+		 * kernel then user memory (x86), as bpftrace reads an address
+		 * of unset space. */
+		return str ? BPF_FUNC_probe_read_str : BPF_FUNC_probe_read;
+	case AS_NONE:
+		break;
+	}
+	bool user = g->tgt && (g->tgt->features & CTX_USER);
+	return cg_read_fn(g, user ? &(struct type){ .kind = TY_PTR, .is_user = true }
+				  : &(struct type){ .kind = TY_PTR }, str);
 }

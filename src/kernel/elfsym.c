@@ -268,6 +268,36 @@ const struct elf_sym *elfsym_find(const struct elf_syms *es, const char *name)
 	return NULL;
 }
 
+static const struct elf_syms *sort_es; /* qsort has no context argument */
+
+static int by_name_then_index(const void *a, const void *b)
+{
+	uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
+	int c = strcmp(sort_es->syms[i].name, sort_es->syms[j].name);
+	return c ? c : (i > j) - (i < j);
+}
+
+bool *elfsym_first_names(const struct elf_syms *es)
+{
+	bool *first = calloc(es->nsyms + 1, sizeof(*first));
+	uint32_t *idx = malloc(sizeof(*idx) * (es->nsyms + 1));
+	if (!first || !idx) {
+		free(first);
+		free(idx);
+		return NULL;
+	}
+	for (uint32_t i = 0; i < es->nsyms; i++)
+		idx[i] = i;
+	sort_es = es;
+	qsort(idx, es->nsyms, sizeof(*idx), by_name_then_index);
+	sort_es = NULL;
+	for (uint32_t k = 0; k < es->nsyms; k++)
+		first[idx[k]] = k == 0 || strcmp(es->syms[idx[k - 1]].name,
+						 es->syms[idx[k]].name);
+	free(idx);
+	return first;
+}
+
 int elfsym_vaddr_to_off(const struct elf_syms *es, uint64_t vaddr,
 			uint64_t *off)
 {

@@ -62,6 +62,10 @@ const struct elf_sym *elfsym_lookup(const struct elf_syms *es, uint64_t vaddr,
 				    uint64_t *offset);
 /* The first symbol named name, or NULL. */
 const struct elf_sym *elfsym_find(const struct elf_syms *es, const char *name);
+/* For each symbol, whether it is the first of its name (the one
+ * elfsym_find returns): a malloc'd array of es->nsyms, NULL without
+ * memory. In O(n log n), for a wildcard over every symbol. */
+bool *elfsym_first_names(const struct elf_syms *es);
 
 /* Any symbol (function or object) named name in the ELF file at path:
  * its st_value and st_size, as uaddr() needs. Returns 0, -ENOENT when

@@ -41,13 +41,15 @@ const char *sema_tname(struct sema *s, const struct type *t)
 	return r;
 }
 
-/* Map keys and values store integers as 64 bits, keeping their sign.
- * A pointer stays one (8 bytes already): @p++ steps by its pointee, as
- * in bpftrace. */
+/* Map keys and values store integers as 64 bits, keeping their sign and
+ * the address space of a pointer they came from. A pointer stays one (8
+ * bytes already, its space in its type): @p++ steps by its pointee, as in
+ * bpftrace. */
 static const struct type *widen(struct sema *s, const struct type *t)
 {
 	if (t->kind == TY_INT)
-		return type_int(8, t->is_signed);
+		return type_int_addr(s->arena, type_int(8, t->is_signed),
+				     (enum addr_space)t->addr);
 	if (t->kind == TY_TUPLE) {
 		const struct type **el = arena_alloc(
 			s->arena, sizeof(*el) * (t->nfields + 1));
@@ -56,6 +58,14 @@ static const struct type *widen(struct sema *s, const struct type *t)
 		return type_tuple(s->arena, el, t->nfields);
 	}
 	return t;
+}
+
+/* The address space of one place holding addresses of spaces a and b. */
+static enum addr_space unify_addr(uint8_t a, uint8_t b)
+{
+	if (a == b || b == AS_NONE)
+		return (enum addr_space)a;
+	return a == AS_NONE ? (enum addr_space)b : AS_MIXED;
 }
 
 /* The common type of two values stored in one place, or NULL if they
@@ -72,10 +82,10 @@ static const struct type *unify(struct sema *s, const struct type *a,
 			return a;
 		if (a->kind == TY_PTR || b->kind == TY_PTR)
 			return a->kind == TY_PTR ? a : b;
-		if (a->is_user && b->is_user) /* user pointers, widened */
-			return a;
 		uint32_t size = a->size > b->size ? a->size : b->size;
-		return type_int((int)size, a->is_signed && b->is_signed);
+		return type_int_addr(s->arena,
+				     type_int((int)size, a->is_signed && b->is_signed),
+				     unify_addr(a->addr, b->addr));
 	}
 	if (a->kind != b->kind)
 		return NULL;
@@ -309,10 +319,14 @@ static const struct type *check_cast(struct sema *s, struct ast_expr *e)
 		    sema_tname(s, to));
 		return &type_none;
 	}
-	/* A cast pointer keeps the address space it came from; an integer
-	 * becomes an address of the probe's space. */
-	if (to->kind == TY_PTR && (from->kind == TY_PTR ? from->is_user :
-						      sema_tgt_has(s, CTX_USER)))
+	/* A cast pointer keeps the address space it came from, and so does
+	 * an integer that holds one; any other integer becomes an address of
+	 * the probe's space. A pointer cast to an integer keeps its space. */
+	enum addr_space as = type_addr_space(from);
+	if (to->kind == TY_INT)
+		return type_int_addr(s->arena, to, as);
+	if (to->kind == TY_PTR && (as == AS_USER ||
+				   (as == AS_NONE && sema_tgt_has(s, CTX_USER))))
 		to = type_ptr(s->arena, to->elem, true);
 	return to;
 }
@@ -908,6 +922,7 @@ const struct type *sema_expr(struct sema *s, struct ast_expr *e)
 /* ---- statements ---- */
 
 static void check_block(struct sema *s, struct ast_block *b);
+static bool block_leaves(const struct ast_block *b, bool nested);
 
 static void check_cond(struct sema *s, struct ast_expr *c)
 {
@@ -956,12 +971,20 @@ static void check_stmt(struct sema *s, struct ast_stmt *st)
 		check_block(s, &st->u.loop.body);
 		return;
 	}
-	case S_WHILE:
+	case S_WHILE: {
 		check_cond(s, st->u.loop.cond);
+		int64_t c;
+		if (sema_const_int(s, st->u.loop.cond, &c) && c &&
+		    !block_leaves(&st->u.loop.body, false))
+			sema_err(s, st->u.loop.cond->span, "this while loop never "
+				"ends: its condition is always true and it has no "
+				"break or return (the kernel's verifier rejects a "
+				"loop it cannot see end)");
 		s->loop_depth++;
 		check_block(s, &st->u.loop.body);
 		s->loop_depth--;
 		return;
+	}
 	case S_BREAK:
 	case S_CONTINUE:
 		if (!s->loop_depth)
@@ -976,6 +999,50 @@ static void check_stmt(struct sema *s, struct ast_stmt *st)
 		check_block(s, &st->u.block);
 		return;
 	}
+}
+
+/* Whether b has a way out of the loop it is the body of: a break of that
+ * loop (nested: b is in an inner while, whose breaks do not count) or a
+ * return. */
+static bool block_leaves(const struct ast_block *b, bool nested)
+{
+	for (uint32_t i = 0; i < b->n; i++) {
+		const struct ast_stmt *st = b->stmts[i];
+		switch (st->kind) {
+		case S_BREAK:
+			if (!nested)
+				return true;
+			break;
+		case S_RETURN:
+			return true;
+		case S_IF:
+			if (block_leaves(&st->u.if_.then, nested))
+				return true;
+			if (st->u.if_.otherwise) {
+				struct ast_block one = {
+					(struct ast_stmt **)&st->u.if_.otherwise,
+					1, st->span };
+				if (block_leaves(&one, nested))
+					return true;
+			}
+			break;
+		case S_WHILE:
+			if (block_leaves(&st->u.loop.body, true))
+				return true;
+			break;
+		case S_UNROLL:
+			if (block_leaves(&st->u.loop.body, nested))
+				return true;
+			break;
+		case S_BLOCK:
+			if (block_leaves(&st->u.block, nested))
+				return true;
+			break;
+		default:
+			break;
+		}
+	}
+	return false;
 }
 
 static void check_block(struct sema *s, struct ast_block *b)

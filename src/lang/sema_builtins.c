@@ -445,7 +445,15 @@ static const struct type *ty_delete(struct sema *s, struct ast_expr *e,
 {
 	if (!want_map_arg(s, e, 0, true))
 		return &type_none;
-	s->maps.data[arg(e, 0)->aux].deleted = true;
+	struct sema_map *m = &s->maps.data[arg(e, 0)->aux];
+	m->deleted = true;
+	/* A histogram's key holds its bucket: one delete cannot remove a
+	 * key's buckets (the value is typed by the last pass). */
+	if (m->value->kind == TY_HIST || m->value->kind == TY_LHIST) {
+		sema_err(s, arg(e, 0)->span, "delete() of one key of a "
+			 "histogram is not supported: use clear()");
+		return &type_none;
+	}
 	return &type_void;
 }
 

@@ -34,6 +34,14 @@ struct cmap {
 	 * inserts lost because this map was full, reported at exit; 0: none
 	 * (map 0 is never a counter: the user maps are declared first). */
 	int32_t full_counter;
+	uint32_t full_off;      /* of this map's u64 in full_counter's value */
+	/* A key-less plain map kept as entry slot_key of map host, a hash
+	 * shared by the key-less maps of one value size, so that many of
+	 * them stay far from the kernel's 64 maps per program. The loader
+	 * gives it a dup of host's fd. */
+	bool shared;
+	uint32_t host;
+	uint64_t slot_key;
 };
 
 /* One BPF program and where it attaches. */
@@ -47,6 +55,9 @@ struct cprog {
 	const struct probe_target *targets;
 	uint32_t ntargets;
 	bool is_begin, is_end;    /* run once through BPF_PROG_TEST_RUN */
+	/* "FILE:LINE:COL" of the program's first while loop (NULL: none),
+	 * named when the verifier gives up on following it */
+	const char *loop_at;
 };
 
 enum event_kind {

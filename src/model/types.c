@@ -29,6 +29,26 @@ const struct type *type_int(int size, bool is_signed)
 	}
 }
 
+const struct type *type_int_addr(struct arena *a, const struct type *t,
+				 enum addr_space as)
+{
+	if (t->kind != TY_INT || t->addr == as)
+		return t;
+	if (as == AS_NONE)
+		return type_int((int)t->size, t->is_signed);
+	struct type *n = type_new(a, TY_INT, t->size);
+	*n = *t;
+	n->addr = (uint8_t)as;
+	return n;
+}
+
+enum addr_space type_addr_space(const struct type *t)
+{
+	if (t->kind == TY_PTR)
+		return t->is_user ? AS_USER : AS_KERNEL;
+	return t->kind == TY_INT ? (enum addr_space)t->addr : AS_NONE;
+}
+
 struct type *type_new(struct arena *a, enum type_kind kind, uint32_t size)
 {
 	struct type *t = arena_alloc(a, sizeof(*t));

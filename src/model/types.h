@@ -47,6 +47,14 @@ enum type_kind {
 
 enum stack_mode { STACK_BPFTRACE, STACK_PERF, STACK_RAW };
 
+/* Which memory an integer that holds an address points into, as bpftrace
+ * keeps it with the type: a pointer stored in a map, a tuple or cast to an
+ * integer stays a user or kernel address. AS_NONE: not known to be an
+ * address (read in the space of the probe that reads it); AS_MIXED: both
+ * spaces were stored in one place (read with the helper that tries both,
+ * as bpftrace does for an unset address space). */
+enum addr_space { AS_NONE, AS_KERNEL, AS_USER, AS_MIXED };
+
 struct type;
 
 struct type_field {
@@ -69,6 +77,7 @@ struct type {
 	bool is_user;   /* PTR/RECORD/ARRAY/STRING read from user memory; INT:
 			 * a user pointer stored in a map */
 	bool is_union;  /* RECORD */
+	uint8_t addr;   /* INT: enum addr_space of the address it holds */
 	const struct type *elem; /* PTR pointee, ARRAY element */
 	uint32_t count;          /* ARRAY length */
 	uint32_t nfields;        /* TUPLE, RECORD */
@@ -87,6 +96,13 @@ extern const struct type type_none, type_void, type_u8, type_u16, type_u32,
 	type_u64, type_s8, type_s16, type_s32, type_s64;
 
 const struct type *type_int(int size, bool is_signed);
+/* The integer t (INT) marked as an address into space as (AS_NONE: t
+ * unmarked). */
+const struct type *type_int_addr(struct arena *a, const struct type *t,
+				 enum addr_space as);
+/* The address space of an address held in t: a pointer's, or what an
+ * integer was marked with. */
+enum addr_space type_addr_space(const struct type *t);
 struct type *type_new(struct arena *a, enum type_kind kind, uint32_t size);
 const struct type *type_string(struct arena *a, uint32_t size);
 const struct type *type_ptr(struct arena *a, const struct type *elem,

@@ -1,6 +1,8 @@
 /* The provider table and what every provider shares. */
 #include <errno.h>
 #include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -87,16 +89,93 @@ int probe_register(const struct provider *p)
 	return 0;
 }
 
+/* BPFTRACE_MAX_PROBES, as bpftrace reads it (default 512); 0 after an
+ * error about it. */
+static uint64_t max_probes(struct probe_env *env, const struct attach_point *a)
+{
+	const char *s = getenv("BPFTRACE_MAX_PROBES");
+	if (!s)
+		return 512;
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno || end == s || *end || v == 0 || *s == '-') {
+		diag_error(env->diag, a->span, "Env var 'BPFTRACE_MAX_PROBES' "
+			   "did not contain a valid uint64_t, or was "
+			   "zero-valued.");
+		return 0;
+	}
+	return v;
+}
+
 int probe_expand(struct probe_env *env, const struct attach_point *a,
 		 struct probe_target **out, uint32_t *n)
 {
+	if (env->over_limit)
+		return -1; /* said once: more would only repeat it */
 	const struct provider *p = probe_provider(a->provider);
 	if (!p) {
 		diag_error(env->diag, a->span,
 			   "%s probes are not supported yet", a->provider);
 		return -1;
 	}
-	return p->expand(env, a, out, n);
+	uint32_t before = *n;
+	int rc = p->expand(env, a, out, n);
+	if (rc < 0)
+		return rc;
+	/* Checked as each attach point expands, before sema and codegen
+	 * spend time and memory on every target. */
+	env->nexpanded += *n - before;
+	uint64_t max = max_probes(env, a);
+	if (max && env->nexpanded <= max)
+		return rc;
+	env->over_limit = true;
+	if (max)
+		diag_error(env->diag, a->span, "Can't attach to %llu probes "
+			   "because it exceeds the current limit of %llu "
+			   "probes. You can increase the limit through the "
+			   "BPFTRACE_MAX_PROBES environment variable, but BE "
+			   "CAREFUL since a high number of probes attached can "
+			   "cause your system to crash.",
+			   (unsigned long long)env->nexpanded,
+			   (unsigned long long)max);
+	return -1;
+}
+
+int probe_missing(struct probe_env *env, const struct attach_point *a,
+		  const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char msg[512];
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (!env->missing_ok) {
+		diag_error(env->diag, a->span, "%s", msg);
+		return -1;
+	}
+	diag_warning(env->diag, a->span, "%s: this attach point is left out",
+		     msg);
+	return 0;
+}
+
+int probe_expand_probe(struct probe_env *env, const struct attach_point *att,
+		       uint32_t nattach, struct probe_target **out,
+		       uint32_t *n)
+{
+	int rc = 0;
+	env->missing_ok = nattach > 1;
+	for (uint32_t k = 0; k < nattach; k++)
+		if (probe_expand(env, &att[k], out, n) < 0)
+			rc = -1;
+	env->missing_ok = false;
+	if (rc == 0 && *n == 0 && nattach) {
+		struct span sp = span_join(att[0].span, att[nattach - 1].span);
+		diag_error(env->diag, sp, "none of this probe's %u attach "
+			   "points exists here", nattach);
+		rc = -1;
+	}
+	return rc;
 }
 
 bool probe_refuse(struct probe_env *env, const struct attach_point *a,

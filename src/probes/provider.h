@@ -127,6 +127,13 @@ struct probe_env {
 	 * this kernel cannot attach is no error then. */
 	bool no_attach;
 	bool seen_begin, seen_end; /* one of each per script */
+	/* Targets expanded so far, against BPFTRACE_MAX_PROBES (read by
+	 * probe_expand; over_limit once it refused). */
+	uint64_t nexpanded;
+	bool over_limit;
+	/* Set by probe_expand_probe for a probe with several attach points:
+	 * a missing function or tracepoint is a warning (probe_missing). */
+	bool missing_ok;
 };
 
 /* What attaching one target left open (perf event and link fds), closed
@@ -219,6 +226,13 @@ int probe_register(const struct provider *p);
  * reported with a's span; returns -1 then, else 0. */
 int probe_expand(struct probe_env *env, const struct attach_point *a,
 		 struct probe_target **out, uint32_t *n);
+/* Expands the nattach attach points of one probe (at span) into *out.
+ * As bpftrace does, an attach point of several whose function or
+ * tracepoint does not exist here is warned about and left out; the
+ * probe is an error when none is left. Returns -1 after an error. */
+int probe_expand_probe(struct probe_env *env, const struct attach_point *att,
+		       uint32_t nattach, struct probe_target **out,
+		       uint32_t *n);
 
 /* -l: prints the probes matching pattern (all of them when NULL) of every
  * type that has a list hook, sorted as bpftrace prints them. 0 or -errno

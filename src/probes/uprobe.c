@@ -193,22 +193,27 @@ static int expand_es(struct probe_env *env, const struct attach_point *a,
 	}
 	if (glob_has_wildcard(spec)) {
 		uint32_t before = *n;
+		bool *first = elfsym_first_names(es);
+		if (!first) {
+			diag_error(env->diag, a->span, "out of memory");
+			return -1;
+		}
 		for (uint32_t i = 0; i < es->nsyms; i++) {
 			const struct elf_sym *s = &es->syms[i];
-			if (!(glob_match(spec, s->name) ||
-			      cpp_matches(spec, s->name, true)) ||
-			    elfsym_find(es, s->name) != s)
+			if (!first[i] || !(glob_match(spec, s->name) ||
+					   cpp_matches(spec, s->name, true)))
 				continue; /* one probe per name */
-			if (file_off(env, a, es, s->addr, &off))
+			if (file_off(env, a, es, s->addr, &off)) {
+				free(first);
 				return -1;
+			}
 			add(env, a, path, s->name, off, s->addr, s->name, out,
 			    n);
 		}
-		if (*n == before && !many) {
-			diag_error(env->diag, a->span, "no function in %s "
-				   "matches %s", path, spec);
-			return -1;
-		}
+		free(first);
+		if (*n == before && !many)
+			return probe_missing(env, a, "no function in %s "
+					     "matches %s", path, spec);
 		return 0;
 	}
 	if (!elfsym_find(es, spec) && strstr(spec, "::"))
@@ -234,11 +239,9 @@ static int expand_es(struct probe_env *env, const struct attach_point *a,
 	const struct elf_sym *s = elfsym_find(es, name);
 	if (!s && many)
 		return 0;
-	if (!s) {
-		diag_error(env->diag, a->span, "no function %s in %s", name,
-			   path);
-		return -1;
-	}
+	if (!s)
+		return probe_missing(env, a, "no function %s in %s", name,
+				     path);
 	if (s->size && delta >= s->size) {
 		diag_error(env->diag, a->span, "Offset outside the function "
 			   "bounds ('%s' size is %llu)", name,

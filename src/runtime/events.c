@@ -41,7 +41,7 @@ static struct mapdump_map dump_map(struct events *e, int32_t idx)
 {
 	const struct cmap *m = &e->c->maps[idx];
 	struct mapdump_map d = { m->name, e->map_fds[idx], m->key, m->value,
-				 m->percpu };
+				 m->percpu, m->shared, m->slot_key };
 	return d;
 }
 

@@ -12,6 +12,7 @@
 #include "kernel/features.h"
 #include "runtime/mapdump.h"
 #include "runtime/loader.h"
+#include "util/errstr.h"
 
 #define LOG_SIZE (16u << 20)
 
@@ -52,6 +53,8 @@ static int create_maps(struct loader *l, const struct loader_opts *o)
 	const struct compiled *c = l->c;
 	for (uint32_t i = 0; i < c->nmaps; i++) {
 		const struct cmap *m = &c->maps[i];
+		if (m->shared)
+			continue; /* after its host, below */
 		char name[BPF_OBJ_NAME_LEN];
 		obj_name(name, m->name);
 		LIBBPF_OPTS(bpf_map_create_opts, mo, .map_flags = m->flags);
@@ -60,12 +63,72 @@ static int create_maps(struct loader *l, const struct loader_opts *o)
 		if (fd < 0) {
 			int err = -errno;
 			fprintf(o->err, "sonde: cannot create map %s: %s\n",
-				m->name, strerror(-err));
+				m->name, err_str(-err));
+			return err;
+		}
+		l->map_fds[i] = fd;
+	}
+	for (uint32_t i = 0; i < c->nmaps; i++) {
+		const struct cmap *m = &c->maps[i];
+		if (!m->shared)
+			continue;
+		int fd = m->host < c->nmaps ? dup(l->map_fds[m->host]) : -1;
+		if (fd < 0) {
+			int err = m->host < c->nmaps ? -errno : -EINVAL;
+			fprintf(o->err, "sonde: cannot create map %s: %s\n",
+				m->name, err_str(-err));
 			return err;
 		}
 		l->map_fds[i] = fd;
 	}
 	return 0;
+}
+
+/* The verifier gave up on a program with a while loop (p->loop_at): if
+ * its log says it was the loop's length or an endless loop, prints which
+ * loop and why and returns true. The log is taken again (the first load
+ * has none, for speed); the kernel keeps its last bytes, which say why. */
+static bool explain_loop(const struct cprog *p, const char *name,
+			 const struct bpf_insn *insns,
+			 struct bpf_prog_load_opts *lo, FILE *err)
+{
+	enum { TAIL = 1 << 16 };
+	if (!p->loop_at)
+		return false;
+	char *log = malloc(TAIL);
+	if (!log)
+		return false;
+	log[0] = '\0';
+	lo->log_buf = log;
+	lo->log_size = TAIL;
+	lo->log_level = 1;
+	int fd = bpf_prog_load(p->type, name, "GPL", insns, p->code.ninsns, lo);
+	if (fd >= 0)
+		close(fd);
+	lo->log_buf = NULL;
+	lo->log_size = 0;
+	lo->log_level = 0;
+	const char *why = NULL;
+	if (strstr(log, "infinite loop detected"))
+		why = "it never ends: the verifier found an iteration that "
+		      "changes nothing (an endless loop)";
+	else if (strstr(log, "BPF program is too large"))
+		why = "the verifier follows every iteration and stopped at its "
+		      "limit of 1000000 instructions: make the loop shorter "
+		      "(fewer iterations, or less work in each)";
+	else if (strstr(log, "jumps is too complex"))
+		why = "the verifier follows every iteration and stopped at its "
+		      "limit of 8192 pending branches: make the loop shorter "
+		      "(fewer iterations, or fewer conditions in each)";
+	else if (strstr(log, "too complex"))
+		why = "the verifier follows every iteration and found it too "
+		      "complex: make the loop shorter";
+	free(log);
+	if (!why)
+		return false;
+	fprintf(err, "sonde: cannot load the program for %s: the while loop "
+		     "at %s: %s\n", p->name, p->loop_at, why);
+	return true;
 }
 
 static int load_prog(struct loader *l, uint32_t i, char *log,
@@ -99,8 +162,10 @@ static int load_prog(struct loader *l, uint32_t i, char *log,
 			       &lo);
 	int err = fd < 0 ? -errno : 0;
 	if (fd < 0) {
+		if (explain_loop(p, name, insns, &lo, o->err))
+			;
 		/* EINVAL/EACCES come from the verifier: always our bug. */
-		if (err == -EINVAL || err == -EACCES)
+		else if (err == -EINVAL || err == -EACCES)
 			fprintf(o->err,
 				"sonde: internal error: the kernel verifier "
 				"rejected the program for %s\n",
@@ -114,7 +179,7 @@ static int load_prog(struct loader *l, uint32_t i, char *log,
 		else
 			fprintf(o->err,
 				"sonde: cannot load the program for %s: %s\n",
-				p->name, strerror(-err));
+				p->name, err_str(-err));
 		if (o->verbose && log) {
 			lo.log_buf = log;
 			lo.log_size = LOG_SIZE;
@@ -175,6 +240,22 @@ void loader_close(struct loader *l)
 	memset(l, 0, sizeof(*l));
 }
 
+uint64_t loader_counter_read_at(int fd, uint32_t off)
+{
+	struct bpf_map_info info;
+	uint32_t len = sizeof(info), zero = 0;
+	memset(&info, 0, sizeof(info));
+	if (bpf_obj_get_info_by_fd(fd, &info, &len) ||
+	    info.value_size < off + 8)
+		return 0;
+	uint8_t *v = calloc(1, info.value_size);
+	uint64_t n = 0;
+	if (v && !bpf_map_lookup_elem(fd, &zero, v))
+		memcpy(&n, v + off, 8);
+	free(v);
+	return n;
+}
+
 uint64_t loader_counter_read(int fd)
 {
 	uint64_t v = 0;
@@ -197,6 +278,8 @@ struct mapdump_map *loader_user_maps(const struct loader *l, size_t *n)
 							  l->map_fds[i],
 							  c->maps[i].key,
 							  c->maps[i].value,
-							  c->maps[i].percpu };
+							  c->maps[i].percpu,
+							  c->maps[i].shared,
+							  c->maps[i].slot_key };
 	return m;
 }

@@ -42,5 +42,7 @@ uint64_t loader_counter_read(int fd);
 /* The script's own maps (@x), as mapdump reads them: an array of *n,
  * to free(); NULL only when out of memory. */
 struct mapdump_map *loader_user_maps(const struct loader *l, size_t *n);
+/* The u64 at byte off of such an array's entry (the .full counters). */
+uint64_t loader_counter_read_at(int fd, uint32_t off);
 
 #endif

@@ -203,7 +203,7 @@ static int read_batch(const struct mapdump_map *m, struct mapdump_entries *r,
 
 int mapdump_read_fast(const struct mapdump_map *m, struct mapdump_entries *r)
 {
-	if (is_array_fd(m->fd))
+	if (m->shared || is_array_fd(m->fd))
 		return mapdump_read(m, r);
 	memset(r, 0, sizeof(*r));
 	r->ksize = maplayout_key_size(m->key, m->value);
@@ -224,9 +224,33 @@ int mapdump_read_fast(const struct mapdump_map *m, struct mapdump_entries *r)
 	return 0;
 }
 
+/* A shared key-less map (m->shared): its one key of the host, if set. */
+static int read_shared(const struct mapdump_map *m, struct mapdump_entries *r)
+{
+	one_entry(r);
+	uint64_t k = m->slot_key;
+	int err = bpf_map_lookup_elem(m->fd, &k, r->vals);
+	if (err == -ENOENT || (err && errno == ENOENT)) {
+		memset(r->vals, 0, r->vsize);
+		return 0;
+	}
+	if (err) {
+		mapdump_entries_free(r);
+		memset(r, 0, sizeof(*r));
+		return err;
+	}
+	r->n = 1;
+	return 0;
+}
+
 int mapdump_read(const struct mapdump_map *m, struct mapdump_entries *r)
 {
 	memset(r, 0, sizeof(*r));
+	if (m->shared) {
+		r->ksize = maplayout_key_size(m->key, m->value);
+		r->vsize = value_size(m, false);
+		return read_shared(m, r);
+	}
 	bool agg_array = is_agg_array(m);
 	r->ksize = maplayout_key_size(m->key, m->value);
 	r->vsize = value_size(m, agg_array);
@@ -521,6 +545,13 @@ static int all_keys(int fd, uint32_t ksize, uint8_t **keys, size_t *n)
 
 static int zero_all(const struct mapdump_map *m)
 {
+	if (m->shared) {
+		uint8_t *zero = xcalloc(1, value_size(m, false) + 1);
+		uint64_t k = m->slot_key;
+		int err = bpf_map_update_elem(m->fd, &k, zero, BPF_EXIST);
+		free(zero);
+		return err == -ENOENT ? 0 : err;
+	}
 	uint32_t ksize = maplayout_key_size(m->key, m->value);
 	uint32_t vsize = value_size(m, is_agg_array(m));
 	int ncpu = num_cpus(m);
@@ -580,6 +611,11 @@ int mapdump_zero(const struct mapdump_map *m)
 
 int mapdump_clear(const struct mapdump_map *m)
 {
+	if (m->shared) {
+		uint64_t k = m->slot_key;
+		int err = bpf_map_delete_elem(m->fd, &k);
+		return err == -ENOENT ? 0 : err;
+	}
 	if (is_array_fd(m->fd))
 		return zero_all(m); /* array entries cannot be deleted */
 	uint32_t ksize = maplayout_key_size(m->key, m->value);

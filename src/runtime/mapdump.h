@@ -39,6 +39,10 @@ struct mapdump_map {
 	const struct type *key;    /* NULL: key-less */
 	const struct type *value;  /* COUNT ... LHIST, or a plain value type */
 	bool percpu;
+	/* Key-less, kept at key slot_key of a shared hash (cmap.shared):
+	 * that key is its one entry. */
+	bool shared;
+	uint64_t slot_key;
 };
 
 /* What a map's values are, for messages: "count()", ... "hist()",

@@ -28,6 +28,7 @@
 #include "runtime/progress.h"
 #include "runtime/run.h"
 #include "runtime/stacks.h"
+#include "util/errstr.h"
 
 /* Signals reach the poll loop through a self-pipe, so that a signal
  * arriving just before epoll_wait() still wakes it. */
@@ -122,7 +123,7 @@ static int setup_poll(struct run *r)
 		if (r->pidfd < 0) {
 			err = -errno;
 			fprintf(r->err, "sonde: cannot watch pid %d: %s\n",
-				(int)r->o->pid, strerror(-err));
+				(int)r->o->pid, err_str(-err));
 			return err;
 		}
 		err = epoll_add(r->epfd, r->pidfd);
@@ -144,7 +145,7 @@ static int run_once(struct run *r, uint32_t i)
 	if (bpf_prog_test_run_opts(r->l.prog_fds[i], &t)) {
 		int err = -errno;
 		fprintf(r->err, "sonde: cannot run %s: %s\n",
-			r->c->progs[i].name, strerror(-err));
+			r->c->progs[i].name, err_str(-err));
 		return err;
 	}
 	return 0;
@@ -154,25 +155,24 @@ static int attach_one(struct run *r, uint32_t i, uint32_t k)
 {
 	const struct cprog *p = &r->c->progs[i];
 	const struct probe_target *t = &p->targets[k];
-	int err = -EOPNOTSUPP;
-	if (t->prov && t->prov->attach)
-		err = t->prov->attach(t, r->l.prog_fds[i],
-				      &r->atts[prog_att_base(r->c, i) + k]);
-	if (err) {
-		progress_end(&r->pg); /* the message on a line of its own */
-		fprintf(r->err, "sonde: cannot attach probe %s: %s\n", t->name,
-			strerror(-err));
-	}
-	return err;
+	if (!t->prov || !t->prov->attach)
+		return -EOPNOTSUPP;
+	return t->prov->attach(t, r->l.prog_fds[i],
+			       &r->atts[prog_att_base(r->c, i) + k]);
 }
 
-/* In script order, but targets whose provider says the kernel runs them
- * last attached first in a second pass, backwards. */
+/* Attaches every target, in script order, but targets whose provider
+ * says the kernel runs them last attached first in a second pass,
+ * backwards. With more than one target, one that cannot be attached (a
+ * function the kernel cannot probe) is warned about and left out, as
+ * bpftrace does; it is an error when it is the only one, or when none
+ * could be attached. */
 static int attach_all(struct run *r)
 {
 	const struct compiled *c = r->c;
 	const char *fmt = r->o->format;
-	uint64_t done = 0, total = 0;
+	uint64_t done = 0, total = 0, attached = 0;
+	int first_err = 0;
 	for (uint32_t i = 0; i < c->nprogs; i++)
 		if (!c->progs[i].is_begin && !c->progs[i].is_end)
 			total += c->progs[i].ntargets;
@@ -192,13 +192,33 @@ static int attach_all(struct run *r)
 				if (rev != (pass == 1))
 					continue;
 				int err = attach_one(r, i, k);
-				if (err)
-					return err;
 				progress_step(&r->pg, ++done);
+				if (!err) {
+					attached++;
+					continue;
+				}
+				/* the message on a line of its own */
+				progress_end(&r->pg);
+				if (total == 1) {
+					fprintf(r->err, "sonde: cannot attach "
+						"probe %s: %s\n", t->name,
+						err_str(err));
+					return err;
+				}
+				fprintf(r->err, "sonde: warning: cannot attach "
+					"probe %s: %s; it is left out\n",
+					t->name, err_str(err));
+				if (!first_err)
+					first_err = err;
 			}
 		}
 	}
 	progress_end(&r->pg);
+	if (total && !attached) {
+		fprintf(r->err, "sonde: none of the %llu probes could be "
+			"attached\n", (unsigned long long)total);
+		return first_err;
+	}
 	return 0;
 }
 
@@ -315,7 +335,7 @@ static uint64_t lost_events(struct run *r)
 }
 
 /* Aggregation inserts lost because a map was full: each map that can
- * lose them has its own counter (cmap.full_counter). */
+ * lose them has its u64 in the .full array (cmap.full_counter, full_off). */
 static void report_full_maps(struct run *r)
 {
 	const struct compiled *c = r->c;
@@ -323,7 +343,8 @@ static void report_full_maps(struct run *r)
 		const struct cmap *m = &c->maps[i];
 		if (!m->is_user || m->full_counter <= 0)
 			continue;
-		uint64_t n = loader_counter_read(r->l.map_fds[m->full_counter]);
+		uint64_t n = loader_counter_read_at(r->l.map_fds[m->full_counter],
+						    m->full_off);
 		if (n)
 			fprintf(r->err, "sonde: lost %llu updates of %s: the "
 					"map is full (%u entries)\n",
@@ -451,7 +472,7 @@ static int run_setup(struct run *r)
 		if (!r->rb) {
 			err = -errno;
 			fprintf(r->err, "sonde: cannot open the ring buffer: "
-					"%s\n", strerror(-err));
+					"%s\n", err_str(-err));
 			return err;
 		}
 	}
@@ -507,7 +528,7 @@ int run_program(const struct compiled *c, const struct run_opts *o)
 			if (err)
 				fprintf(r.err, "sonde: cannot start the "
 					       "command: %s\n",
-					strerror(-err));
+					err_str(-err));
 		}
 	}
 	if (!err)

@@ -10,7 +10,8 @@
 # Lines starting with '#' outside blocks are comments (each test says there
 # whether its expected output was compared with bpftrace 0.17, and why not).
 #
-#   PROG           the script (one line: passed with -e; block: as a file)
+#   PROG           the script (one line: passed with -e; block: as a file;
+#                  "file:PATH": the script file PATH, e.g. a Debian tool)
 #   TOOL           instead of PROG: a file of tools/ (e.g. biolatency.bt),
 #                  run as the program; a tool that is not *.bt (a wrapper
 #                  such as tools/profile) is run itself, with PARAMS as its
@@ -23,6 +24,8 @@
 #                  @KEY@ of SETUP work in it)
 #   ARGS           options put before the program (shell-quoted words),
 #                  e.g. -f json, -q, -o @TMP@/out, --unsafe
+#   ENV            environment settings for the tracer (shell-quoted
+#                  words VAR=VALUE)
 #   PARAMS         positional parameters put after the program ($1, $2, ...)
 #   CMD            the workload, passed with -c (one string)
 #   STATUS         expected exit status (default 0)
@@ -39,6 +42,7 @@
 #                                 but never deliver a hit): checked by a
 #                                 canary, tests/runtime/bpcanary.c
 #                    twl          the types workload built (@TWL@)
+#                    file:PATH    the file PATH exists
 #                    nokprobes    the kernel has no kprobe PMU
 #                    nobreakpoints  they can be opened but never fire
 #   EXPECT         block: stdout must be exactly these lines (byte for byte,
@@ -75,8 +79,8 @@
 parse_test() {
 	local line key block=
 	T_KEYS=" "
-	for key in PROG TOOL SETUP CLEANUP CHECK ARGS PARAMS CMD STATUS TIMEOUT REQUIRES \
-		EXPECT EXPECT_REGEX EXPECT_COUNT EXPECT_STDERR EXPECT_OUTFILE BG NOREF; do
+	for key in PROG TOOL SETUP CLEANUP CHECK ARGS ENV PARAMS CMD STATUS TIMEOUT \
+		REQUIRES EXPECT EXPECT_REGEX EXPECT_COUNT EXPECT_STDERR EXPECT_OUTFILE BG NOREF; do
 		printf -v "T_$key" '%s' ""
 	done
 	T_PROG_BLOCK=0
@@ -154,6 +158,7 @@ missing_requirement() {
 		cmd:*) command -v "${w#cmd:}" >/dev/null || { echo "no ${w#cmd:} command"; return; } ;;
 		nokprobes) [ ! -e /sys/bus/event_source/devices/kprobe ] || { echo "this kernel has kprobes (the test is of the error without them)"; return; } ;;
 		twl) [ -x "$TWL" ] || { echo "twl.c did not build"; return; } ;;
+		file:*) [ -f "${w#file:}" ] || { echo "no ${w#file:}"; return; } ;;
 		uwl) [ -x "$UWLNP" ] || { echo "uwl.c did not build (no <sys/sdt.h>?)"; return; } ;;
 		dwl) [ -x "${DWLDL:-}" ] || { echo "dwl.c did not build (no <sys/sdt.h>, objcopy?)"; return; } ;;
 		bpattach | breakpoints)
@@ -274,7 +279,7 @@ run_cleanup() {
 # run_one TEST BIN SCRATCH: runs TEST's program with tracer BIN; leaves
 # SCRATCH/out, SCRATCH/err and RC. TMPD is SCRATCH/tmp (run_setup made it).
 run_one() {
-	local test=$1 bin=$2 scratch=$3 args=() params=() progargs
+	local test=$1 bin=$2 scratch=$3 args=() params=() envs=() progargs
 	TMPD=$scratch/tmp
 	mkdir -p "$TMPD"
 	BGPID=
@@ -285,6 +290,7 @@ run_one() {
 	fi
 	eval "args=($(subst "$T_ARGS"))"
 	eval "params=($(subst "$T_PARAMS"))"
+	eval "envs=($(subst "$T_ENV"))"
 	if has_key CMD; then
 		args+=(-c "$(subst "$T_CMD")")
 	fi
@@ -298,10 +304,12 @@ run_one() {
 	elif [ "$T_PROG_BLOCK" = 1 ]; then
 		subst "$T_PROG" >"$scratch/prog.bt"
 		progargs=("$scratch/prog.bt")
+	elif [[ $T_PROG == file:* ]]; then
+		progargs=("${T_PROG#file:}")
 	else
 		progargs=(-e "$(subst "$T_PROG")")
 	fi
-	{ timeout -k 5 "${T_TIMEOUT:-10}" "$bin" "${args[@]}" "${progargs[@]}" "${params[@]}" \
+	{ env "${envs[@]}" timeout -k 5 "${T_TIMEOUT:-10}" "$bin" "${args[@]}" "${progargs[@]}" "${params[@]}" \
 		</dev/null >"$scratch/out" 2>"$scratch/err"; } 2>/dev/null
 	RC=$?
 	if [ -n "$BGPID" ]; then

@@ -8,6 +8,8 @@
 //   writes N SIZE      N writes of SIZE bytes to /dev/null
 //   reads N SIZE       N reads of SIZE bytes from /dev/zero
 //   open PATH N        N openat(PATH, O_RDONLY) (failures are fine)
+//   stat PATH N        N stat(PATH) and statfs(PATH) by their own syscalls
+//                      (glibc's stat() is newfstatat)
 //   lseek OFF N        N lseek(/dev/null fd, OFF, SEEK_SET) (OFF may be < 0)
 //   sleep MS           nanosleep for MS milliseconds
 //   spin MS            busy loop for MS milliseconds
@@ -118,6 +120,16 @@ int main(int argc, char **argv)
 				int fd = syscall(SYS_openat, AT_FDCWD, path, O_RDONLY);
 				if (fd >= 0)
 					close(fd);
+			}
+		} else if (!strcmp(v, "stat")) {
+			need(i, 2, argc, v);
+			const char *path = argv[i + 1];
+			long n = num(argv[i + 2]);
+			i += 2;
+			char buf[512]; /* struct stat and struct statfs fit */
+			for (; n > 0; n--) {
+				syscall(SYS_stat, path, buf);
+				syscall(SYS_statfs, path, buf);
 			}
 		} else if (!strcmp(v, "lseek")) {
 			need(i, 2, argc, v);

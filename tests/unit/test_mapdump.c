@@ -45,7 +45,8 @@ static bool have_bpf(void)
 static struct mapdump_map mk(const char *name, const struct type *key,
 			     const struct type *value, bool percpu)
 {
-	struct mapdump_map m = { name, -1, key, value, percpu };
+	struct mapdump_map m = { .name = name, .fd = -1, .key = key,
+				 .value = value, .percpu = percpu };
 	m.fd = bpf_map_create(percpu ? BPF_MAP_TYPE_PERCPU_HASH
 				     : BPF_MAP_TYPE_HASH,
 			      NULL, maplayout_key_size(key, value),
@@ -409,7 +410,8 @@ TEST(zeroed_hist_json)
 TEST(keyless_array_count)
 {
 	NEED_BPF();
-	struct mapdump_map m = { "@c", -1, NULL, agg(TY_COUNT, 8), true };
+	struct mapdump_map m = { .name = "@c", .fd = -1,
+				 .value = agg(TY_COUNT, 8), .percpu = true };
 	m.fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, NULL, 4, 8, 1, NULL);
 	CHECK(m.fd >= 0);
 	fds[nfds++] = m.fd;

@@ -90,7 +90,8 @@ static bool have_bpf(void)
 static struct mapdump_map mk(const char *n, const struct type *key,
 			     const struct type *value)
 {
-	struct mapdump_map m = { n, -1, key, value, true };
+	struct mapdump_map m = { .name = n, .fd = -1, .key = key, .value = value,
+				 .percpu = true };
 	m.fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_HASH, NULL,
 			      maplayout_key_size(key, value),
 			      maplayout_value_size(value), 64, NULL);
@@ -180,8 +181,8 @@ TEST(strings_left_out)
 {
 	if (!have_bpf())
 		SKIP("cannot create BPF maps (not root?)");
-	struct mapdump_map m = { "@name", -1, NULL,
-				 type_new(&A, TY_STRING, 16), false };
+	struct mapdump_map m = { .name = "@name", .fd = -1,
+				 .value = type_new(&A, TY_STRING, 16) };
 	CHECK_STR(render(&m, false),
 		  "# @name left out: its values are not numbers\n");
 }
