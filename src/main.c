@@ -1,4 +1,5 @@
 /* sonde: command line -> one run. */
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -11,9 +12,11 @@
 #include "lang/ast.h"
 #include "lang/parser.h"
 #include "lang/sema.h"
+#include "model/limits.h"
 #include "object/object.h"
 #include "probes/provider.h"
 #include "runtime/child.h"
+#include "runtime/info.h"
 #include "runtime/run.h"
 #include "util/arena.h"
 #include "util/diag.h"
@@ -44,15 +47,22 @@ struct options {
 	size_t nobj_progs, nobj_sets;
 	const char *perf_event;
 	const char *folded, *flamegraph; /* --folded, --flamegraph */
+	/* bpftrace's options (issue 13) */
+	bool info, no_warnings;     /* --info, --no-warnings */
+	bool usdt_file_activation;  /* --usdt-file-activation */
+	const char *includes[64];   /* --include FILE */
+	const char *incdirs[64];    /* -I DIR */
+	size_t nincludes, nincdirs;
 };
 
 static void usage(FILE *out)
 {
-	fputs("usage: sonde [options] PROGRAM_FILE [ARGS...]\n"
+	fputs("USAGE:\n"
+	      "       sonde [options] PROGRAM_FILE [ARGS...]\n"
 	      "       sonde [options] -e 'PROGRAM' [ARGS...]\n"
 	      "       sonde -l [-v] [PATTERN]\n"
 	      "\n"
-	      "options:\n"
+	      "OPTIONS:\n"
 	      "  -e PROGRAM     the program to run, instead of a file\n"
 	      "  -l [PATTERN]   list the probes matching PATTERN "
 	      "('tracepoint:sched:*');\n"
@@ -93,8 +103,36 @@ static void usage(FILE *out)
 	      "(repeatable)\n"
 	      "  --perf-event NAME:FREQ   event and frequency for "
 	      "SEC(\"perf_event\")\n"
+	      "  -I DIR         add DIR to the #include search path "
+	      "(repeatable)\n"
+	      "  --include FILE #include FILE before the program "
+	      "(repeatable)\n"
+	      "  --no-warnings  do not print warnings\n"
+	      "  --usdt-file-activation\n"
+	      "                 activate USDT semaphores in every process "
+	      "running the file\n"
+	      "  --info         what this kernel and build support, then "
+	      "exit\n"
 	      "  -h, --help     show this help\n"
-	      "  --version      show the version\n",
+	      "  -V, --version  show the version\n"
+	      "\n"
+	      "ENVIRONMENT (BPFTRACE_NAME or SONDE_NAME):\n"
+	      "  BPFTRACE_STRLEN          [64] bytes of a str() value "
+	      "(1..200)\n"
+	      "  BPFTRACE_MAP_KEYS_MAX    [4096] keys of a map\n"
+	      "  BPFTRACE_CAT_BYTES_MAX   [10240] bytes cat() prints\n"
+	      "  BPFTRACE_STACK_MODE      [bpftrace] default stack mode "
+	      "(bpftrace, perf, raw)\n"
+	      "  BPFTRACE_MAX_PROBES      [512] attach points of a run\n"
+	      "  BPFTRACE_MAX_BPF_PROGS   [512] BPF programs of a run\n"
+	      "  BPFTRACE_PERF_RB_PAGES   [1 MiB in all] event buffer pages "
+	      "per CPU\n"
+	      "  BPFTRACE_LOG_SIZE        [16 MiB] verifier log bytes (-v)\n"
+	      "  BPFTRACE_NO_CPP_DEMANGLE [0] print C++ symbols mangled\n"
+	      "  BPFTRACE_BTF             [none] a BTF file instead of the "
+	      "kernel's\n"
+	      "  BPFTRACE_KERNEL_SOURCE   [none] kernel tree whose include/ "
+	      "#include searches\n",
 	      out);
 }
 
@@ -147,14 +185,55 @@ static int parse_dump(struct options *o, const char *what)
 	return 0;
 }
 
+/* -p PID, checked as bpftrace checks it, with its sentences. */
+static int parse_pid(const char *arg, long *pid)
+{
+	/* PID_MAX_LIMIT, the largest pid_max any kernel allows (bpftrace) */
+	const long max = 4194304;
+	char *end;
+	errno = 0;
+	long v = strtol(arg, &end, 10);
+	if (!*arg || *end || !(isdigit((unsigned char)*arg))) {
+		fprintf(stderr, "ERROR: pid '%s' is not a valid decimal "
+				"number\n", arg);
+		return -1;
+	}
+	if (errno || v < 1 || v > max) {
+		fprintf(stderr, "ERROR: pid '%s' out of valid pid range "
+				"[1,%ld]\n", arg, max);
+		return -1;
+	}
+	*pid = v;
+	return 0;
+}
+
+/* Appends a repeatable option's value to list (at most 64). */
+static int add_repeated(const char **list, size_t *n, const char *opt,
+			const char *v)
+{
+	if (*n == 64) {
+		fprintf(stderr, "ERROR: too many %s options (at most 64)\n",
+			opt);
+		return -1;
+	}
+	list[(*n)++] = v;
+	return 0;
+}
+
 static int parse_options(int argc, char **argv, struct options *o)
 {
 	enum { OPT_DRY_RUN = 256, OPT_VERSION, OPT_UNSAFE, OPT_OBJECT,
 	       OPT_PROG, OPT_SET, OPT_PERF_EVENT, OPT_VERIFY, OPT_FOLDED,
-	       OPT_FLAMEGRAPH };
+	       OPT_FLAMEGRAPH, OPT_INFO, OPT_NO_WARNINGS, OPT_INCLUDE,
+	       OPT_USDT_FILE_ACTIVATION };
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
+		{ "info", no_argument, NULL, OPT_INFO },
+		{ "no-warnings", no_argument, NULL, OPT_NO_WARNINGS },
+		{ "include", required_argument, NULL, OPT_INCLUDE },
+		{ "usdt-file-activation", no_argument, NULL,
+		  OPT_USDT_FILE_ACTIVATION },
 		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
 		{ "unsafe", no_argument, NULL, OPT_UNSAFE },
 		{ "verify", no_argument, NULL, OPT_VERIFY },
@@ -167,9 +246,8 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
-	char *end;
 	/* '+': stop at the first non-option, which is the script or $1 */
-	while ((c = getopt_long(argc, argv, "+e:d:hc:p:f:o:qvlB:", longopts,
+	while ((c = getopt_long(argc, argv, "+e:d:hc:p:f:o:qvlB:VI:", longopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'e': o->prog_text = optarg; break;
@@ -179,17 +257,14 @@ static int parse_options(int argc, char **argv, struct options *o)
 			break;
 		case 'c': o->cmd = optarg; break;
 		case 'p':
-			o->pid = strtol(optarg, &end, 10);
-			if (*end || o->pid <= 0) {
-				fprintf(stderr, "sonde: -p needs a process id, "
-						"not '%s'\n", optarg);
+			if (parse_pid(optarg, &o->pid) < 0)
 				return -1;
-			}
 			break;
 		case 'f':
 			if (strcmp(optarg, "text") && strcmp(optarg, "json")) {
-				fprintf(stderr, "sonde: unknown output format "
-						"'%s' (text or json)\n", optarg);
+				fprintf(stderr, "ERROR: Invalid output format "
+					"\"%s\"\nValid formats: 'text', "
+					"'json'\n", optarg);
 				return -1;
 			}
 			o->format = optarg;
@@ -234,15 +309,29 @@ static int parse_options(int argc, char **argv, struct options *o)
 		case 'h':
 			usage(stdout);
 			exit(0);
+		case 'V':
 		case OPT_VERSION:
-			printf("sonde %s\n", SONDE_VERSION);
+			printf("sonde v%s\n", SONDE_VERSION);
 			exit(0);
+		case OPT_INFO: o->info = true; break;
+		case OPT_NO_WARNINGS: o->no_warnings = true; break;
+		case OPT_USDT_FILE_ACTIVATION:
+			o->usdt_file_activation = true;
+			break;
+		case OPT_INCLUDE:
+		case 'I':
+			if (c == 'I' ? add_repeated(o->incdirs, &o->nincdirs,
+						    "-I", optarg) :
+				       add_repeated(o->includes, &o->nincludes,
+						    "--include", optarg))
+				return -1;
+			break;
 		default:
 			usage(stderr);
 			return -1;
 		}
 	}
-	if (o->list) {
+	if (o->list || o->info) {
 		/* The pattern may come as -e PATTERN too (the test harness
 		 * passes its one-line PROG that way). */
 		if (!o->prog_text && optind < argc)
@@ -422,8 +511,10 @@ int main(int argc, char **argv)
 {
 	struct options o;
 	memset(&o, 0, sizeof(o));
-	if (parse_options(argc, argv, &o) < 0)
+	if (parse_options(argc, argv, &o) < 0 || limits_from_env(stderr) < 0)
 		return 1;
+	if (o.info)
+		return info_print(stdout, SONDE_VERSION) < 0;
 
 	if (o.object)
 		return run_object(&o);
@@ -446,7 +537,7 @@ int main(int argc, char **argv)
 	} else {
 		r.owned_text = read_file(o.prog_path, &file.len);
 		if (!r.owned_text) {
-			fprintf(stderr, "sonde: cannot read %s: %s\n",
+			fprintf(stderr, "ERROR: failed to open file '%s': %s\n",
 				o.prog_path, strerror(errno));
 			return 1;
 		}
@@ -472,6 +563,7 @@ int main(int argc, char **argv)
 
 	struct diag diag;
 	diag_init(&diag, stderr);
+	diag.no_warnings = o.no_warnings;
 	int rc = compile(&r, &o, &file, &diag);
 	if (diag.nerrors > diag.max_errors)
 		fprintf(stderr, "sonde: %d errors in all, only the first %d "

@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE /* name_to_handle_at */
 #include "sema_impl.h"
+#include "model/limits.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -207,7 +208,7 @@ static const struct type *ty_stack(struct sema *s, struct ast_expr *e,
 				   struct ast_expr *target)
 {
 	bool user = e->builtin == BI_USTACK;
-	enum stack_mode mode = STACK_BPFTRACE;
+	enum stack_mode mode = (enum stack_mode)limits.stack_mode;
 	uint32_t limit = 127;
 	for (uint32_t i = 0; i < e->u.call.args.n; i++) {
 		struct ast_expr *a = arg(e, i);
@@ -345,7 +346,7 @@ static const struct type *ty_stack_var(struct sema *s, struct ast_expr *e,
 				       struct ast_expr *target)
 {
 	return type_stack(s->arena, e->builtin == BI_USTACK_VAR,
-			  STACK_BPFTRACE, 127);
+			  (enum stack_mode)limits.stack_mode, 127);
 }
 
 static const struct type *ty_args(struct sema *s, struct ast_expr *e,
@@ -633,11 +634,11 @@ static const struct type *ty_str(struct sema *s, struct ast_expr *e,
 			 sema_tname(s, t));
 		return &type_none;
 	}
-	uint32_t size = SEMA_STRLEN, len = 0;
+	uint32_t size = limits.strlen, len = 0;
 	if (e->u.call.args.n == 2) {
 		if (!length_arg(s, e, 1, &len))
 			return &type_none;
-		if (len && len + 1 < SEMA_STRLEN)
+		if (len && len + 1 < limits.strlen)
 			size = len + 1;
 	}
 	return type_string(s->arena, size);
@@ -649,7 +650,7 @@ static const struct type *ty_buf(struct sema *s, struct ast_expr *e,
 	const struct type *t = sema_expr(s, arg(e, 0));
 	if (t->kind == TY_NONE)
 		return t;
-	uint32_t len = SEMA_STRLEN;
+	uint32_t len = limits.strlen;
 	if (t->kind == TY_ARRAY || t->kind == TY_STRING) {
 		len = t->size;
 	} else if (!sema_is_intlike(t)) {
