@@ -10,6 +10,7 @@
 #include "backend/disasm.h"
 #include "codegen/codegen.h"
 #include "lang/ast.h"
+#include "lang/include.h"
 #include "lang/parser.h"
 #include "lang/sema.h"
 #include "model/limits.h"
@@ -424,7 +425,10 @@ static int compile(struct run *r, const struct options *o,
 		   const struct src_file *file, struct diag *diag)
 {
 	struct ast_program *prog = parse_program(&r->arena, diag, file);
-	if (diag->nerrors)
+	struct include_opts iopts = { o->includes, o->nincludes, o->incdirs,
+				      o->nincdirs, limits.kernel_source };
+	if (diag->nerrors ||
+	    include_expand(&r->arena, diag, prog, &iopts) < 0)
 		return 1;
 	if (o->dump & DUMP_AST) {
 		struct strbuf sb = STRBUF_INIT;

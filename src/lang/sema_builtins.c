@@ -6,10 +6,11 @@
  */
 #define _GNU_SOURCE /* name_to_handle_at */
 #include "sema_impl.h"
-#include "model/limits.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,6 +19,7 @@
 #include "kernel/kallsyms.h"
 #include "kernel/regs.h"
 #include "lang/fmt_parse.h"
+#include "model/limits.h"
 #include "util/arena.h"
 
 static bool nargs_ok(struct sema *s, struct ast_expr *e, uint32_t min,
@@ -365,11 +367,19 @@ static const struct type *ty_args(struct sema *s, struct ast_expr *e,
 static const struct type *ty_ctx(struct sema *s, struct ast_expr *e,
 				 struct ast_expr *target)
 {
+	/* As bpftrace 0.17: the program type's context struct; a
+	 * tracepoint's record is `args`. */
 	const struct type *rec = NULL;
-	if (s->tgt && s->tgt->layout == CTXL_TRACEPOINT && s->tgt->args)
-		rec = s->tgt->args;
-	else if (s->tgt && s->tgt->layout == CTXL_PT_REGS)
+	if (s->tgt && s->tgt->layout == CTXL_TRACEPOINT) {
+		sema_err(s, e->span, "use args instead of ctx in tracepoint "
+			 "probes");
+		return &type_none;
+	} else if (s->tgt && s->tgt->layout == CTXL_PT_REGS) {
 		rec = kbtf_type_by_name(s->arena, "struct pt_regs");
+	} else if (s->tgt && s->tgt->layout == CTXL_PERF) {
+		rec = kbtf_type_by_name(s->arena,
+					"struct bpf_perf_event_data");
+	}
 	if (!rec) {
 		sema_err(s, e->span, "ctx is not available in %s probes",
 			 sema_probe_kind(s));
@@ -707,6 +717,64 @@ static const struct type *ty_strncmp(struct sema *s, struct ast_expr *e,
 	}
 	arg(e, 2)->type = &type_s64;
 	return &type_u64;
+}
+
+/* pton("1.2.3.4") / pton("::1"): the address's bytes, as bpftrace's
+ * int8[4] or int8[16]; the argument is a literal, checked here. */
+static const struct type *ty_pton(struct sema *s, struct ast_expr *e,
+				  struct ast_expr *target)
+{
+	if (arg(e, 0)->kind != E_STRING)
+		return literal_arg(s, e, 0, "address"), &type_none;
+	const struct ast_expr *a = arg(e, 0);
+	char text[64];
+	uint8_t bytes[16];
+	int af = memchr(a->u.str.bytes, ':', a->u.str.len) ? AF_INET6 : AF_INET;
+	if (a->u.str.len >= sizeof(text) ||
+	    (snprintf(text, sizeof(text), "%.*s", (int)a->u.str.len,
+		      a->u.str.bytes), inet_pton(af, text, bytes) != 1)) {
+		sema_err(s, a->span, "pton() expects an IPv4 or IPv6 address, "
+			 "not \"%.*s\"", (int)a->u.str.len, a->u.str.bytes);
+		return &type_none;
+	}
+	struct type *t = type_new(s->arena, TY_ARRAY, af == AF_INET ? 4 : 16);
+	t->elem = &type_s8;
+	t->count = t->size;
+	t->align = 1;
+	arg(e, 0)->type = &type_void; /* codegen stores the bytes */
+	return t;
+}
+
+/* strcontains(haystack, needle): 1 when needle occurs in haystack. */
+static const struct type *ty_strcontains(struct sema *s, struct ast_expr *e,
+					 struct ast_expr *target)
+{
+	for (uint32_t i = 0; i < 2; i++) {
+		const struct type *t = sema_expr(s, arg(e, i));
+		if (t->kind != TY_NONE && t->kind != TY_STRING) {
+			sema_err(s, arg(e, i)->span, "strcontains() expects "
+				 "strings, not %s", sema_tname(s, t));
+			return &type_none;
+		}
+	}
+	return &type_u64;
+}
+
+/* strerror(n) / cgroup_path(id): a u64, named when printed. */
+static const struct type *ty_strerror(struct sema *s, struct ast_expr *e,
+				      struct ast_expr *target)
+{
+	if (!want_int_arg(s, e, 0))
+		return &type_none;
+	return type_new(s->arena, TY_STRERROR, 8);
+}
+
+static const struct type *ty_cgroup_path(struct sema *s, struct ast_expr *e,
+					 struct ast_expr *target)
+{
+	if (!want_int_arg(s, e, 0))
+		return &type_none;
+	return type_new(s->arena, TY_CGROUP_PATH, 8);
 }
 
 static const struct type *ty_strftime(struct sema *s, struct ast_expr *e,
