@@ -15,6 +15,7 @@
 #include "model/compiled.h"
 #include "kernel/features.h"
 #include "probes/provider.h"
+#include "runtime/cgpath.h"
 #include "runtime/symbols.h"
 #include "runtime/child.h"
 #include "runtime/events.h"
@@ -339,6 +340,7 @@ static int run_setup(struct run *r)
 		return err;
 	stacks_init(&r->st, c, r->l.map_fds);
 	stacks_resolver(&r->st, &r->res);
+	r->res.cgroup_path = cgpath_resolve;
 	if (o->child)
 		stacks_watch(&r->st, o->child->pid);
 	if (o->pid > 0)
