@@ -55,7 +55,7 @@ struct run {
 	struct events ev;
 	struct ring_buffer *rb;
 	int sig_pipe[2];
-	struct sigaction old_int, old_term;
+	struct sigaction old_int, old_term, old_usr1;
 	bool handlers_set;
 	int epfd;
 	int pidfd; /* -p */
@@ -88,6 +88,7 @@ static int setup_signals(struct run *r)
 	sa.sa_flags = SA_RESTART;
 	sigaction(SIGINT, &sa, &r->old_int);
 	sigaction(SIGTERM, &sa, &r->old_term);
+	sigaction(SIGUSR1, &sa, &r->old_usr1);
 	r->handlers_set = true;
 	return 0;
 }
@@ -200,6 +201,8 @@ static void consume(struct run *r)
 		fflush(r->out.f);
 }
 
+static void print_maps_now(struct run *r);
+
 static int poll_loop(struct run *r)
 {
 	struct child *ch = r->o->child;
@@ -216,7 +219,11 @@ static int poll_loop(struct run *r)
 		for (int i = 0; i < n; i++) {
 			int fd = evs[i].data.fd;
 			if (fd == r->sig_pipe[0]) {
-				r->stop = true;
+				char sig = 0;
+				if (read(fd, &sig, 1) == 1 && sig == SIGUSR1)
+					print_maps_now(r);
+				else
+					r->stop = true;
 			} else if (ch && fd == ch->pidfd) {
 				child_reap(ch, false);
 				r->stop = true;
@@ -256,20 +263,44 @@ static void report_full_maps(struct run *r)
 	}
 }
 
-static int print_maps(struct run *r)
+/* The program's maps, for printing: *n of them, or NULL (no memory). */
+static struct mapdump_map *user_maps(struct run *r, size_t *n)
 {
 	const struct compiled *c = r->c;
 	struct mapdump_map *m = calloc(c->nmaps + 1, sizeof(*m));
+	*n = 0;
 	if (!m)
-		return -ENOMEM;
-	size_t n = 0;
+		return NULL;
 	for (uint32_t i = 0; i < c->nmaps; i++)
 		if (c->maps[i].is_user)
-			m[n++] = (struct mapdump_map){ c->maps[i].name,
-						       r->l.map_fds[i],
-						       c->maps[i].key,
-						       c->maps[i].value,
-						       c->maps[i].percpu };
+			m[(*n)++] = (struct mapdump_map){ c->maps[i].name,
+							  r->l.map_fds[i],
+							  c->maps[i].key,
+							  c->maps[i].value,
+							  c->maps[i].percpu };
+	return m;
+}
+
+/* SIGUSR1: every map now, the run goes on (as bpftrace). */
+static void print_maps_now(struct run *r)
+{
+	size_t n;
+	struct mapdump_map *m = user_maps(r, &n);
+	if (!m)
+		return;
+	if (r->rb)
+		ring_buffer__consume(r->rb);
+	mapdump_print_all(&r->out, m, n);
+	fflush(r->out.f);
+	free(m);
+}
+
+static int print_maps(struct run *r)
+{
+	size_t n;
+	struct mapdump_map *m = user_maps(r, &n);
+	if (!m)
+		return -ENOMEM;
 	int err = mapdump_print_exit(&r->out, m, n);
 	if (!err && (r->o->folded || r->o->flamegraph))
 		err = flamegraph_write(m, n, &r->res, r->o->folded,
@@ -289,6 +320,7 @@ static void run_close(struct run *r)
 	detach_all(r);
 	free(r->atts);
 	if (r->handlers_set) {
+		sigaction(SIGUSR1, &r->old_usr1, NULL);
 		sigaction(SIGTERM, &r->old_term, NULL);
 		sigaction(SIGINT, &r->old_int, NULL);
 	}

@@ -15,6 +15,8 @@
 #                  e.g. -f json, -q, -o @TMP@/out, --unsafe
 #   PARAMS         positional parameters put after the program ($1, $2, ...)
 #   CMD            the workload, passed with -c (one string)
+#   ENV            environment of the tracer: shell-quoted NAME=VALUE words
+#                  (e.g. BPFTRACE_STRLEN=8)
 #   STATUS         expected exit status (default 0)
 #   TIMEOUT        seconds (default 10)
 #   REQUIRES       words, all needed, else the test is skipped:
@@ -49,7 +51,7 @@
 parse_test() {
 	local line key block=
 	T_KEYS=" "
-	for key in PROG ARGS PARAMS CMD STATUS TIMEOUT REQUIRES EXPECT EXPECT_REGEX \
+	for key in PROG ARGS PARAMS CMD ENV STATUS TIMEOUT REQUIRES EXPECT EXPECT_REGEX \
 		EXPECT_COUNT EXPECT_STDERR EXPECT_OUTFILE BG NOREF; do
 		printf -v "T_$key" '%s' ""
 	done
@@ -156,7 +158,7 @@ build_workload() {
 # run_one TEST BIN SCRATCH: runs TEST's program with tracer BIN; leaves
 # SCRATCH/out, SCRATCH/err and RC. TMPD is SCRATCH/tmp.
 run_one() {
-	local test=$1 bin=$2 scratch=$3 args=() params=() progargs
+	local test=$1 bin=$2 scratch=$3 args=() params=() progargs envs=()
 	TMPD=$scratch/tmp
 	rm -rf "$TMPD"
 	mkdir -p "$TMPD"
@@ -168,6 +170,7 @@ run_one() {
 	fi
 	eval "args=($(subst "$T_ARGS"))"
 	eval "params=($(subst "$T_PARAMS"))"
+	eval "envs=($(subst "$T_ENV"))"
 	if has_key CMD; then
 		args+=(-c "$(subst "$T_CMD")")
 	fi
@@ -177,7 +180,7 @@ run_one() {
 	else
 		progargs=(-e "$(subst "$T_PROG")")
 	fi
-	{ timeout -k 5 "${T_TIMEOUT:-10}" "$bin" "${args[@]}" "${progargs[@]}" "${params[@]}" \
+	{ env "${envs[@]}" timeout -k 5 "${T_TIMEOUT:-10}" "$bin" "${args[@]}" "${progargs[@]}" "${params[@]}" \
 		</dev/null >"$scratch/out" 2>"$scratch/err"; } 2>/dev/null
 	RC=$?
 	if [ -n "$BGPID" ]; then
