@@ -378,6 +378,31 @@ static int expand_probes(struct arena *a, struct diag *d,
 	return rc;
 }
 
+/* BPFTRACE_MAX_PROBES and BPFTRACE_MAX_BPF_PROGS, as bpftrace words
+ * them. nprogs 0: only the probes are known yet. */
+static int within_limits(const struct ast_program *prog,
+			 const struct sema_probe *sp, uint32_t nprogs)
+{
+	uint64_t n = 0;
+	for (uint32_t i = 0; i < prog->nprobes; i++)
+		n += sp[i].ntargets;
+	if (n > limits.max_probes) {
+		fprintf(stderr, "ERROR: Can't attach to %llu probes because it "
+			"exceeds the current limit of %u probes (raise "
+			"BPFTRACE_MAX_PROBES with care)\n",
+			(unsigned long long)n, limits.max_probes);
+		return -1;
+	}
+	if (nprogs > limits.max_bpf_progs) {
+		fprintf(stderr, "ERROR: Your program is trying to generate more "
+			"than %u BPF programs (%u), the limit "
+			"BPFTRACE_MAX_BPF_PROGS sets\n", limits.max_bpf_progs,
+			nprogs);
+		return -1;
+	}
+	return 0;
+}
+
 static uint64_t monotonic_ns(void)
 {
 	struct timespec ts;
@@ -445,6 +470,7 @@ static int compile(struct run *r, const struct options *o,
 	/* -c without running has a stand-in child pid: still a process. */
 	int cpid = o->cmd ? r->child.pid : 0;
 	if (expand_probes(&r->arena, diag, o, prog, cpid, &probes) < 0 ||
+	    within_limits(prog, probes, 0) < 0 ||
 	    sema_check(&r->arena, diag, prog, probes, &sopts, &sres) < 0)
 		return 1;
 	struct strbuf ir_text = STRBUF_INIT;
@@ -456,7 +482,7 @@ static int compile(struct run *r, const struct options *o,
 	if (o->dump & DUMP_IR)
 		fputs(sb_str(&ir_text), stdout);
 	sb_free(&ir_text);
-	if (rc < 0)
+	if (rc < 0 || within_limits(prog, probes, r->compiled.nprogs) < 0)
 		return 1;
 	if (o->dump & DUMP_BPF)
 		dump_bpf(&r->compiled);
