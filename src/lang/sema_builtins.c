@@ -196,13 +196,40 @@ static const struct type *ty_uaddr(struct sema *s, struct ast_expr *e,
 	}
 	const char *name = arg(e, 0)->u.str.bytes;
 	uint64_t addr, size;
+	/* A PIE or library is mapped at an address known only at run time:
+	 * its link-time address would read the wrong memory (0.17 reads 0
+	 * there), so refuse. */
+	struct elf_syms *es;
+	if (elfsym_load(s->tgt->binary, &es) == 0) {
+		bool dyn = es->dyn;
+		elfsym_free(es);
+		if (dyn) {
+			sema_err(s, e->span, "uaddr() needs a non-PIE "
+				 "executable: %s is position-independent, its "
+				 "globals' addresses are known only at run time",
+				 s->tgt->binary);
+			return &type_none;
+		}
+	}
 	if (elfsym_find_any(s->tgt->binary, name, &addr, &size) < 0) {
 		sema_err(s, arg(e, 0)->span, "no symbol %s in %s", name, s->tgt->binary);
 		return &type_none;
 	}
-	sema_fold_const(e, addr);
-	int w = size == 1 || size == 2 || size == 4 ? (int)size : 8;
-	return type_ptr(s->arena, type_int(w, false), true);
+	/* Folded into `(uintW *)ADDR`, as bpftrace types it by the
+	 * symbol's size: later passes (and each target's) keep the pointer
+	 * type, where a bare constant would become an integer. */
+	static const char *const uint_names[] = { "uint64", "uint8", "uint16",
+						  NULL, "uint32" };
+	int w = size == 1 || size == 2 || size == 4 ? (int)size : 0;
+	struct ast_expr *num = arena_alloc(s->arena, sizeof(*num));
+	*num = *e;
+	sema_fold_const(num, addr);
+	e->kind = E_CAST;
+	e->u.cast.to = (struct ast_typespec){ .span = e->span,
+					      .base = uint_names[w],
+					      .ptr_depth = 1 };
+	e->u.cast.operand = num;
+	return sema_expr(s, e);
 }
 
 /* kstack(mode, limit) / ustack(...), any argument optional. */
@@ -876,7 +903,7 @@ static const struct type *ty_resolved(struct sema *s, struct ast_expr *e,
 	if (kernel ? kernel_symbol(what, &val) < 0 :
 		     cgroup_id(what, &val) < 0) {
 		sema_err(s, arg(e, 0)->span, kernel ?
-			 "no kernel symbol named %s" :
+			 "Failed to resolve kernel symbol: %s" :
 			 "cannot find the cgroup %s", what);
 		return &type_none;
 	}
