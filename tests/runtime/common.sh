@@ -34,6 +34,7 @@
 #                  the extended regex REGEX (for long or unordered outputs)
 #   EXPECT_STDERR  block: each line is an extended regex that some line of
 #                  stderr must match (stderr may hold more)
+#   NOT_STDERR     an extended regex that no line of stderr may match
 #   EXPECT_OUTFILE block: @TMP@/out must be exactly these lines (for -o)
 #   BG             a command started in the background before the run; its
 #                  pid is @BGPID@ (it is killed after the run)
@@ -51,7 +52,7 @@
 parse_test() {
 	local line key block=
 	T_KEYS=" "
-	for key in PROG ARGS PARAMS CMD ENV STATUS TIMEOUT REQUIRES EXPECT EXPECT_REGEX \
+	for key in PROG ARGS PARAMS CMD ENV NOT_STDERR STATUS TIMEOUT REQUIRES EXPECT EXPECT_REGEX \
 		EXPECT_COUNT EXPECT_STDERR EXPECT_OUTFILE BG NOREF; do
 		printf -v "T_$key" '%s' ""
 	done
@@ -240,6 +241,11 @@ check_output() {
 				return
 			fi
 		done <<<"${T_EXPECT_STDERR%$'\n'}"
+	fi
+	if has_key NOT_STDERR && grep -aqE -- "$T_NOT_STDERR" "$s/err"; then
+		echo "stderr has a line matching /$T_NOT_STDERR/"
+		indent "$s/err" 10
+		return
 	fi
 	if has_key EXPECT_OUTFILE; then
 		printf '%s' "$T_EXPECT_OUTFILE" >"$s/expect_outfile"
