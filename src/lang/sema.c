@@ -254,8 +254,10 @@ static const struct type *check_field(struct sema *s, struct ast_expr *e)
 	*rf = f;
 	e->u.field.resolved = rf;
 	const struct type *t = f.type;
-	/* What a user pointer leads to is user memory too. */
-	if (rec->is_user && t->kind == TY_PTR && !t->is_user)
+	/* What a user pointer leads to is user memory too (a field read
+	 * through a user pointer, or of a record in user memory). */
+	bool user = rec->is_user || (base->kind == TY_PTR && base->is_user);
+	if (user && t->kind == TY_PTR && !t->is_user)
 		t = type_ptr(s->arena, t->elem, true);
 	return t;
 }
