@@ -30,10 +30,15 @@
 /* Signals reach the poll loop through a self-pipe, so that a signal
  * arriving just before epoll_wait() still wakes it. */
 static int sig_pipe_w = -1;
+/* Set by SIGINT/SIGTERM, so that a ring buffer that never drains (events
+ * arriving faster than system() handles them) still stops. */
+static volatile sig_atomic_t stopping;
 
 static void on_signal(int sig)
 {
 	int saved = errno;
+	if (sig != SIGUSR1)
+		stopping = 1;
 	char c = (char)sig;
 	if (sig_pipe_w >= 0 && write(sig_pipe_w, &c, 1) < 0) {
 		/* The pipe is full: a stop is already pending. */
@@ -60,6 +65,8 @@ struct run {
 	int epfd;
 	int pidfd; /* -p */
 	bool stop;
+	bool draining; /* the probes are detached: read what is left */
+	bool in_end;   /* END's records */
 };
 
 static int prog_att_base(const struct compiled *c, uint32_t prog)
@@ -73,6 +80,14 @@ static int prog_att_base(const struct compiled *c, uint32_t prog)
 static int ringbuf_sample(void *ctx, void *data, size_t size)
 {
 	struct run *r = ctx;
+	/* After exit() the probes' later records are dropped, as bpftrace
+	 * does; END's are printed. A stop signal ends this batch (a
+	 * negative return ends ring_buffer__consume()); what is left is
+	 * printed once the probes are detached. */
+	if (!r->in_end && r->ev.exit_requested)
+		return r->draining ? 0 : -ECANCELED;
+	if (!r->in_end && !r->draining && stopping)
+		return -ECANCELED;
 	return events_handle(&r->ev, data, size);
 }
 
@@ -81,6 +96,7 @@ static int setup_signals(struct run *r)
 	if (pipe2(r->sig_pipe, O_CLOEXEC | O_NONBLOCK))
 		return -errno;
 	sig_pipe_w = r->sig_pipe[1];
+	stopping = 0;
 	struct sigaction sa;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
@@ -440,6 +456,9 @@ int run_program(const struct compiled *c, const struct run_opts *o)
 	if (!err) {
 		/* Detach first, so the maps printed hold still; then END. */
 		detach_all(&r);
+		r.draining = true;
+		consume(&r);
+		r.in_end = true;
 		err = run_progs(&r, true);
 		consume(&r);
 		int perr = print_maps(&r);
