@@ -618,6 +618,7 @@ int main(int argc, char **argv)
 			.verify_only = o.verify,
 			.buffering = o.buffering,
 			.folded = o.folded, .flamegraph = o.flamegraph,
+			.usdt_file_activation = o.usdt_file_activation,
 		};
 		if (run_program(&r.compiled, &ropts) < 0)
 			rc = 1;

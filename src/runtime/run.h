@@ -43,6 +43,9 @@ struct run_opts {
 				program), report, attach nothing */
 	const char *folded;     /* --folded: stack maps as folded stacks */
 	const char *flamegraph; /* --flamegraph: ... as an SVG flame graph */
+	bool usdt_file_activation; /* --usdt-file-activation: USDT
+				      semaphores in every process of the
+				      file (helper h14's USDT work uses it) */
 };
 
 /*
