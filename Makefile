@@ -62,6 +62,7 @@ fuzz:
 bench: all
 	@bench/run.sh
 	@bench/stacks.sh >>bench/RESULTS.md
+	@bench/bigmap.sh >>bench/RESULTS.md
 
 clean:
 	rm -rf build build-asan build-fuzz
