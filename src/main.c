@@ -450,10 +450,7 @@ static int compile(struct run *r, const struct options *o,
 		   const struct src_file *file, struct diag *diag)
 {
 	struct ast_program *prog = parse_program(&r->arena, diag, file);
-	struct include_opts iopts = { o->includes, o->nincludes, o->incdirs,
-				      o->nincdirs, limits.kernel_source };
-	if (diag->nerrors ||
-	    include_expand(&r->arena, diag, prog, &iopts) < 0)
+	if (diag->nerrors)
 		return 1;
 	if (o->dump & DUMP_AST) {
 		struct strbuf sb = STRBUF_INIT;
@@ -463,6 +460,10 @@ static int compile(struct run *r, const struct options *o,
 		if (o->dump == DUMP_AST)
 			return 0;
 	}
+	struct include_opts iopts = { o->includes, o->nincludes, o->incdirs,
+				      o->nincdirs, limits.kernel_source };
+	if (include_expand(&r->arena, diag, prog, &iopts) < 0)
+		return 1;
 	struct sema_probe *probes;
 	struct sema_opts sopts = { o->params, o->nparams, o->unsafe,
 				   r->have_child ? r->child.pid : 0 };

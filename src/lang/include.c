@@ -1,12 +1,14 @@
 /* #include: headers' preprocessor lines added to the program's. */
 #include "lang/include.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
 
+#include "kernel/features.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 
@@ -168,10 +170,10 @@ static int read_header(struct inc *s, struct span sp, const char *name,
 }
 
 static int one(struct inc *s, struct span sp, bool located, const char *name,
-	       bool angle)
+	       bool angle, bool optional)
 {
 	s->failed = NULL;
-	if (read_header(s, sp, name, angle, ".", 0) == 0)
+	if (read_header(s, sp, name, angle, ".", 0) == 0 || optional)
 		return 0;
 	if (located)
 		diag_error(s->d, sp, "'%s' file not found", s->failed);
@@ -183,6 +185,85 @@ static int one(struct inc *s, struct span sp, bool located, const char *name,
 	return -1;
 }
 
+/* The state of the program's conditionals. */
+struct cond {
+	bool active;        /* lines here are compiled */
+	int depth, unknown; /* open blocks; of them, #if ones */
+	uint64_t outer;     /* bit d: the block at depth d was active */
+	uint64_t taken;     /* bit d: its branch so far was taken */
+	uint64_t is_if;     /* bit d: an #if block (not evaluated) */
+};
+
+/* "# word rest": word's length, and rest (the name of #ifdef). */
+static size_t directive_word(const char *t, const char **word,
+			     const char **rest)
+{
+	const char *w = t + 1 + strspn(t + 1, " \t");
+	size_t n = strspn(w, "abcdefghijklmnopqrstuvwxyz");
+	*word = w;
+	*rest = w + n + strspn(w + n, " \t");
+	return n;
+}
+
+/* Whether macro name is defined before directive i: by an active
+ * #define of the program, or BPFTRACE_HAVE_BTF (as bpftrace defines it
+ * when the kernel has BTF). */
+static bool is_defined(const struct ast_program *p, uint32_t i,
+		       const char *name, size_t len)
+{
+	if (len == 17 && !strncmp(name, "BPFTRACE_HAVE_BTF", 17))
+		return feat_has(FEAT_BTF);
+	for (uint32_t k = 0; k < i; k++) {
+		const char *w, *r;
+		size_t n = directive_word(p->directives[k].text, &w, &r);
+		if (n == 6 && !strncmp(w, "define", 6) &&
+		    !strncmp(r, name, len) &&
+		    !(isalnum((unsigned char)r[len]) || r[len] == '_'))
+			return true;
+	}
+	return false;
+}
+
+/* Follows directive i if it is a conditional: returns true then. */
+static bool cond_step(struct cond *c, const struct ast_program *p,
+		      uint32_t i)
+{
+	const char *w, *r;
+	size_t n = directive_word(p->directives[i].text, &w, &r);
+	size_t len = strspn(r, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_");
+	uint64_t bit = c->depth < 64 ? 1ull << c->depth : 0;
+	if ((n == 5 && !strncmp(w, "ifdef", 5)) ||
+	    (n == 6 && !strncmp(w, "ifndef", 6)) ||
+	    (n == 2 && !strncmp(w, "if", 2))) {
+		bool is_if = n == 2;
+		bool v = is_if || (is_defined(p, i, r, len) == (n == 5));
+		c->outer = (c->outer & ~bit) | (c->active ? bit : 0);
+		c->taken = (c->taken & ~bit) | (v ? bit : 0);
+		c->is_if = (c->is_if & ~bit) | (is_if ? bit : 0);
+		c->unknown += is_if;
+		c->active = c->active && v;
+		c->depth++;
+		return true;
+	}
+	if (!c->depth)
+		return false;
+	uint64_t top = c->depth - 1 < 64 ? 1ull << (c->depth - 1) : 0;
+	bool outer = c->outer & top;
+	if ((n == 4 && !strncmp(w, "else", 4)) ||
+	    (n == 4 && !strncmp(w, "elif", 4))) {
+		/* an #if's branches are all read; an #ifdef's other one */
+		c->active = outer && ((c->is_if & top) || !(c->taken & top));
+		return true;
+	}
+	if (n == 5 && !strncmp(w, "endif", 5)) {
+		c->depth--;
+		c->unknown -= (c->is_if & top) ? 1 : 0;
+		c->active = outer;
+		return true;
+	}
+	return false;
+}
+
 int include_expand(struct arena *a, struct diag *d, struct ast_program *p,
 		   const struct include_opts *o)
 {
@@ -191,13 +272,20 @@ int include_expand(struct arena *a, struct diag *d, struct ast_program *p,
 	int rc = 0;
 	struct span none = { 0 };
 	for (size_t i = 0; i < o->nfiles; i++)
-		rc |= one(&s, none, false, o->files[i], true);
+		rc |= one(&s, none, false, o->files[i], true, false);
+	/* The program's #ifdef/#ifndef/#else/#endif are followed, so that
+	 * bpftrace's tools' `#ifndef BPFTRACE_HAVE_BTF` includes are
+	 * skipped where BTF is there; an #include under any other #if is
+	 * read if it is found (sonde does not evaluate #if). */
+	struct cond c = { .active = true };
 	for (uint32_t i = 0; i < p->ndirectives; i++) {
+		const char *t = p->directives[i].text;
 		char name[1024];
 		bool angle;
-		if (parse_include(p->directives[i].text, name, sizeof(name),
-				  &angle))
-			rc |= one(&s, p->directives[i].span, true, name, angle);
+		if (!cond_step(&c, p, i) && c.active &&
+		    parse_include(t, name, sizeof(name), &angle))
+			rc |= one(&s, p->directives[i].span, true, name, angle,
+				  c.unknown > 0);
 	}
 	sb_free(&s.seen);
 	if (!s.n)
