@@ -185,6 +185,19 @@ static int one(struct inc *s, struct span sp, bool located, const char *name,
 	return -1;
 }
 
+/* A kernel header (linux/..., net/...): with BTF its types and enums are
+ * known without it, so a missing one is skipped, not an error. */
+static bool kernel_header(const char *name)
+{
+	static const char *const dirs[] = { "linux/", "net/", "asm/",
+					    "asm-generic/", "uapi/", "trace/",
+					    "generated/" };
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(*dirs); i++)
+		if (!strncmp(name, dirs[i], strlen(dirs[i])))
+			return true;
+	return false;
+}
+
 /* The state of the program's conditionals. */
 struct cond {
 	bool active;        /* lines here are compiled */
@@ -285,7 +298,8 @@ int include_expand(struct arena *a, struct diag *d, struct ast_program *p,
 		if (!cond_step(&c, p, i) && c.active &&
 		    parse_include(t, name, sizeof(name), &angle))
 			rc |= one(&s, p->directives[i].span, true, name, angle,
-				  c.unknown > 0);
+				  c.unknown > 0 || (kernel_header(name) &&
+						    feat_has(FEAT_BTF)));
 	}
 	sb_free(&s.seen);
 	if (!s.n)

@@ -5,7 +5,9 @@
  * and their preprocessor lines (followed through nested includes) are
  * added before the program's own, so that their integer macros
  * (`#define EPERM 1`) are constants of the script. C declarations in
- * headers are not read: a script that needs a struct declares it.
+ * headers are not read: a script that needs a struct declares it. A
+ * missing kernel header (linux/, net/ ...) is skipped when the kernel has
+ * BTF, which gives its types and enums.
  */
 #ifndef SONDE_INCLUDE_H
 #define SONDE_INCLUDE_H

@@ -788,20 +788,13 @@ static const struct type *ty_strcontains(struct sema *s, struct ast_expr *e,
 }
 
 /* strerror(n) / cgroup_path(id): a u64, named when printed. */
-static const struct type *ty_strerror(struct sema *s, struct ast_expr *e,
-				      struct ast_expr *target)
+static const struct type *ty_named_u64(struct sema *s, struct ast_expr *e,
+				       struct ast_expr *target)
 {
 	if (!want_int_arg(s, e, 0))
 		return &type_none;
-	return type_new(s->arena, TY_STRERROR, 8);
-}
-
-static const struct type *ty_cgroup_path(struct sema *s, struct ast_expr *e,
-					 struct ast_expr *target)
-{
-	if (!want_int_arg(s, e, 0))
-		return &type_none;
-	return type_new(s->arena, TY_CGROUP_PATH, 8);
+	return type_new(s->arena, e->builtin == BI_STRERROR ? TY_STRERROR :
+							     TY_CGROUP_PATH, 8);
 }
 
 static const struct type *ty_strftime(struct sema *s, struct ast_expr *e,
