@@ -114,6 +114,7 @@ bench: all
 	@bench/many_probes.sh >>bench/RESULTS.md
 	@bench/metrics.sh >>bench/RESULTS.md
 	@bench/uprobe_dwarf.sh >>bench/RESULTS.md
+	@bench/bigmap.sh >>bench/RESULTS.md
 
 clean:
 	rm -rf build build-asan build-fuzz

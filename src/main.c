@@ -1,4 +1,5 @@
 /* sonde: command line -> one run. */
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -11,12 +12,16 @@
 #include "backend/disasm.h"
 #include "codegen/codegen.h"
 #include "lang/ast.h"
+#include "lang/builtins.h"
+#include "lang/include.h"
 #include "lang/parser.h"
 #include "lang/sema.h"
+#include "model/limits.h"
 #include "object/object.h"
 #include "probes/provider.h"
 #include "runtime/child.h"
 #include "runtime/privilege.h"
+#include "runtime/info.h"
 #include "runtime/run.h"
 #include "tools/toolfind.h"
 #include "util/arena.h"
@@ -54,16 +59,23 @@ struct options {
 	int heatmap;             /* --heatmap */
 	const char *heatmap_svg; /* --heatmap-svg */
 	const char *metrics;     /* --metrics */
+	/* bpftrace's options (issue 13) */
+	bool info, no_warnings;     /* --info, --no-warnings */
+	bool usdt_file_activation;  /* --usdt-file-activation */
+	const char *includes[64];   /* --include FILE */
+	const char *incdirs[64];    /* -I DIR */
+	size_t nincludes, nincdirs;
 };
 
 static void usage(FILE *out)
 {
-	fputs("usage: sonde [options] PROGRAM_FILE [ARGS...]\n"
+	fputs("USAGE:\n"
+	      "       sonde [options] PROGRAM_FILE [ARGS...]\n"
 	      "       sonde [options] -e 'PROGRAM' [ARGS...]\n"
 	      "       sonde [options] -t TOOL [ARGS...]\n"
 	      "       sonde -l [-v] [PATTERN]\n"
 	      "\n"
-	      "options:\n"
+	      "OPTIONS:\n"
 	      "  -e PROGRAM     the program to run, instead of a file\n"
 	      "  -t TOOL        run sonde's tool TOOL (tools/TOOL.bt); a bare\n"
 	      "                 TOOL that is no file in the current directory\n"
@@ -127,8 +139,36 @@ static void usage(FILE *out)
 	      "(repeatable)\n"
 	      "  --perf-event NAME:FREQ   event and frequency for "
 	      "SEC(\"perf_event\")\n"
+	      "  -I DIR         add DIR to the #include search path "
+	      "(repeatable)\n"
+	      "  --include FILE #include FILE before the program "
+	      "(repeatable)\n"
+	      "  --no-warnings  do not print warnings\n"
+	      "  --usdt-file-activation\n"
+	      "                 activate USDT semaphores in every process "
+	      "running the file\n"
+	      "  --info         what this kernel and build support, then "
+	      "exit\n"
 	      "  -h, --help     show this help\n"
-	      "  --version      show the version\n",
+	      "  -V, --version  show the version\n"
+	      "\n"
+	      "ENVIRONMENT (BPFTRACE_NAME or SONDE_NAME):\n"
+	      "  BPFTRACE_STRLEN          [64] bytes of a str() value "
+	      "(1..200)\n"
+	      "  BPFTRACE_MAP_KEYS_MAX    [4096] keys of a map\n"
+	      "  BPFTRACE_CAT_BYTES_MAX   [10240] bytes cat() prints\n"
+	      "  BPFTRACE_STACK_MODE      [bpftrace] default stack mode "
+	      "(bpftrace, perf, raw)\n"
+	      "  BPFTRACE_MAX_PROBES      [512] attach points of a run\n"
+	      "  BPFTRACE_MAX_BPF_PROGS   [512] BPF programs of a run\n"
+	      "  BPFTRACE_PERF_RB_PAGES   [1 MiB in all] event buffer pages "
+	      "per CPU\n"
+	      "  BPFTRACE_LOG_SIZE        [16 MiB] verifier log bytes (-v)\n"
+	      "  BPFTRACE_NO_CPP_DEMANGLE [0] print C++ symbols mangled\n"
+	      "  BPFTRACE_BTF             [none] a BTF file instead of the "
+	      "kernel's\n"
+	      "  BPFTRACE_KERNEL_SOURCE   [none] kernel tree whose include/ "
+	      "#include searches\n",
 	      out);
 }
 
@@ -210,26 +250,43 @@ static int check_outputs(const struct options *o)
 	return 0;
 }
 
-/* -p: a decimal pid in bpftrace's range, refused with bpftrace's
- * sentences (a pid that wrapped would watch another process). */
-static int parse_pid(const char *s, long *pid)
+/* -p PID, checked as bpftrace checks it, with its sentences. */
+static int parse_pid(const char *arg, long *pid)
 {
-	const long pid_max = 4 * 1024 * 1024; /* the kernel's PID_MAX_LIMIT */
+	/* PID_MAX_LIMIT, the largest pid_max any kernel allows (bpftrace) */
+	const long max = 4194304;
 	char *end;
 	errno = 0;
-	long v = strtol(s, &end, 10);
-	const char *why = NULL;
-	if (end == s || *end)
-		why = "is not a valid decimal number";
-	else if (errno == ERANGE)
-		why = "outside of integer range";
-	else if (v < 1 || v > pid_max)
-		why = "out of valid pid range [1,4194304]";
-	if (why) {
-		fprintf(stderr, "sonde: pid '%s' %s\n", s, why);
+	long v = strtol(arg, &end, 10);
+	if (!*arg || *end || !(isdigit((unsigned char)*arg))) {
+		fprintf(stderr, "ERROR: pid '%s' is not a valid decimal "
+				"number\n", arg);
+		return -1;
+	}
+	if (errno == ERANGE) {
+		fprintf(stderr, "ERROR: pid '%s' outside of integer range\n",
+			arg);
+		return -1;
+	}
+	if (v < 1 || v > max) {
+		fprintf(stderr, "ERROR: pid '%s' out of valid pid range "
+				"[1,%ld]\n", arg, max);
 		return -1;
 	}
 	*pid = v;
+	return 0;
+}
+
+/* Appends a repeatable option's value to list (at most 64). */
+static int add_repeated(const char **list, size_t *n, const char *opt,
+			const char *v)
+{
+	if (*n == 64) {
+		fprintf(stderr, "ERROR: too many %s options (at most 64)\n",
+			opt);
+		return -1;
+	}
+	list[(*n)++] = v;
 	return 0;
 }
 
@@ -238,10 +295,16 @@ static int parse_options(int argc, char **argv, struct options *o)
 	enum { OPT_DRY_RUN = 256, OPT_VERSION, OPT_UNSAFE, OPT_OBJECT,
 	       OPT_PROG, OPT_SET, OPT_PERF_EVENT, OPT_VERIFY, OPT_FOLDED,
 	       OPT_FLAMEGRAPH, OPT_TOOLS, OPT_HEATMAP, OPT_HEATMAP_SVG,
-	       OPT_METRICS, OPT_USDT_FILE_ACTIVATION, OPT_DUMP };
+	       OPT_METRICS, OPT_USDT_FILE_ACTIVATION, OPT_DUMP, OPT_INFO,
+	       OPT_NO_WARNINGS, OPT_INCLUDE };
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
+		{ "info", no_argument, NULL, OPT_INFO },
+		{ "no-warnings", no_argument, NULL, OPT_NO_WARNINGS },
+		{ "include", required_argument, NULL, OPT_INCLUDE },
+		{ "usdt-file-activation", no_argument, NULL,
+		  OPT_USDT_FILE_ACTIVATION },
 		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
 		{ "unsafe", no_argument, NULL, OPT_UNSAFE },
 		{ "verify", no_argument, NULL, OPT_VERIFY },
@@ -264,7 +327,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 	/* '+': stop at the first non-option, which is the script or $1 */
 	const char *tool = NULL;
 options:
-	while ((c = getopt_long(argc, argv, "+e:t:dhc:p:f:o:qvlB:", longopts,
+	while ((c = getopt_long(argc, argv, "+e:t:dhc:p:f:o:qvlB:VI:", longopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'e': o->prog_text = optarg; break;
@@ -286,8 +349,9 @@ options:
 			break;
 		case 'f':
 			if (strcmp(optarg, "text") && strcmp(optarg, "json")) {
-				fprintf(stderr, "sonde: unknown output format "
-						"'%s' (text or json)\n", optarg);
+				fprintf(stderr, "ERROR: Invalid output format "
+					"\"%s\"\nValid formats: 'text', "
+					"'json'\n", optarg);
 				return -1;
 			}
 			o->format = optarg;
@@ -320,11 +384,6 @@ options:
 		case OPT_HEATMAP: o->heatmap = 1; break;
 		case OPT_HEATMAP_SVG: o->heatmap_svg = optarg; break;
 		case OPT_METRICS: o->metrics = optarg; break;
-		/* bpftrace's way to raise USDT semaphores in every process
-		 * running the file: sonde always hands semaphores to the
-		 * kernel (the uprobe's ref_ctr_offset), which raises them in
-		 * every process that maps the file, or only in the -p one. */
-		case OPT_USDT_FILE_ACTIVATION: break;
 		case OPT_PROG:
 		case OPT_SET: {
 			bool prog = c == OPT_PROG;
@@ -340,9 +399,27 @@ options:
 		case 'h':
 			usage(stdout);
 			exit(0);
+		case 'V':
 		case OPT_VERSION:
-			printf("sonde %s\n", SONDE_VERSION);
+			printf("sonde v%s\n", SONDE_VERSION);
 			exit(0);
+		case OPT_INFO: o->info = true; break;
+		case OPT_NO_WARNINGS: o->no_warnings = true; break;
+		/* bpftrace's way to raise USDT semaphores in every process
+		 * running the file: sonde always hands semaphores to the
+		 * kernel (the uprobe's ref_ctr_offset), which raises them in
+		 * every process that maps the file, or only in the -p one. */
+		case OPT_USDT_FILE_ACTIVATION:
+			o->usdt_file_activation = true;
+			break;
+		case OPT_INCLUDE:
+		case 'I':
+			if (c == 'I' ? add_repeated(o->incdirs, &o->nincdirs,
+						    "-I", optarg) :
+				       add_repeated(o->includes, &o->nincludes,
+						    "--include", optarg))
+				return -1;
+			break;
 		default:
 			usage(stderr);
 			return -1;
@@ -355,7 +432,7 @@ options:
 		usage(stderr);
 		return -1;
 	}
-	if (o->list) {
+	if (o->list || o->info) {
 		/* The pattern may come as -e PATTERN too (the test harness
 		 * passes its one-line PROG that way). */
 		if (!o->prog_text && optind < argc) {
@@ -426,12 +503,27 @@ static int expand_probes(struct arena *a, struct diag *d,
 	int rc = 0;
 	for (uint32_t i = 0; i < prog->nprobes; i++) {
 		const struct ast_probe *p = &prog->probes[i];
+		env.want_args = ast_probe_uses_builtin(p, BI_ARGS);
 		if (probe_expand_probe(&env, p->attach, p->nattach,
 				       &sp[i].targets, &sp[i].ntargets) < 0)
 			rc = -1;
 	}
 	*out = sp;
 	return rc;
+}
+
+/* BPFTRACE_MAX_BPF_PROGS, as bpftrace words it (BPFTRACE_MAX_PROBES is
+ * checked, located, as the attach points expand). */
+static int within_limits(uint32_t nprogs)
+{
+	if (nprogs > limits.max_bpf_progs) {
+		fprintf(stderr, "ERROR: Your program is trying to generate more "
+			"than %u BPF programs (%u), the limit "
+			"BPFTRACE_MAX_BPF_PROGS sets\n", limits.max_bpf_progs,
+			nprogs);
+		return -1;
+	}
+	return 0;
 }
 
 static uint64_t monotonic_ns(void)
@@ -491,6 +583,10 @@ static int compile(struct run *r, const struct options *o,
 		if (o->dump == DUMP_AST)
 			return 0;
 	}
+	struct include_opts iopts = { o->includes, o->nincludes, o->incdirs,
+				      o->nincdirs, limits.kernel_source };
+	if (include_expand(&r->arena, diag, prog, &iopts) < 0)
+		return 1;
 	struct sema_probe *probes;
 	struct sema_opts sopts = { o->params, o->nparams, o->unsafe,
 				   r->have_child ? r->child.pid : 0 };
@@ -509,7 +605,7 @@ static int compile(struct run *r, const struct options *o,
 	if (o->dump & DUMP_IR)
 		fputs(sb_str(&ir_text), stdout);
 	sb_free(&ir_text);
-	if (rc < 0)
+	if (rc < 0 || within_limits(r->compiled.nprogs) < 0)
 		return 1;
 	if (o->dump & DUMP_BPF)
 		dump_bpf(&r->compiled);
@@ -568,8 +664,10 @@ int main(int argc, char **argv)
 {
 	struct options o;
 	memset(&o, 0, sizeof(o));
-	if (parse_options(argc, argv, &o) < 0)
+	if (parse_options(argc, argv, &o) < 0 || limits_from_env(stderr) < 0)
 		return 1;
+	if (o.info)
+		return info_print(stdout, SONDE_VERSION) < 0;
 
 	bool will_run = !o.dry_run && !o.dump;
 	const char *why;
@@ -603,7 +701,7 @@ int main(int argc, char **argv)
 	} else {
 		r.owned_text = read_file(o.prog_path, &file.len);
 		if (!r.owned_text) {
-			fprintf(stderr, "sonde: cannot read %s: %s\n",
+			fprintf(stderr, "ERROR: failed to open file '%s': %s\n",
 				o.prog_path, strerror(errno));
 			return 1;
 		}
@@ -628,6 +726,7 @@ int main(int argc, char **argv)
 
 	struct diag diag;
 	diag_init(&diag, stderr);
+	diag.no_warnings = o.no_warnings;
 	int rc = compile(&r, &o, &file, &diag);
 	if (diag.nerrors > diag.max_errors)
 		fprintf(stderr, "sonde: %d errors in all, only the first %d "
@@ -654,6 +753,7 @@ int main(int argc, char **argv)
 			.folded = o.folded, .flamegraph = o.flamegraph,
 			.heatmap = o.heatmap, .heatmap_svg = o.heatmap_svg,
 			.metrics = o.metrics,
+			.usdt_file_activation = o.usdt_file_activation,
 		};
 		if (run_program(&r.compiled, &ropts) < 0)
 			rc = 1;

@@ -78,6 +78,9 @@ static struct val bytes_of(struct cg *g, struct ast_expr *a,
 	cg_zero(g, s, 0, t->size);
 	const struct type *at = a->type;
 	if (at->kind == TY_ARRAY || at->kind == TY_STRING) {
+		/* bytes past the value's own are the slot's zeros */
+		if (n > at->size)
+			n = at->size;
 		struct val src = cg_to_mem(g, cg_expr(g, a));
 		struct val piece = src;
 		struct type *pt = type_new(g->arena, TY_ARRAY, n);

@@ -7,9 +7,8 @@
 #include <string.h>
 
 #include "codegen/cg.h"
+#include "model/limits.h"
 #include "util/arena.h"
-
-#define RINGBUF_BYTES (1u << 20)
 
 int32_t cg_add_map(struct cg *g, const char *name, enum bpf_map_type t,
 		   uint32_t ks, uint32_t vs, uint32_t n)
@@ -29,7 +28,7 @@ int32_t cg_ringbuf(struct cg *g)
 {
 	if (g->ringbuf < 0) {
 		g->ringbuf = cg_add_map(g, ".events", BPF_MAP_TYPE_RINGBUF, 0, 0,
-				     RINGBUF_BYTES);
+				     limits_ringbuf_bytes());
 		g->lost = cg_add_counter(g, ".lost");
 	}
 	return g->ringbuf;

@@ -7,10 +7,10 @@
 #include <string.h>
 
 #include "codegen/cg.h"
+#include "model/limits.h"
 #include "model/maplayout.h"
 #include "util/arena.h"
 
-#define MAP_MAX_ENTRIES 4096
 
 /* Key-less aggregations live in per-CPU arrays (laid out as maplayout.h
  * says, so that they print as the hash bpftrace uses would): the lookup is
@@ -91,7 +91,7 @@ void cg_maps_declare(struct cg *g)
 		m.type = m.percpu ? BPF_MAP_TYPE_PERCPU_HASH : BPF_MAP_TYPE_HASH;
 		m.key_size = maplayout_key_size(sm->key, sm->value);
 		m.value_size = maplayout_value_size(sm->value);
-		m.max_entries = MAP_MAX_ENTRIES;
+		m.max_entries = limits.map_keys_max;
 		if (keyless_array(sm)) {
 			/* Indexed by the u32 at the start of the key slot: 0,
 			 * or the low half of the u64 bucket (little endian). */

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "kernel/glob.h"
+#include "model/limits.h"
 #include "model/types.h"
 #include "util/arena.h"
 #include "util/strbuf.h"
@@ -72,6 +73,15 @@ int kbtf_load(void)
 		return 0;
 	if (kb.err)
 		return kb.err;
+	/* BPFTRACE_BTF: a BTF file in place of the running kernel's */
+	if (limits.btf) {
+		kb.vmlinux = btf__parse(limits.btf, NULL);
+		if (!kb.vmlinux) {
+			kb.err = errno ? -errno : -EINVAL;
+			return kb.err;
+		}
+		return 0;
+	}
 	kb.vmlinux = load_mmapped();
 	if (!kb.vmlinux)
 		kb.vmlinux = btf__load_vmlinux_btf();

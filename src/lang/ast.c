@@ -305,3 +305,92 @@ void ast_dump(const struct ast_program *p, struct strbuf *out)
 		dump_block(out, "body", &pr->body, 2);
 	}
 }
+
+static bool expr_uses(const struct ast_expr *e, int id);
+
+static bool list_uses(const struct ast_expr_list *l, int id)
+{
+	for (uint32_t i = 0; i < l->n; i++)
+		if (expr_uses(l->items[i], id))
+			return true;
+	return false;
+}
+
+static bool expr_uses(const struct ast_expr *e, int id)
+{
+	if (!e)
+		return false;
+	switch (e->kind) {
+	case E_BUILTIN:
+		return e->builtin == id;
+	case E_MAP:
+		return list_uses(&e->u.map.keys, id);
+	case E_CALL:
+		return list_uses(&e->u.call.args, id);
+	case E_UNARY:
+		return expr_uses(e->u.unary.operand, id);
+	case E_BINARY:
+		return expr_uses(e->u.binary.left, id) ||
+		       expr_uses(e->u.binary.right, id);
+	case E_TERNARY:
+		return expr_uses(e->u.ternary.cond, id) ||
+		       expr_uses(e->u.ternary.then, id) ||
+		       expr_uses(e->u.ternary.otherwise, id);
+	case E_CAST:
+		return expr_uses(e->u.cast.operand, id);
+	case E_FIELD:
+		return expr_uses(e->u.field.base, id);
+	case E_INDEX:
+		return expr_uses(e->u.index.base, id) ||
+		       expr_uses(e->u.index.index, id);
+	case E_TUPLE:
+		return list_uses(&e->u.list, id);
+	case E_TUPLE_INDEX:
+		return expr_uses(e->u.tindex.base, id);
+	case E_SIZEOF:
+		return expr_uses(e->u.size_of.expr, id);
+	default:
+		return false;
+	}
+}
+
+static bool block_uses(const struct ast_block *b, int id);
+
+static bool stmt_uses(const struct ast_stmt *s, int id)
+{
+	if (!s)
+		return false;
+	switch (s->kind) {
+	case S_EXPR:
+	case S_RETURN:
+		return expr_uses(s->u.expr, id);
+	case S_ASSIGN:
+		return expr_uses(s->u.assign.target, id) ||
+		       expr_uses(s->u.assign.value, id);
+	case S_IF:
+		return expr_uses(s->u.if_.cond, id) ||
+		       block_uses(&s->u.if_.then, id) ||
+		       stmt_uses(s->u.if_.otherwise, id);
+	case S_UNROLL:
+	case S_WHILE:
+		return expr_uses(s->u.loop.cond, id) ||
+		       block_uses(&s->u.loop.body, id);
+	case S_BLOCK:
+		return block_uses(&s->u.block, id);
+	default:
+		return false;
+	}
+}
+
+static bool block_uses(const struct ast_block *b, int id)
+{
+	for (uint32_t i = 0; i < b->n; i++)
+		if (stmt_uses(b->stmts[i], id))
+			return true;
+	return false;
+}
+
+bool ast_probe_uses_builtin(const struct ast_probe *p, int id)
+{
+	return expr_uses(p->pred, id) || block_uses(&p->body, id);
+}

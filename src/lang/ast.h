@@ -252,6 +252,11 @@ struct ast_program {
 	const struct src_file *file;
 };
 
+/* Whether probe p (its predicate or body) uses builtin variable id
+ * (enum builtin_id): providers skip the work a context feature costs
+ * (DWARF lookups for uprobe args) when no probe asks for it. */
+bool ast_probe_uses_builtin(const struct ast_probe *p, int id);
+
 /* Stable, indented text form for `sonde -d ast` and the golden tests. */
 void ast_dump(const struct ast_program *p, struct strbuf *out);
 

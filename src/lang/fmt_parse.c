@@ -210,6 +210,7 @@ static bool is_stringish(const struct type *t)
 	case TY_STRING: case TY_KSYM: case TY_USYM: case TY_PROBE:
 	case TY_USERNAME: case TY_KSTACK: case TY_USTACK: case TY_INET:
 	case TY_MACADDR: case TY_CGROUP_PATH: case TY_TIMESTAMP:
+	case TY_STRERROR:
 		return true;
 	case TY_ARRAY:
 		/* char[N] from BTF prints as a string, as bpftrace's does. */

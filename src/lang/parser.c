@@ -1020,6 +1020,18 @@ static void parse_field_base(struct parser *p, struct ast_typespec *ts)
 	parse_type_base(p, ts);
 }
 
+/* The ';' after a field. Before the closing '}' it may be missing, as
+ * clang (bpftrace's parser of struct definitions) allows with a warning. */
+static void field_end(struct parser *p)
+{
+	if (at(p, T_RBRACE) && p->prev.file) {
+		diag_warning(p->diag, span_after(p->prev), "expected ';' at "
+			     "end of declaration list");
+		return;
+	}
+	expect(p, T_SEMI, "';' after the field");
+}
+
 /* fields := { ( record_def [ declarator ] | field_base declarator
  *               { ',' declarator } ) ';' } */
 static void parse_fields(struct parser *p, struct ast_cdef *d)
@@ -1045,7 +1057,7 @@ static void parse_fields(struct parser *p, struct ast_cdef *d)
 				if (!at(p, T_SEMI))
 					parse_declarator(p, &f);
 				apush(p, &fields, f);
-				expect(p, T_SEMI, "';' after the field");
+				field_end(p);
 				continue;
 			}
 		}
@@ -1057,9 +1069,7 @@ static void parse_fields(struct parser *p, struct ast_cdef *d)
 			apush(p, &fields, f);
 			f.bit_width = -1;
 		} while (accept(p, T_COMMA));
-		/* the last field's ';' may be left out, as clang allows */
-		if (!at(p, T_RBRACE))
-			expect(p, T_SEMI, "';' after the field");
+		field_end(p);
 	}
 	d->nfields = (uint32_t)fields.len;
 	d->fields = arena_alloc(p->arena, sizeof(*d->fields) * (fields.len + 1));

@@ -284,7 +284,10 @@ static const struct type *check_field(struct sema *s, struct ast_expr *e)
 	struct type_field *rf = arena_alloc(s->arena, sizeof(*rf));
 	*rf = f;
 	e->u.field.resolved = rf;
-	return in_space(s, base->kind == TY_PTR ? base : rec, f.type);
+	/* What a user pointer leads to is user memory too (a field read
+	 * through a user pointer, or of a record in user memory). */
+	return in_space(s, base->kind == TY_PTR && base->is_user ? base : rec,
+			f.type);
 }
 
 /* ---- casts ---- */

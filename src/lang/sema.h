@@ -63,8 +63,5 @@ void sema_retarget(const struct sema_result *r, uint32_t probe,
  * registry's unit test). */
 bool sema_builtin_has_typing(int id);
 
-/* The default size of str() results and of string map values, as in
- * bpftrace (BPFTRACE_STRLEN). */
-#define SEMA_STRLEN 64
 
 #endif

@@ -7,8 +7,10 @@
 #define _GNU_SOURCE /* name_to_handle_at */
 #include "sema_impl.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,6 +19,7 @@
 #include "kernel/kallsyms.h"
 #include "kernel/regs.h"
 #include "lang/fmt_parse.h"
+#include "model/limits.h"
 #include "util/arena.h"
 
 static bool nargs_ok(struct sema *s, struct ast_expr *e, uint32_t min,
@@ -168,13 +171,40 @@ static const struct type *ty_uaddr(struct sema *s, struct ast_expr *e,
 	}
 	const char *name = arg(e, 0)->u.str.bytes;
 	uint64_t addr, size;
+	/* A PIE or library is mapped at an address known only at run time:
+	 * its link-time address would read the wrong memory (0.17 reads 0
+	 * there), so refuse. */
+	struct elf_syms *es;
+	if (elfsym_load(s->tgt->binary, &es) == 0) {
+		bool dyn = es->dyn;
+		elfsym_free(es);
+		if (dyn) {
+			sema_err(s, e->span, "uaddr() needs a non-PIE "
+				 "executable: %s is position-independent, its "
+				 "globals' addresses are known only at run time",
+				 s->tgt->binary);
+			return &type_none;
+		}
+	}
 	if (elfsym_find_any(s->tgt->binary, name, &addr, &size) < 0) {
 		sema_err(s, arg(e, 0)->span, "no symbol %s in %s", name, s->tgt->binary);
 		return &type_none;
 	}
-	sema_fold_const(e, addr);
-	int w = size == 1 || size == 2 || size == 4 ? (int)size : 8;
-	return type_ptr(s->arena, type_int(w, false), true);
+	/* Folded into `(uintW *)ADDR`, as bpftrace types it by the
+	 * symbol's size: later passes (and each target's) keep the pointer
+	 * type, where a bare constant would become an integer. */
+	static const char *const uint_names[] = { "uint64", "uint8", "uint16",
+						  NULL, "uint32" };
+	int w = size == 1 || size == 2 || size == 4 ? (int)size : 0;
+	struct ast_expr *num = arena_alloc(s->arena, sizeof(*num));
+	*num = *e;
+	sema_fold_const(num, addr);
+	e->kind = E_CAST;
+	e->u.cast.to = (struct ast_typespec){ .span = e->span,
+					      .base = uint_names[w],
+					      .ptr_depth = 1 };
+	e->u.cast.operand = num;
+	return sema_expr(s, e);
 }
 
 /* kstack(mode, limit) / ustack(...), any argument optional. */
@@ -182,7 +212,7 @@ static const struct type *ty_stack(struct sema *s, struct ast_expr *e,
 				   struct ast_expr *target)
 {
 	bool user = e->builtin == BI_USTACK;
-	enum stack_mode mode = STACK_BPFTRACE;
+	enum stack_mode mode = (enum stack_mode)limits.stack_mode;
 	uint32_t limit = 127;
 	for (uint32_t i = 0; i < e->u.call.args.n; i++) {
 		struct ast_expr *a = arg(e, i);
@@ -320,7 +350,7 @@ static const struct type *ty_stack_var(struct sema *s, struct ast_expr *e,
 				       struct ast_expr *target)
 {
 	return type_stack(s->arena, e->builtin == BI_USTACK_VAR,
-			  STACK_BPFTRACE, 127);
+			  (enum stack_mode)limits.stack_mode, 127);
 }
 
 static const struct type *ty_args(struct sema *s, struct ast_expr *e,
@@ -339,11 +369,19 @@ static const struct type *ty_args(struct sema *s, struct ast_expr *e,
 static const struct type *ty_ctx(struct sema *s, struct ast_expr *e,
 				 struct ast_expr *target)
 {
+	/* As bpftrace 0.17: the program type's context struct; a
+	 * tracepoint's record is `args`. */
 	const struct type *rec = NULL;
-	if (s->tgt && s->tgt->layout == CTXL_TRACEPOINT && s->tgt->args)
-		rec = s->tgt->args;
-	else if (s->tgt && s->tgt->layout == CTXL_PT_REGS)
+	if (s->tgt && s->tgt->layout == CTXL_TRACEPOINT) {
+		sema_err(s, e->span, "use args instead of ctx in tracepoint "
+			 "probes");
+		return &type_none;
+	} else if (s->tgt && s->tgt->layout == CTXL_PT_REGS) {
 		rec = kbtf_type_by_name(s->arena, "struct pt_regs");
+	} else if (s->tgt && s->tgt->layout == CTXL_PERF) {
+		rec = kbtf_type_by_name(s->arena,
+					"struct bpf_perf_event_data");
+	}
 	if (!rec) {
 		sema_err(s, e->span, "ctx is not available in %s probes",
 			 sema_probe_kind(s));
@@ -630,11 +668,11 @@ static const struct type *ty_str(struct sema *s, struct ast_expr *e,
 			 sema_tname(s, t));
 		return &type_none;
 	}
-	uint32_t size = SEMA_STRLEN, len = 0;
+	uint32_t size = limits.strlen, len = 0;
 	if (e->u.call.args.n == 2) {
 		if (!length_arg(s, e, 1, &len))
 			return &type_none;
-		if (len && len + 1 < SEMA_STRLEN)
+		if (len && len + 1 < limits.strlen)
 			size = len + 1;
 	}
 	return type_string(s->arena, size);
@@ -646,7 +684,7 @@ static const struct type *ty_buf(struct sema *s, struct ast_expr *e,
 	const struct type *t = sema_expr(s, arg(e, 0));
 	if (t->kind == TY_NONE)
 		return t;
-	uint32_t len = SEMA_STRLEN;
+	uint32_t len = limits.strlen;
 	if (t->kind == TY_ARRAY || t->kind == TY_STRING) {
 		len = t->size;
 	} else if (!sema_is_intlike(t)) {
@@ -703,6 +741,57 @@ static const struct type *ty_strncmp(struct sema *s, struct ast_expr *e,
 	}
 	arg(e, 2)->type = &type_s64;
 	return &type_u64;
+}
+
+/* pton("1.2.3.4") / pton("::1"): the address's bytes, as bpftrace's
+ * int8[4] or int8[16]; the argument is a literal, checked here. */
+static const struct type *ty_pton(struct sema *s, struct ast_expr *e,
+				  struct ast_expr *target)
+{
+	if (arg(e, 0)->kind != E_STRING)
+		return literal_arg(s, e, 0, "address"), &type_none;
+	const struct ast_expr *a = arg(e, 0);
+	char text[64];
+	uint8_t bytes[16];
+	int af = memchr(a->u.str.bytes, ':', a->u.str.len) ? AF_INET6 : AF_INET;
+	if (a->u.str.len >= sizeof(text) ||
+	    (snprintf(text, sizeof(text), "%.*s", (int)a->u.str.len,
+		      a->u.str.bytes), inet_pton(af, text, bytes) != 1)) {
+		sema_err(s, a->span, "pton() expects an IPv4 or IPv6 address, "
+			 "not \"%.*s\"", (int)a->u.str.len, a->u.str.bytes);
+		return &type_none;
+	}
+	struct type *t = type_new(s->arena, TY_ARRAY, af == AF_INET ? 4 : 16);
+	t->elem = &type_s8;
+	t->count = t->size;
+	t->align = 1;
+	arg(e, 0)->type = &type_void; /* codegen stores the bytes */
+	return t;
+}
+
+/* strcontains(haystack, needle): 1 when needle occurs in haystack. */
+static const struct type *ty_strcontains(struct sema *s, struct ast_expr *e,
+					 struct ast_expr *target)
+{
+	for (uint32_t i = 0; i < 2; i++) {
+		const struct type *t = sema_expr(s, arg(e, i));
+		if (t->kind != TY_NONE && t->kind != TY_STRING) {
+			sema_err(s, arg(e, i)->span, "strcontains() expects "
+				 "strings, not %s", sema_tname(s, t));
+			return &type_none;
+		}
+	}
+	return &type_u64;
+}
+
+/* strerror(n) / cgroup_path(id): a u64, named when printed. */
+static const struct type *ty_named_u64(struct sema *s, struct ast_expr *e,
+				       struct ast_expr *target)
+{
+	if (!want_int_arg(s, e, 0))
+		return &type_none;
+	return type_new(s->arena, e->builtin == BI_STRERROR ? TY_STRERROR :
+							     TY_CGROUP_PATH, 8);
 }
 
 static const struct type *ty_strftime(struct sema *s, struct ast_expr *e,
@@ -806,7 +895,7 @@ static const struct type *ty_resolved(struct sema *s, struct ast_expr *e,
 	if (kernel ? kernel_symbol(what, &val) < 0 :
 		     cgroup_id(what, &val) < 0) {
 		sema_err(s, arg(e, 0)->span, kernel ?
-			 "no kernel symbol named %s" :
+			 "Failed to resolve kernel symbol: %s" :
 			 "cannot find the cgroup %s", what);
 		return &type_none;
 	}

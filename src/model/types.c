@@ -223,6 +223,7 @@ void type_describe(const struct type *t, struct strbuf *sb)
 	case TY_USERNAME: sb_append(sb, "username"); break;
 	case TY_PROBE: sb_append(sb, "probe"); break;
 	case TY_CGROUP_PATH: sb_append(sb, "cgroup_path"); break;
+	case TY_STRERROR: sb_append(sb, "strerror"); break;
 	case TY_TIMESTAMP: sb_append(sb, "timestamp"); break;
 	case TY_COUNT: sb_append(sb, "count"); break;
 	case TY_SUM: sb_append(sb, "sum"); break;

@@ -33,6 +33,7 @@ enum type_kind {
 	TY_USERNAME, /* u64 uid, printed as the user's name */
 	TY_PROBE,  /* u64 probe index, printed as the probe's name */
 	TY_CGROUP_PATH, /* struct { u64 id; } printed as a path */
+	TY_STRERROR, /* struct { u64 errno; } printed as strerror(errno) */
 	TY_TIMESTAMP, /* u64 nanoseconds */
 	/* Aggregations: only ever map values. Per-CPU layouts: */
 	TY_COUNT,  /* u64 */

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "kernel/perf.h"
+#include "model/limits.h"
 #include "probes/impl.h"
 #include "util/arena.h"
 #include "util/diag.h"
@@ -89,25 +90,6 @@ int probe_register(const struct provider *p)
 	return 0;
 }
 
-/* BPFTRACE_MAX_PROBES, as bpftrace reads it (default 512); 0 after an
- * error about it. */
-static uint64_t max_probes(struct probe_env *env, const struct attach_point *a)
-{
-	const char *s = getenv("BPFTRACE_MAX_PROBES");
-	if (!s)
-		return 512;
-	char *end;
-	errno = 0;
-	unsigned long long v = strtoull(s, &end, 10);
-	if (errno || end == s || *end || v == 0 || *s == '-') {
-		diag_error(env->diag, a->span, "Env var 'BPFTRACE_MAX_PROBES' "
-			   "did not contain a valid uint64_t, or was "
-			   "zero-valued.");
-		return 0;
-	}
-	return v;
-}
-
 int probe_expand(struct probe_env *env, const struct attach_point *a,
 		 struct probe_target **out, uint32_t *n)
 {
@@ -126,8 +108,9 @@ int probe_expand(struct probe_env *env, const struct attach_point *a,
 	/* Checked as each attach point expands, before sema and codegen
 	 * spend time and memory on every target. */
 	env->nexpanded += *n - before;
-	uint64_t max = max_probes(env, a);
-	if (max && env->nexpanded <= max)
+	/* BPFTRACE_MAX_PROBES (model/limits.h: read and checked at start) */
+	uint64_t max = limits.max_probes;
+	if (env->nexpanded <= max)
 		return rc;
 	env->over_limit = true;
 	if (max)

@@ -127,6 +127,9 @@ struct probe_env {
 	 * this kernel cannot attach is no error then. */
 	bool no_attach;
 	bool seen_begin, seen_end; /* one of each per script */
+	/* The probe being expanded uses `args`: providers that type it at a
+	 * cost (uprobes, from DWARF, per function) do so only then. */
+	bool want_args;
 	/* Targets expanded so far, against BPFTRACE_MAX_PROBES (read by
 	 * probe_expand; over_limit once it refused). */
 	uint64_t nexpanded;

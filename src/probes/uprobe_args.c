@@ -22,7 +22,7 @@ void probe_uprobe_args(struct probe_env *env, struct probe_target *t,
 {
 	dwarf_note_file(t->binary);
 	struct dwarf_func f;
-	if (!t->func || t->u.user.retprobe ||
+	if (!env->want_args || !t->func || t->u.user.retprobe ||
 	    dwarf_func_params(env->arena, t->binary, t->func, vaddr, &f))
 		return; /* no debug info: arg0..argN only */
 	struct type *rec = type_new(env->arena, TY_RECORD, 0);

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "model/compiled.h"
+#include "model/limits.h"
 #include "model/types.h"
 #include "runtime/events.h"
 #include "runtime/fmt.h"
@@ -103,8 +104,13 @@ static void cat_file(struct events *e, const char *path)
 	struct strbuf out = STRBUF_INIT;
 	char buf[4096];
 	size_t n;
-	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+	/* at most BPFTRACE_CAT_BYTES_MAX bytes, as bpftrace */
+	uint64_t left = limits.cat_bytes_max;
+	while (left && (n = fread(buf, 1, left < sizeof(buf) ? (size_t)left :
+				  sizeof(buf), f)) > 0) {
 		sb_appendn(&out, buf, n);
+		left -= n;
+	}
 	fclose(f);
 	out_cat(e->o, sb_str(&out), out.len);
 	sb_free(&out);
@@ -137,8 +143,6 @@ static void join(struct events *e, const struct cevent *ev, const uint8_t *p,
 
 int events_handle(struct events *e, const void *data, size_t size)
 {
-	if (e->muted)
-		return 0;
 	if (size < sizeof(struct event_hdr)) {
 		bad(e, "short ring buffer record", 0);
 		return 0;
@@ -184,7 +188,7 @@ int events_handle(struct events *e, const void *data, size_t size)
 			out_time(e->o, sb_str(&e->sb), e->sb.len);
 		break;
 	case EV_EXIT:
-		e->exit_requested = e->muted = true;
+		e->exit_requested = true;
 		break;
 	case EV_PRINT_MAP:
 		m = dump_map(e, ev->map);

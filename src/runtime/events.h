@@ -22,10 +22,6 @@ struct events {
 	FILE *err;           /* messages (stderr) */
 	bool unsafe;         /* system() may run */
 	bool exit_requested; /* an exit() record was seen */
-	/* Records after an exit() are dropped until END runs, as bpftrace
-	 * stops reading then: a probe firing again before the run stops must
-	 * not print. The run loop clears it before END. */
-	bool muted;
 	unsigned nbad;       /* malformed records (reported once) */
 	struct strbuf sb;    /* scratch */
 	/* unwatch(addr): disarms the watchpoints on addr */

@@ -9,12 +9,12 @@
 #include <unistd.h>
 
 #include "model/compiled.h"
+#include "model/limits.h"
 #include "kernel/features.h"
 #include "runtime/mapdump.h"
 #include "runtime/loader.h"
 #include "util/errstr.h"
 
-#define LOG_SIZE (16u << 20)
 
 static FILE *libbpf_out;
 
@@ -182,7 +182,7 @@ static int load_prog(struct loader *l, uint32_t i, char *log,
 				p->name, err_str(-err));
 		if (o->verbose && log) {
 			lo.log_buf = log;
-			lo.log_size = LOG_SIZE;
+			lo.log_size = limits.log_size;
 			lo.log_level = 1;
 			log[0] = '\0';
 			int fd2 = bpf_prog_load(p->type, name, "GPL", insns,
@@ -218,7 +218,7 @@ int loader_load(struct loader *l, const struct compiled *c,
 	int err = create_maps(l, o);
 	if (err)
 		return err;
-	char *log = o->verbose ? malloc(LOG_SIZE) : NULL;
+	char *log = o->verbose ? malloc(limits.log_size) : NULL;
 	for (uint32_t i = 0; i < c->nprogs && !err; i++)
 		err = load_prog(l, i, log, o);
 	free(log);

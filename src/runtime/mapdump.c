@@ -639,13 +639,18 @@ static int by_name(const void *a, const void *b)
 
 int mapdump_print_exit(struct out *o, const struct mapdump_map *maps, size_t n)
 {
+	out_exit_begin(o);
+	return mapdump_print_all(o, maps, n);
+}
+
+int mapdump_print_all(struct out *o, const struct mapdump_map *maps, size_t n)
+{
 	const struct mapdump_map **order = xmalloc((n ? n : 1) *
 						   sizeof(*order));
 	int err = 0;
 	for (size_t i = 0; i < n; i++)
 		order[i] = &maps[i];
 	qsort(order, n, sizeof(*order), by_name);
-	out_exit_begin(o);
 	for (size_t i = 0; i < n; i++) {
 		int e = mapdump_print(o, order[i], 0, 0);
 		if (e && !err)

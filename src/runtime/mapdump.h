@@ -97,5 +97,8 @@ int mapdump_zero(const struct mapdump_map *m);
  */
 int mapdump_print_exit(struct out *o, const struct mapdump_map *maps,
 		       size_t n);
+/* Every map in order of name, as on SIGUSR1 (no leading newlines). */
+int mapdump_print_all(struct out *o, const struct mapdump_map *maps,
+		      size_t n);
 
 #endif

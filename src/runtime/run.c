@@ -15,6 +15,7 @@
 #include "model/compiled.h"
 #include "kernel/features.h"
 #include "probes/provider.h"
+#include "runtime/cgpath.h"
 #include "runtime/symbols.h"
 #include "runtime/child.h"
 #include "runtime/events.h"
@@ -33,10 +34,15 @@
 /* Signals reach the poll loop through a self-pipe, so that a signal
  * arriving just before epoll_wait() still wakes it. */
 static int sig_pipe_w = -1;
+/* Set by SIGINT/SIGTERM, so that a ring buffer that never drains (events
+ * arriving faster than system() handles them) still stops. */
+static volatile sig_atomic_t stopping;
 
 static void on_signal(int sig)
 {
 	int saved = errno;
+	if (sig != SIGUSR1)
+		stopping = 1;
 	char c = (char)sig;
 	if (sig_pipe_w >= 0 && write(sig_pipe_w, &c, 1) < 0) {
 		/* The pipe is full: a stop is already pending. */
@@ -59,13 +65,15 @@ struct run {
 	struct events ev;
 	struct ring_buffer *rb;
 	int sig_pipe[2];
-	struct sigaction old_int, old_term;
+	struct sigaction old_int, old_term, old_usr1;
 	bool handlers_set;
 	int epfd;
 	int pidfd; /* -p */
 	bool stop;
 	struct heatmap *hm;    /* --heatmap, --heatmap-svg */
 	struct metrics metrics; /* --metrics */
+	bool draining; /* the probes are detached: read what is left */
+	bool in_end;   /* END's records */
 };
 
 static int prog_att_base(const struct compiled *c, uint32_t prog)
@@ -79,6 +87,14 @@ static int prog_att_base(const struct compiled *c, uint32_t prog)
 static int ringbuf_sample(void *ctx, void *data, size_t size)
 {
 	struct run *r = ctx;
+	/* After exit() the probes' later records are dropped, as bpftrace
+	 * does; END's are printed. A stop signal ends this batch (a
+	 * negative return ends ring_buffer__consume()); what is left is
+	 * printed once the probes are detached. */
+	if (!r->in_end && r->ev.exit_requested)
+		return r->draining ? 0 : -ECANCELED;
+	if (!r->in_end && !r->draining && stopping)
+		return -ECANCELED;
 	return events_handle(&r->ev, data, size);
 }
 
@@ -87,6 +103,7 @@ static int setup_signals(struct run *r)
 	if (pipe2(r->sig_pipe, O_CLOEXEC | O_NONBLOCK))
 		return -errno;
 	sig_pipe_w = r->sig_pipe[1];
+	stopping = 0;
 	struct sigaction sa;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
@@ -94,6 +111,7 @@ static int setup_signals(struct run *r)
 	sa.sa_flags = SA_RESTART;
 	sigaction(SIGINT, &sa, &r->old_int);
 	sigaction(SIGTERM, &sa, &r->old_term);
+	sigaction(SIGUSR1, &sa, &r->old_usr1);
 	r->handlers_set = true;
 	return 0;
 }
@@ -291,6 +309,7 @@ static bool service_atts(struct run *r, int fd)
 	}
 	return false;
 }
+static void print_maps_now(struct run *r);
 
 static int poll_loop(struct run *r)
 {
@@ -308,7 +327,11 @@ static int poll_loop(struct run *r)
 		for (int i = 0; i < n; i++) {
 			int fd = evs[i].data.fd;
 			if (fd == r->sig_pipe[0]) {
-				r->stop = true;
+				char sig = 0;
+				if (read(fd, &sig, 1) == 1 && sig == SIGUSR1)
+					print_maps_now(r);
+				else
+					r->stop = true;
 			} else if (ch && fd == ch->pidfd) {
 				child_reap(ch, false);
 				r->stop = true;
@@ -352,6 +375,20 @@ static void report_full_maps(struct run *r)
 	}
 }
 
+/* SIGUSR1: every map now, the run goes on (as bpftrace). */
+static void print_maps_now(struct run *r)
+{
+	size_t n;
+	struct mapdump_map *m = loader_user_maps(&r->l, &n);
+	if (!m)
+		return;
+	if (r->rb)
+		ring_buffer__consume(r->rb);
+	mapdump_print_all(&r->out, m, n);
+	fflush(r->out.f);
+	free(m);
+}
+
 static int print_maps(struct run *r)
 {
 	size_t n;
@@ -380,6 +417,7 @@ static void run_close(struct run *r)
 	detach_all(r);
 	free(r->atts);
 	if (r->handlers_set) {
+		sigaction(SIGUSR1, &r->old_usr1, NULL);
 		sigaction(SIGTERM, &r->old_term, NULL);
 		sigaction(SIGINT, &r->old_int, NULL);
 	}
@@ -453,6 +491,7 @@ static int run_setup(struct run *r)
 		return err;
 	stacks_init(&r->st, c, r->l.map_fds);
 	stacks_resolver(&r->st, &r->res);
+	r->res.cgroup_path = cgpath_resolve;
 	if (o->child)
 		stacks_watch(&r->st, o->child->pid);
 	if (o->pid > 0)
@@ -542,8 +581,9 @@ int run_program(const struct compiled *c, const struct run_opts *o)
 		else
 			detach_all(&r);
 		/* what came after exit() goes unprinted; END prints */
+		r.draining = true;
 		consume(&r);
-		r.ev.muted = false;
+		r.in_end = true;
 		int eerr = run_progs(&r, true);
 		if (!err)
 			err = eerr;

@@ -51,6 +51,9 @@ struct run_opts {
 	bool heatmap;            /* --heatmap */
 	const char *heatmap_svg; /* --heatmap-svg */
 	const char *metrics;     /* --metrics ADDR:PORT; NULL: none */
+	bool usdt_file_activation; /* --usdt-file-activation: USDT
+				      semaphores in every process of the
+				      file (helper h14's USDT work uses it) */
 };
 
 /*

@@ -238,6 +238,9 @@ static bool put_stringish(struct strbuf *sb, const struct vfmt *f,
 	case TY_KSYM:
 		put_sym(sb, res, u64_at(data, 0), -1, false);
 		return true;
+	case TY_STRERROR:
+		sb_append(sb, strerror((int)u64_at(data, 0)));
+		return true;
 	case TY_USYM:
 		put_sym(sb, res, u64_at(data, 0), (int32_t)u64_at(data, 8),
 			false);

@@ -10,6 +10,7 @@ void diag_init(struct diag *d, FILE *out)
 	d->out = out;
 	d->nerrors = 0;
 	d->max_errors = 20;
+	d->no_warnings = false;
 }
 
 struct span span_join(struct span a, struct span b)
@@ -132,6 +133,8 @@ void diag_error(struct diag *d, struct span sp, const char *fmt, ...)
 void diag_warning(struct diag *d, struct span sp, const char *fmt, ...)
 {
 	va_list ap;
+	if (d->no_warnings)
+		return;
 	va_start(ap, fmt);
 	vreport(d, "warning", sp, fmt, ap);
 	va_end(ap);

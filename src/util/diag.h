@@ -9,6 +9,7 @@
 #define SONDE_DIAG_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -28,6 +29,7 @@ struct diag {
 	FILE *out;
 	int nerrors;
 	int max_errors; /* stop reporting (but keep counting) past this */
+	bool no_warnings; /* --no-warnings: diag_warning prints nothing */
 };
 
 void diag_init(struct diag *d, FILE *out);

@@ -24,7 +24,7 @@ cli_expect() {
 cli_all() {
 	# A directory given as the script: it says so (read() would say EIO).
 	mkdir -p "$scratch/cli_dir.bt"
-	cli_expect cli_script_is_dir "^sonde: cannot read .*/cli_dir\.bt: Is a directory$" \
+	cli_expect cli_script_is_dir "^ERROR: failed to open file .*/cli_dir\.bt.: Is a directory$" \
 		"$SONDE" "$scratch/cli_dir.bt"
 	# Not root: one sentence, before any bpf() call fails.
 	if command -v setpriv >/dev/null && setpriv --reuid=65534 --regid=65534 --clear-groups test -x "$SONDE"; then

@@ -53,6 +53,7 @@
 #                  the extended regex REGEX (for long or unordered outputs)
 #   EXPECT_STDERR  block: each line is an extended regex that some line of
 #                  stderr must match (stderr may hold more)
+#   NOT_STDERR     an extended regex that no line of stderr may match
 #   EXPECT_OUTFILE block: @TMP@/out must be exactly these lines (for -o)
 #   CHECK          block: bash run after CLEANUP with $OUT naming the stdout
 #                  file (cwd: @TMP@); it must exit 0, else what it prints is
@@ -79,8 +80,9 @@
 parse_test() {
 	local line key block=
 	T_KEYS=" "
-	for key in PROG TOOL SETUP CLEANUP CHECK ARGS ENV PARAMS CMD STATUS TIMEOUT \
-		REQUIRES EXPECT EXPECT_REGEX EXPECT_COUNT EXPECT_STDERR EXPECT_OUTFILE BG NOREF; do
+	for key in PROG TOOL SETUP CLEANUP CHECK ARGS ENV NOT_STDERR PARAMS CMD STATUS \
+		TIMEOUT REQUIRES EXPECT EXPECT_REGEX EXPECT_COUNT EXPECT_STDERR EXPECT_OUTFILE BG \
+		NOREF; do
 		printf -v "T_$key" '%s' ""
 	done
 	T_PROG_BLOCK=0
@@ -377,6 +379,11 @@ check_output() {
 			indent "$s/out" 30
 			return
 		fi
+	fi
+	if has_key NOT_STDERR && grep -aqE -- "$T_NOT_STDERR" "$s/err"; then
+		echo "stderr has a line matching /$T_NOT_STDERR/"
+		indent "$s/err" 10
+		return
 	fi
 	if has_key EXPECT_OUTFILE; then
 		printf '%s' "$T_EXPECT_OUTFILE" >"$s/expect_outfile"

@@ -19,6 +19,13 @@
 __extension__ unsigned short uwl_gated_semaphore
 	__attribute__((unused, section(".probes")));
 
+// Globals of each size for uaddr(), which types its pointer by the
+// symbol's size.
+volatile unsigned char uwl_g8 = 0x12;
+volatile unsigned short uwl_g16 = 0x3456;
+volatile unsigned int uwl_g32 = 0x55555555;
+volatile unsigned long long uwl_g64 = 0x1122334455667788ull;
+
 __attribute__((noinline)) int uwl_add(int a, int b)
 {
 	__asm__ volatile("" ::: "memory");

@@ -18,6 +18,7 @@
 //                      find it with nm: the binary is static, not PIE)
 //   fork N             N children that exit at once (each waited for)
 //   kill SIG           sends SIG to itself (SIG must be ignored, see ignore)
+//   killparent SIG     sends SIG to its parent (the tracer, with -c)
 //   ignore SIG         ignores SIG
 //   exec PATH ARGS...  execv(PATH, ARGS) (the rest of the command line)
 //   exit CODE          _exit(CODE)
@@ -182,6 +183,10 @@ int main(int argc, char **argv)
 		} else if (!strcmp(v, "kill")) {
 			need(i, 1, argc, v);
 			kill(getpid(), num(argv[++i]));
+		} else if (!strcmp(v, "killparent")) {
+			/* the tracer that started us with -c */
+			need(i, 1, argc, v);
+			kill(getppid(), num(argv[++i]));
 		} else if (!strcmp(v, "exec")) {
 			need(i, 1, argc, v);
 			execv(argv[i + 1], argv + i + 1);

@@ -1,0 +1,317 @@
+/* #include: headers' preprocessor lines added to the program's. */
+#include "lang/include.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+
+#include "kernel/features.h"
+#include "util/strbuf.h"
+#include "util/xalloc.h"
+
+#define MAX_DEPTH 32
+
+struct inc {
+	struct arena *a;
+	struct diag *d;
+	const struct include_opts *o;
+	struct ast_directive *out; /* the headers' directives */
+	uint32_t n, cap;
+	struct strbuf seen;        /* "\npath\n" of every file read */
+	const char *failed;        /* the name not found, when a nested one */
+};
+
+/* "#include <x>" or "# include "x"": the name and whether it is <x>. */
+static bool parse_include(const char *line, char *name, size_t cap,
+			  bool *angle)
+{
+	const char *p = line + 1;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (strncmp(p, "include", 7))
+		return false;
+	p += 7;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (*p != '<' && *p != '"')
+		return false;
+	char close = *p == '<' ? '>' : '"';
+	*angle = *p == '<';
+	const char *e = strchr(++p, close);
+	if (!e || (size_t)(e - p) >= cap || e == p)
+		return false;
+	memcpy(name, p, (size_t)(e - p));
+	name[e - p] = 0;
+	return true;
+}
+
+static FILE *open_in(const char *dir, const char *name, char *path,
+		     size_t cap)
+{
+	int n = snprintf(path, cap, "%s/%s", dir, name);
+	if (n < 0 || (size_t)n >= cap)
+		return NULL;
+	return fopen(path, "r");
+}
+
+/* Finds name as the preprocessor would: "x" also next to the includer. */
+static FILE *find(struct inc *s, const char *name, bool angle,
+		  const char *from_dir, char *path, size_t cap)
+{
+	if (name[0] == '/')
+		return open_in("", name, path, cap);
+	FILE *f;
+	if (!angle && (f = open_in(from_dir, name, path, cap)))
+		return f;
+	for (size_t i = 0; i < s->o->ndirs; i++)
+		if ((f = open_in(s->o->dirs[i], name, path, cap)))
+			return f;
+	if (s->o->kernel_source) {
+		char dir[4096];
+		snprintf(dir, sizeof(dir), "%s/include", s->o->kernel_source);
+		if ((f = open_in(dir, name, path, cap)))
+			return f;
+	}
+	struct utsname u;
+	char multiarch[128] = "/usr/include/x86_64-linux-gnu";
+	if (uname(&u) == 0)
+		snprintf(multiarch, sizeof(multiarch),
+			 "/usr/include/%s-linux-gnu", u.machine);
+	const char *sys[] = { "/usr/local/include", multiarch, "/usr/include" };
+	for (size_t i = 0; i < sizeof(sys) / sizeof(*sys); i++)
+		if ((f = open_in(sys[i], name, path, cap)))
+			return f;
+	return NULL;
+}
+
+static void push(struct inc *s, struct span sp, const char *text)
+{
+	if (s->n == s->cap) {
+		uint32_t cap = s->cap ? s->cap * 2 : 64;
+		struct ast_directive *nd = arena_alloc(s->a, sizeof(*nd) * cap);
+		if (s->n)
+			memcpy(nd, s->out, sizeof(*nd) * s->n);
+		s->out = nd;
+		s->cap = cap;
+	}
+	s->out[s->n].span = sp;
+	s->out[s->n].text = text;
+	s->n++;
+}
+
+static int read_header(struct inc *s, struct span sp, const char *name,
+		       bool angle, const char *from_dir, int depth);
+
+/* One header's lines: directives (backslash-newline joined) kept,
+ * nested includes followed. */
+static int scan(struct inc *s, struct span sp, FILE *f, const char *dir,
+		int depth)
+{
+	char line[4096];
+	struct strbuf cur = STRBUF_INIT;
+	while (fgets(line, sizeof(line), f)) {
+		size_t len = strlen(line);
+		while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+			line[--len] = 0;
+		bool cont = len && line[len - 1] == '\\';
+		if (cont)
+			line[--len] = 0;
+		if (cur.len || line[strspn(line, " \t")] == '#') {
+			const char *l = cur.len ? line :
+						  line + strspn(line, " \t");
+			sb_append(&cur, l);
+		}
+		if (cont || !cur.len)
+			continue;
+		char inc[1024];
+		bool angle;
+		/* A nested header not found is skipped: it is most often
+		 * under an #if for another system (gnu/stubs-x32.h). */
+		if (parse_include(sb_str(&cur), inc, sizeof(inc), &angle))
+			(void)read_header(s, sp, inc, angle, dir, depth + 1);
+		else
+			push(s, sp, arena_strdup(s->a, sb_str(&cur)));
+		cur.len = 0;
+	}
+	sb_free(&cur);
+	return 0;
+}
+
+static int read_header(struct inc *s, struct span sp, const char *name,
+		       bool angle, const char *from_dir, int depth)
+{
+	char path[4096];
+	if (depth > MAX_DEPTH)
+		return 0; /* a cycle without include guards: stop, as #pragma once */
+	FILE *f = find(s, name, angle, from_dir, path, sizeof(path));
+	if (!f) {
+		s->failed = arena_strdup(s->a, name);
+		return -1;
+	}
+	char key[4100];
+	snprintf(key, sizeof(key), "\n%s\n", path);
+	if (s->seen.len && strstr(sb_str(&s->seen), key)) {
+		fclose(f);
+		return 0; /* already read: every header is read once */
+	}
+	sb_append(&s->seen, key + 1);
+	sb_append(&s->seen, "\n");
+	char dir[4096];
+	snprintf(dir, sizeof(dir), "%s", path);
+	char *slash = strrchr(dir, '/');
+	if (slash)
+		*slash = 0;
+	scan(s, sp, f, dir, depth);
+	fclose(f);
+	return 0;
+}
+
+static int one(struct inc *s, struct span sp, bool located, const char *name,
+	       bool angle, bool optional)
+{
+	s->failed = NULL;
+	if (read_header(s, sp, name, angle, ".", 0) == 0 || optional)
+		return 0;
+	if (located)
+		diag_error(s->d, sp, "'%s' file not found", s->failed);
+	else {
+		fprintf(s->d->out, "ERROR: --include: '%s' file not found\n",
+			s->failed);
+		s->d->nerrors++;
+	}
+	return -1;
+}
+
+/* A kernel header (linux/..., net/...): with BTF its types and enums are
+ * known without it, so a missing one is skipped, not an error. */
+static bool kernel_header(const char *name)
+{
+	static const char *const dirs[] = { "linux/", "net/", "asm/",
+					    "asm-generic/", "uapi/", "trace/",
+					    "generated/" };
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(*dirs); i++)
+		if (!strncmp(name, dirs[i], strlen(dirs[i])))
+			return true;
+	return false;
+}
+
+/* The state of the program's conditionals. */
+struct cond {
+	bool active;        /* lines here are compiled */
+	int depth, unknown; /* open blocks; of them, #if ones */
+	uint64_t outer;     /* bit d: the block at depth d was active */
+	uint64_t taken;     /* bit d: its branch so far was taken */
+	uint64_t is_if;     /* bit d: an #if block (not evaluated) */
+};
+
+/* "# word rest": word's length, and rest (the name of #ifdef). */
+static size_t directive_word(const char *t, const char **word,
+			     const char **rest)
+{
+	const char *w = t + 1 + strspn(t + 1, " \t");
+	size_t n = strspn(w, "abcdefghijklmnopqrstuvwxyz");
+	*word = w;
+	*rest = w + n + strspn(w + n, " \t");
+	return n;
+}
+
+/* Whether macro name is defined before directive i: by an active
+ * #define of the program, or BPFTRACE_HAVE_BTF (as bpftrace defines it
+ * when the kernel has BTF). */
+static bool is_defined(const struct ast_program *p, uint32_t i,
+		       const char *name, size_t len)
+{
+	if (len == 17 && !strncmp(name, "BPFTRACE_HAVE_BTF", 17))
+		return feat_has(FEAT_BTF);
+	for (uint32_t k = 0; k < i; k++) {
+		const char *w, *r;
+		size_t n = directive_word(p->directives[k].text, &w, &r);
+		if (n == 6 && !strncmp(w, "define", 6) &&
+		    !strncmp(r, name, len) &&
+		    !(isalnum((unsigned char)r[len]) || r[len] == '_'))
+			return true;
+	}
+	return false;
+}
+
+/* Follows directive i if it is a conditional: returns true then. */
+static bool cond_step(struct cond *c, const struct ast_program *p,
+		      uint32_t i)
+{
+	const char *w, *r;
+	size_t n = directive_word(p->directives[i].text, &w, &r);
+	size_t len = strspn(r, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_");
+	uint64_t bit = c->depth < 64 ? 1ull << c->depth : 0;
+	if ((n == 5 && !strncmp(w, "ifdef", 5)) ||
+	    (n == 6 && !strncmp(w, "ifndef", 6)) ||
+	    (n == 2 && !strncmp(w, "if", 2))) {
+		bool is_if = n == 2;
+		bool v = is_if || (is_defined(p, i, r, len) == (n == 5));
+		c->outer = (c->outer & ~bit) | (c->active ? bit : 0);
+		c->taken = (c->taken & ~bit) | (v ? bit : 0);
+		c->is_if = (c->is_if & ~bit) | (is_if ? bit : 0);
+		c->unknown += is_if;
+		c->active = c->active && v;
+		c->depth++;
+		return true;
+	}
+	if (!c->depth)
+		return false;
+	uint64_t top = c->depth - 1 < 64 ? 1ull << (c->depth - 1) : 0;
+	bool outer = c->outer & top;
+	if ((n == 4 && !strncmp(w, "else", 4)) ||
+	    (n == 4 && !strncmp(w, "elif", 4))) {
+		/* an #if's branches are all read; an #ifdef's other one */
+		c->active = outer && ((c->is_if & top) || !(c->taken & top));
+		return true;
+	}
+	if (n == 5 && !strncmp(w, "endif", 5)) {
+		c->depth--;
+		c->unknown -= (c->is_if & top) ? 1 : 0;
+		c->active = outer;
+		return true;
+	}
+	return false;
+}
+
+int include_expand(struct arena *a, struct diag *d, struct ast_program *p,
+		   const struct include_opts *o)
+{
+	struct inc s = { .a = a, .d = d, .o = o, .seen = STRBUF_INIT };
+	sb_append(&s.seen, "\n");
+	int rc = 0;
+	struct span none = { 0 };
+	for (size_t i = 0; i < o->nfiles; i++)
+		rc |= one(&s, none, false, o->files[i], true, false);
+	/* The program's #ifdef/#ifndef/#else/#endif are followed, so that
+	 * bpftrace's tools' `#ifndef BPFTRACE_HAVE_BTF` includes are
+	 * skipped where BTF is there; an #include under any other #if is
+	 * read if it is found (sonde does not evaluate #if). */
+	struct cond c = { .active = true };
+	for (uint32_t i = 0; i < p->ndirectives; i++) {
+		const char *t = p->directives[i].text;
+		char name[1024];
+		bool angle;
+		if (!cond_step(&c, p, i) && c.active &&
+		    parse_include(t, name, sizeof(name), &angle))
+			rc |= one(&s, p->directives[i].span, true, name, angle,
+				  c.unknown > 0 || (kernel_header(name) &&
+						    feat_has(FEAT_BTF)));
+	}
+	sb_free(&s.seen);
+	if (!s.n)
+		return rc ? -1 : 0;
+	/* the headers' lines first: the program's own #defines win */
+	struct ast_directive *all = arena_alloc(a, sizeof(*all) *
+						      (s.n + p->ndirectives));
+	memcpy(all, s.out, sizeof(*all) * s.n);
+	if (p->ndirectives)
+		memcpy(all + s.n, p->directives,
+		       sizeof(*all) * p->ndirectives);
+	p->directives = all;
+	p->ndirectives += s.n;
+	return rc ? -1 : 0;
+}

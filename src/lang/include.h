@@ -1,0 +1,34 @@
+/*
+ * #include for scripts: the program's `#include <x.h>` / `#include "x.h"`
+ * lines and --include FILE options are looked up in -I DIRs, then in
+ * $BPFTRACE_KERNEL_SOURCE/include and the system's include directories,
+ * and their preprocessor lines (followed through nested includes) are
+ * added before the program's own, so that their integer macros
+ * (`#define EPERM 1`) are constants of the script. C declarations in
+ * headers are not read: a script that needs a struct declares it. A
+ * missing kernel header (linux/, net/ ...) is skipped when the kernel has
+ * BTF, which gives its types and enums.
+ */
+#ifndef SONDE_INCLUDE_H
+#define SONDE_INCLUDE_H
+
+#include <stddef.h>
+
+#include "lang/ast.h"
+#include "util/arena.h"
+#include "util/diag.h"
+
+struct include_opts {
+	const char *const *files; /* --include FILE, in order */
+	size_t nfiles;
+	const char *const *dirs;  /* -I DIR, searched first */
+	size_t ndirs;
+	const char *kernel_source; /* BPFTRACE_KERNEL_SOURCE or NULL */
+};
+
+/* Returns 0, or -1 after reporting a header that cannot be found or
+ * read ("'x.h' file not found", as clang words it). */
+int include_expand(struct arena *a, struct diag *d, struct ast_program *p,
+		   const struct include_opts *o);
+
+#endif

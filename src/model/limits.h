@@ -1,0 +1,43 @@
+/*
+ * Limits and modes a user sets through the environment, with bpftrace's
+ * names (BPFTRACE_STRLEN, BPFTRACE_MAP_KEYS_MAX, ...) or sonde's own
+ * (SONDE_STRLEN, ...). One process-wide struct, read by every stage that
+ * has a limit to honour; main.c fills it once, before compiling, through
+ * limits_from_env(). Its initial values are bpftrace's defaults.
+ */
+#ifndef SONDE_LIMITS_H
+#define SONDE_LIMITS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct limits {
+	uint32_t strlen;        /* bytes of a str() value, NUL included */
+	uint32_t map_keys_max;  /* max_entries of a keyed map */
+	uint64_t cat_bytes_max; /* bytes cat() prints of a file */
+	uint32_t max_probes;    /* attach points of one run */
+	uint32_t max_bpf_progs; /* BPF programs of one run */
+	uint32_t perf_rb_pages; /* event ring buffer, in pages per CPU;
+				   0: sonde's default (1 MiB in all) */
+	uint32_t log_size;      /* verifier log buffer, bytes */
+	int stack_mode;         /* enum stack_mode of kstack/ustack without
+				   a mode argument */
+	bool no_cpp_demangle;   /* print C++ symbols as they are mangled */
+	const char *btf;        /* a vmlinux BTF file instead of
+				   /sys/kernel/btf/vmlinux; NULL: none */
+	const char *kernel_source; /* kernel headers' tree for #include */
+};
+
+extern struct limits limits;
+
+/* Bytes of the event ring buffer: perf_rb_pages pages for each possible
+ * CPU, rounded up to a power of two (the kernel's rule), or 1 MiB. */
+uint32_t limits_ringbuf_bytes(void);
+
+/* Reads every variable; a bad value is reported to err as one sentence
+ * naming the variable and what it accepts. Returns 0, or -1 after an
+ * error. */
+int limits_from_env(FILE *err);
+
+#endif
