@@ -78,8 +78,11 @@ static const struct type *unify(struct sema *s, const struct type *a,
 	if (b->kind == TY_NONE)
 		return a;
 	if (sema_is_intlike(a) && sema_is_intlike(b)) {
+		/* One place holding user and kernel pointers is an address of
+		 * no one space (read with the helpers that try both). */
 		if (a->kind == TY_PTR && b->kind == TY_PTR)
-			return a;
+			return a->is_user == b->is_user ? a :
+				type_int_addr(s->arena, &type_u64, AS_MIXED);
 		if (a->kind == TY_PTR || b->kind == TY_PTR)
 			return a->kind == TY_PTR ? a : b;
 		uint32_t size = a->size > b->size ? a->size : b->size;

@@ -34,7 +34,7 @@ check() {
 	fi
 	[ "$(id -u)" = 0 ] || return 0
 	run_sonde "$out" "$err" --verify "$2"
-	if grep -qE "cannot run here|no kernel (symbol|function)|no function .* in /|no tracepoint|does not exist|not found in BTF" "$err"; then
+	if grep -qE "cannot run here|no kernel (symbol|function)|Failed to resolve kernel symbol|no function .* in /|no tracepoint|does not exist|not found in BTF" "$err"; then
 		echo "skip $1:loads: this system lacks what it needs: $(grep -m1 error: "$err" | sed 's/^[^ ]* error: //')"
 	elif ! why=$(status_problem 0 "$err") || [ -n "$why" ]; then
 		echo "not ok $1:loads: $why"
