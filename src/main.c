@@ -318,8 +318,6 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "heatmap", no_argument, NULL, OPT_HEATMAP },
 		{ "heatmap-svg", required_argument, NULL, OPT_HEATMAP_SVG },
 		{ "metrics", required_argument, NULL, OPT_METRICS },
-		{ "usdt-file-activation", no_argument, NULL,
-		  OPT_USDT_FILE_ACTIVATION },
 		{ "dump", required_argument, NULL, OPT_DUMP },
 		{ NULL, 0, NULL, 0 },
 	};
