@@ -115,6 +115,7 @@ const struct provider probe_kfunc_prov = {
 	.expand = expand,
 	.per_target_program = true,
 	.attach = probe_attach_raw_tp,
+	.attach_reversed = true,
 	.list = list,
 };
 

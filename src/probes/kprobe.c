@@ -188,6 +188,7 @@ const struct provider probe_kprobe_prov = {
 	.prog_type = BPF_PROG_TYPE_KPROBE,
 	.expand = expand,
 	.attach = attach,
+	.attach_reversed = true,
 	.list = list,
 };
 

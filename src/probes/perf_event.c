@@ -115,6 +115,7 @@ const struct provider probe_software_prov = {
 	.prog_type = BPF_PROG_TYPE_PERF_EVENT,
 	.expand = expand,
 	.attach = attach,
+	.attach_reversed = true,
 	.list = list_sw,
 };
 

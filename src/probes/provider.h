@@ -194,9 +194,11 @@ struct provider {
 	int (*attach)(const struct probe_target *t, int prog_fd,
 		      struct probe_attachment *att);
 	/* The kernel runs the programs on one event last attached first
-	 * (each uprobe perf event is its own consumer, added at the head):
-	 * the runtime attaches these targets in reverse, so that probes on
-	 * one function fire in the script's order. */
+	 * (each uprobe perf event is its own consumer, a software event
+	 * joins its CPU's list at the head, kprobes on one address and
+	 * fentry programs likewise): the runtime attaches these targets in
+	 * reverse, so that probes on one event fire in the script's order.
+	 * The set is bpftrace's (attach_reverse() in its bpftrace.cpp). */
 	bool attach_reversed;
 	/* For -l: prints the probes of this type whose full name
 	 * ("type:...", as `probe` prints it) matches the glob pattern, one
