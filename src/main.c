@@ -144,9 +144,6 @@ static void usage(FILE *out)
 	      "  --include FILE #include FILE before the program "
 	      "(repeatable)\n"
 	      "  --no-warnings  do not print warnings\n"
-	      "  --usdt-file-activation\n"
-	      "                 activate USDT semaphores in every process "
-	      "running the file\n"
 	      "  --info         what this kernel and build support, then "
 	      "exit\n"
 	      "  -h, --help     show this help\n"
@@ -322,10 +319,12 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
-	/* '+': stop at the first non-option, which is the script or $1 */
+	/* As bpftrace's getopt, options may follow the script or the
+	 * pattern (`sonde script.bt -c CMD`): GNU getopt moves the
+	 * non-options (the script, $1, ...) after them, in their order. A
+	 * positional parameter that starts with '-' comes after `--`. */
 	const char *tool = NULL;
-options:
-	while ((c = getopt_long(argc, argv, "+e:t:dhc:p:f:o:qvlB:VI:", longopts,
+	while ((c = getopt_long(argc, argv, "e:t:dhc:p:f:o:qvlB:VI:", longopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'e': o->prog_text = optarg; break;
@@ -433,12 +432,8 @@ options:
 	if (o->list || o->info) {
 		/* The pattern may come as -e PATTERN too (the test harness
 		 * passes its one-line PROG that way). */
-		if (!o->prog_text && optind < argc) {
+		if (!o->prog_text && optind < argc)
 			o->prog_text = argv[optind++];
-			/* options may follow the pattern (-l 'usdt:*' -p 1) */
-			if (optind < argc)
-				goto options;
-		}
 		return 0;
 	}
 	if (o->list_tools)
