@@ -61,6 +61,7 @@ struct options {
 	const char *metrics;     /* --metrics */
 	/* bpftrace's options (issue 13) */
 	bool info, no_warnings;     /* --info, --no-warnings */
+	int helper_check;           /* -k: 1, -kk: 2 */
 	bool usdt_file_activation;  /* --usdt-file-activation */
 	const char *includes[64];   /* --include FILE */
 	const char *incdirs[64];    /* -I DIR */
@@ -94,6 +95,8 @@ static void usage(FILE *out)
 	      "each batch\n"
 	      "                 of events)\n"
 	      "  -q             quiet: no \"Attaching N probes...\" line\n"
+	      "  -k, -kk        report helper failures at run time (-k: all\n"
+	      "                 but reads and map lookups, -kk: all)\n"
 	      "  -v             verbose: libbpf messages and verifier logs\n"
 	      "  -d, -dd        debug (dry run): print the syntax tree and the "
 	      "IR; -dd the\n"
@@ -324,7 +327,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 	 * non-options (the script, $1, ...) after them, in their order. A
 	 * positional parameter that starts with '-' comes after `--`. */
 	const char *tool = NULL;
-	while ((c = getopt_long(argc, argv, "e:t:dhc:p:f:o:qvlB:VI:", longopts,
+	while ((c = getopt_long(argc, argv, "e:t:dhc:p:f:o:qvlB:VI:k", longopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'e': o->prog_text = optarg; break;
@@ -369,6 +372,10 @@ static int parse_options(int argc, char **argv, struct options *o)
 			}
 			break;
 		case 'q': o->quiet = 1; break;
+		case 'k':
+			if (o->helper_check < 2)
+				o->helper_check++;
+			break;
 		case 'v': o->verbose = 1; break;
 		case 'l': o->list = 1; break;
 		case OPT_DRY_RUN: o->dry_run = 1; break;
@@ -591,7 +598,8 @@ static int compile(struct run *r, const struct options *o,
 		return 1;
 	struct strbuf ir_text = STRBUF_INIT;
 	struct codegen_opts copts = { sopts.cpid, monotonic_ns(),
-				      (o->dump & DUMP_IR) ? &ir_text : NULL };
+				      (o->dump & DUMP_IR) ? &ir_text : NULL,
+				      o->helper_check };
 	int rc = codegen(&r->arena, diag, prog, probes, &sres, &copts,
 			 &r->compiled);
 	r->have_compiled = true;
@@ -747,6 +755,7 @@ int main(int argc, char **argv)
 			.heatmap = o.heatmap, .heatmap_svg = o.heatmap_svg,
 			.metrics = o.metrics,
 			.usdt_file_activation = o.usdt_file_activation,
+			.no_warnings = o.no_warnings,
 		};
 		if (run_program(&r.compiled, &ropts) < 0)
 			rc = 1;

@@ -94,6 +94,7 @@ struct cg {
 	uint32_t scratch_used;  /* bytes of it in use at this point */
 	ir_jlist bail;          /* jumps to the program's exit */
 	const struct ast_stmt *first_loop; /* the program's first while */
+	const struct ast_expr *at; /* the expression compiled last */
 	bool failed;
 };
 
@@ -197,6 +198,11 @@ void cg_event(struct cg *g, enum event_kind kind, struct ast_expr **args,
 	      uint32_t nargs, struct cevent *proto);
 
 void cg_join(struct cg *g, struct ast_expr *call);
+/* -k/-kk: after helper fn returned ret, a record naming the helper and
+ * the expression being compiled when it failed (ret < 0, or ret == 0
+ * for a lookup: zero_fails). cg_call checks every helper but lookups;
+ * a map read checks its lookup itself. */
+void cg_helper_check(struct cg *g, int fn, ir_reg ret, bool zero_fails);
 /* Counters: one u64 in an array, incremented atomically (cg_counter_inc),
  * read with loader_counter_read(). */
 int32_t cg_add_counter(struct cg *g, const char *name);

@@ -20,6 +20,7 @@ struct codegen_opts {
 	int64_t cpid;      /* -c child's pid, 0 without -c */
 	uint64_t start_ns; /* bpf_ktime_get_ns() at start, for `elapsed` */
 	struct strbuf *dump_ir; /* when set, -d ir text is appended here */
+	int helper_check;  /* -k: 1, -kk: 2 (cg_helper_check) */
 };
 
 /* Compiles a program that passed sema. Everything in out lives in a.

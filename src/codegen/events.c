@@ -116,6 +116,74 @@ static uint32_t add_event(struct cg *g, const struct cevent *ev)
 	return (uint32_t)g->events.len - 1;
 }
 
+/* The helpers bpftrace's -k and -kk check, by its names (libbpf's
+ * bpf_func_name less "bpf_"); NULL: not checked. */
+static const char *checked_helper(int fn)
+{
+	switch (fn) {
+	case BPF_FUNC_probe_read: return "probe_read";
+	case BPF_FUNC_probe_read_str: return "probe_read_str";
+	case BPF_FUNC_probe_read_kernel: return "probe_read_kernel";
+	case BPF_FUNC_probe_read_kernel_str: return "probe_read_kernel_str";
+	case BPF_FUNC_probe_read_user: return "probe_read_user";
+	case BPF_FUNC_probe_read_user_str: return "probe_read_user_str";
+	case BPF_FUNC_map_lookup_elem: return "map_lookup_elem";
+	case BPF_FUNC_map_update_elem: return "map_update_elem";
+	case BPF_FUNC_map_delete_elem: return "map_delete_elem";
+	case BPF_FUNC_get_stackid: return "get_stackid";
+	case BPF_FUNC_get_current_comm: return "get_current_comm";
+	case BPF_FUNC_send_signal: return "send_signal";
+	case BPF_FUNC_d_path: return "d_path";
+	default: return NULL;
+	}
+}
+
+/* A failed read gives zeros and a missing key reads as 0, which a
+ * script can test for itself: -k leaves those out, -kk reports them. */
+static bool fails_to_zero(int fn)
+{
+	switch (fn) {
+	case BPF_FUNC_probe_read:
+	case BPF_FUNC_probe_read_str:
+	case BPF_FUNC_probe_read_kernel:
+	case BPF_FUNC_probe_read_kernel_str:
+	case BPF_FUNC_probe_read_user:
+	case BPF_FUNC_probe_read_user_str:
+	case BPF_FUNC_map_lookup_elem:
+		return true;
+	default:
+		return false;
+	}
+}
+
+void cg_helper_check(struct cg *g, int fn, ir_reg ret, bool zero_fails)
+{
+	int level = g->opts->helper_check;
+	const char *name = checked_helper(fn);
+	if (!level || !name || !g->at ||
+	    (level == 1 && fails_to_zero(fn)) ||
+	    (fn == BPF_FUNC_map_lookup_elem && !zero_fails))
+		return;
+	ir_jlist ok = zero_fails ?
+			      ir_jmpi(g->ir, BPF_JNE, ret, 0, IR_NOLABEL) :
+			      ir_jmpi(g->ir, BPF_JSGE, ret, 0, IR_NOLABEL);
+	static const struct type *const s64[] = { &type_s64 };
+	static const uint32_t at0[] = { 0 };
+	struct cevent ev = { .kind = EV_HELPER_ERROR, .text = name,
+			     .args = (const struct type **)s64,
+			     .offsets = at0, .nargs = 1, .size = 8,
+			     .map = -1, .at = g->at->span };
+	uint32_t id = add_event(g, &ev);
+	struct cg_mem rec = cg_slot_mem(ir_slot_new(g->ir, 16, 8));
+	cg_mem_storei(g, 8, rec, 0, (int32_t)id);
+	if (zero_fails)
+		cg_mem_storei(g, 8, rec, 8, 0);
+	else
+		cg_mem_store(g, 8, rec, 8, ret);
+	send_from(g, cg_mem_addr(g, rec, 0), 16);
+	ir_jlist_patch_here(g->ir, ok);
+}
+
 void cg_event(struct cg *g, enum event_kind kind, struct ast_expr **args,
 	      uint32_t nargs, struct cevent *proto)
 {

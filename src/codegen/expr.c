@@ -25,6 +25,7 @@ ir_reg cg_call(struct cg *g, int fn, int nargs, ...)
 	va_end(ap);
 	ir_reg d = ir_reg_new(g->ir);
 	ir_call(g->ir, d, fn, args, nargs);
+	cg_helper_check(g, fn, d, false);
 	return d;
 }
 
@@ -890,7 +891,12 @@ static struct val expr_of_kind(struct cg *g, struct ast_expr *e);
 struct val cg_expr(struct cg *g, struct ast_expr *e)
 {
 	const void *outer = ir_set_origin(g->ir, e);
+	g->at = e;
 	struct val v = expr_of_kind(g, e);
+	/* e's value may be read later (a field through a pointer is read
+	 * where it is used): helper failures until the next expression
+	 * are e's */
+	g->at = e;
 	ir_set_origin(g->ir, outer);
 	return v;
 }

@@ -199,6 +199,9 @@ struct val cg_map_read(struct cg *g, struct ast_expr *e)
 	const struct type *vt = m->value;
 	struct cg_mem key = build_key(g, m, e, IR_NOREG);
 	ir_reg p = lookup(g, mi, key);
+	/* a missing key reads as 0: -kk says so, as bpftrace does */
+	g->at = e;
+	cg_helper_check(g, BPF_FUNC_map_lookup_elem, p, true);
 	if (vt->kind == TY_INT || vt->kind == TY_PTR) {
 		ir_reg r = ir_reg_new(g->ir);
 		ir_movi(g->ir, r, 0);
@@ -446,6 +449,7 @@ struct val cg_bi_delete(struct cg *g, struct ast_expr *call,
 	const struct cmap *m = cg_map(g, mi);
 	/* sema refuses it for a histogram (TY_HIST/TY_LHIST) */
 	struct cg_mem key = build_key(g, m, map, IR_NOREG);
+	g->at = call; /* a failure is the call's, not its key's */
 	cg_call(g, BPF_FUNC_map_delete_elem, 2, map_ref(g, mi),
 		cg_mem_addr(g, key, 0));
 	return cg_no_val();

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "model/bytecode.h"
+#include "util/diag.h"
 
 struct fmt;
 struct probe_target; /* probes/provider.h */
@@ -72,6 +73,8 @@ enum event_kind {
 	EV_ZERO,        /* map */
 	EV_JOIN,        /* args[0]: array of strings; sep */
 	EV_UNWATCH,     /* args[0]: an address whose watchpoints go */
+	EV_HELPER_ERROR, /* -k/-kk: args[0] the s64 a helper returned;
+			  * text: the helper's name; at: the expression */
 };
 
 struct event_hdr {
@@ -91,6 +94,7 @@ struct cevent {
 	uint32_t size;               /* payload bytes */
 	int32_t map;                 /* PRINT_MAP/CLEAR/ZERO: map index */
 	uint32_t top, div;           /* PRINT_MAP */
+	struct span at;              /* HELPER_ERROR */
 };
 
 struct compiled {

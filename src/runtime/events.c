@@ -211,6 +211,16 @@ int events_handle(struct events *e, const void *data, size_t size)
 	case EV_JOIN:
 		join(e, ev, p, len);
 		break;
+	case EV_HELPER_ERROR: {
+		int64_t ret = 0;
+		if (ev->nargs < 1 || ev->offsets[0] + 8 > len) {
+			err = -EINVAL;
+			break;
+		}
+		memcpy(&ret, p + ev->offsets[0], 8);
+		out_helper_error(e->o, ev->text, ret, ev->at);
+		break;
+	}
 	case EV_UNWATCH: {
 		uint64_t addr = 0;
 		if (ev->nargs < 1 || ev->offsets[0] + 8 > len) {

@@ -15,6 +15,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "util/diag.h"
+
 struct strbuf;
 struct type;
 
@@ -76,6 +78,9 @@ struct out_ops {
 	void (*syscall)(struct out *o, const char *s, size_t len);
 	void (*join)(struct out *o, const char *s, size_t len);
 	void (*lost_events)(struct out *o, uint64_t n);
+	/* -k/-kk: helper failed with ret in the expression at */
+	void (*helper_error)(struct out *o, const char *helper, int64_t ret,
+			     struct span at);
 	/* print(expr) of a non-map value */
 	void (*value)(struct out *o, const struct type *t, const void *data);
 	/* print(@m) and the maps printed at exit */
@@ -88,6 +93,7 @@ struct out {
 	FILE *console; /* the exit newlines: stdout with -o FILE, else f */
 	const struct out_resolver *res; /* NULL: all fallbacks */
 	void *ctx; /* the state of a wrapper of ops (runtime/heatmap.c) */
+	bool no_warnings; /* --no-warnings: text prints no -k warnings */
 };
 
 /* Sets up o for format "text" or "json". Returns 0 or -EINVAL. */
@@ -107,6 +113,11 @@ static inline void out_printf(struct out *o, const char *s, size_t len)
 static inline void out_time(struct out *o, const char *s, size_t len)
 {
 	o->ops->time(o, s, len);
+}
+static inline void out_helper_error(struct out *o, const char *helper,
+				    int64_t ret, struct span at)
+{
+	o->ops->helper_error(o, helper, ret, at);
 }
 static inline void out_cat(struct out *o, const char *s, size_t len)
 {

@@ -51,6 +51,16 @@ static void attached_probes(struct out *o, uint32_t n)
 	fflush(o->f);
 }
 
+static void helper_error(struct out *o, const char *helper, int64_t ret,
+			 struct span at)
+{
+	fprintf(o->f,
+		"{\"type\": \"helper_error\", \"helper\": \"%s\", "
+		"\"retcode\": %" PRId64 ", \"line\": %u, \"col\": %u}\n",
+		helper, ret, at.line, at.col);
+	fflush(o->f);
+}
+
 static void lost_events(struct out *o, uint64_t n)
 {
 	fprintf(o->f,
@@ -139,6 +149,7 @@ const struct out_ops out_json_ops = {
 	.syscall = syscall_,
 	.join = join,
 	.lost_events = lost_events,
+	.helper_error = helper_error,
 	.value = value,
 	.map = map,
 };

@@ -1,5 +1,6 @@
 /* The text format: bpftrace 0.17's default output. */
 #include <inttypes.h>
+#include <string.h>
 
 #include "model/types.h"
 #include "runtime/hist.h"
@@ -30,6 +31,23 @@ static void join(struct out *o, const char *s, size_t len)
 static void lost_events(struct out *o, uint64_t n)
 {
 	fprintf(o->f, "Lost %" PRIu64 " events\n", n);
+	fflush(o->f);
+}
+
+/* bpftrace's text: a located WARNING on the output, not on stderr. */
+static void helper_error(struct out *o, const char *helper, int64_t ret,
+			 struct span at)
+{
+	if (o->no_warnings)
+		return;
+	struct diag d;
+	diag_init(&d, o->f);
+	if (ret < 0)
+		diag_report(&d, "WARNING", at, "Failed to %s: %s (%" PRId64 ")",
+			    helper, strerror((int)-ret), ret);
+	else
+		diag_report(&d, "WARNING", at, "Failed to %s: %" PRId64,
+			    helper, ret);
 	fflush(o->f);
 }
 
@@ -101,6 +119,7 @@ const struct out_ops out_text_ops = {
 	.syscall = raw,
 	.join = join,
 	.lost_events = lost_events,
+	.helper_error = helper_error,
 	.value = value,
 	.map = map,
 };

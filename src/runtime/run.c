@@ -479,6 +479,7 @@ static int run_setup(struct run *r)
 			   &r->res);
 	if (o->console)
 		r->out.console = o->console;
+	r->out.no_warnings = o->no_warnings;
 	if (err) {
 		fprintf(r->err, "sonde: unknown output format '%s'\n",
 			o->format);

@@ -38,6 +38,7 @@ struct run_opts {
 				with -o FILE); NULL: out */
 	FILE *err;           /* NULL: stderr */
 	bool verbose, unsafe, quiet;
+	bool no_warnings;    /* --no-warnings: no -k/-kk warning lines */
 	struct child *child; /* -c, already spawned; NULL: none */
 	pid_t pid;           /* -p; 0: none */
 	/* -B: none (unbuffered), line, full (flushed only when full and at

@@ -139,3 +139,12 @@ void diag_warning(struct diag *d, struct span sp, const char *fmt, ...)
 	vreport(d, "warning", sp, fmt, ap);
 	va_end(ap);
 }
+
+void diag_report(struct diag *d, const char *kind, struct span sp,
+		 const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vreport(d, kind, sp, fmt, ap);
+	va_end(ap);
+}

@@ -39,6 +39,10 @@ void diag_error(struct diag *d, struct span sp, const char *fmt, ...)
 void diag_verror(struct diag *d, struct span sp, const char *fmt, va_list ap);
 void diag_warning(struct diag *d, struct span sp, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* A located message of any kind ("WARNING" for bpftrace's run-time
+ * helper errors), printed as the others; it counts as no error. */
+void diag_report(struct diag *d, const char *kind, struct span sp,
+		 const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 /* A span covering a and b (a must come first). */
 struct span span_join(struct span a, struct span b);
 
