@@ -232,12 +232,16 @@ struct val cg_to_mem(struct cg *g, struct val v)
 	case V_ADDR:
 		if (v.type->kind == TY_STRING) {
 			/* A char array through a pointer: read it as a string
-			 * so bytes after the NUL are zero, as keys need. */
-			s = ir_slot_new(g->ir, size, 8);
-			cg_zero(g, s, 0, size);
+			 * so bytes after the NUL are zero, as keys need. The
+			 * helper ends what it copies with a NUL of its own:
+			 * given one byte more than the array, it copies all
+			 * size bytes of an array that has no NUL, and never
+			 * reads past the array. */
+			s = ir_slot_new(g->ir, size + 1, 8);
+			cg_zero(g, s, 0, size + 1);
 			cg_call(g, v.user ? BPF_FUNC_probe_read_user_str :
 					    BPF_FUNC_probe_read_kernel_str,
-				3, slot_addr(g, s, 0), ir_const(g->ir, size),
+				3, slot_addr(g, s, 0), ir_const(g->ir, size + 1),
 				v.reg);
 			return mem_val(v.type, s, 0);
 		}

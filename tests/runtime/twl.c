@@ -61,8 +61,19 @@ __attribute__((noinline)) int twl_ptrs(int **arr)
 	return *arr[0];
 }
 
+/* four chars and no NUL */
+__attribute__((noinline)) int twl_tag(const char *t)
+{
+	BARRIER(t);
+	return t[0];
+}
+
 int main(void)
 {
+	/* written here so that its page is present when the probe reads it
+	 * (a BPF read cannot fault a page in) */
+	static char tag[4];
+	tag[0] = 'a', tag[1] = 'b', tag[2] = 'c', tag[3] = 'd';
 	static uint32_t a[4] = { 10, 20, 30, 40 };
 	static uint64_t b[3] = { 100, 200, 300 };
 	static struct twl_outer o[2] = {
@@ -82,5 +93,6 @@ int main(void)
 	r += twl_pp(&pin);
 	r += twl_list(&n1);
 	r += twl_ptrs(ptrs);
+	r += twl_tag(tag);
 	return r == 0;
 }
