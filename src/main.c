@@ -683,6 +683,10 @@ int main(int argc, char **argv)
 		return toolfind_list(stdout) > 0 ? 0 : 1;
 	}
 	if (o.list) {
+		struct diag ld;
+		diag_init(&ld, stderr);
+		if (o.prog_text && probe_list_check(o.prog_text, &ld) < 0)
+			return 1;
 		probe_list_set_pid((int)o.pid);
 		int err = probe_list(o.prog_text, o.verbose, stdout);
 		if (err < 0)

@@ -11,6 +11,7 @@
 #include "kernel/glob.h"
 #include "probes/provider.h"
 #include "util/arena.h"
+#include "util/diag.h"
 #include "util/vec.h"
 
 /* One probe: its name line and the argument lines under it. */
@@ -131,4 +132,26 @@ int probe_list(const char *pattern, bool verbose, FILE *out)
 	free(buf);
 	free(pat);
 	return err;
+}
+
+int probe_list_check(const char *pattern, struct diag *d)
+{
+	struct src_file f = { "stdin", pattern, (uint32_t)strlen(pattern) };
+	bool quoted = false;
+	for (uint32_t i = 0; i < f.len; i++) {
+		unsigned char c = (unsigned char)pattern[i];
+		if (c == '"')
+			quoted = !quoted;
+		if (c >= 0x20 && c != 0x7f && (c != '\\' || quoted))
+			continue;
+		struct span sp = { &f, i, 1, 1, i + 1 };
+		if (c == '\\')
+			diag_error(d, sp, "invalid character '\\' in the probe "
+					  "pattern");
+		else
+			diag_error(d, sp, "invalid character 0x%02x in the "
+					  "probe pattern", c);
+		return -1;
+	}
+	return 0;
 }

@@ -243,6 +243,11 @@ int probe_expand_probe(struct probe_env *env, const struct attach_point *att,
  * type that has a list hook, sorted as bpftrace prints them. 0 or -errno
  * (of the first hook that failed; the others still print). */
 int probe_list(const char *pattern, bool verbose, FILE *out);
+/* -l: a located error for a character no attach point holds (a control
+ * character, a backslash outside quotes); bpftrace reads the pattern as
+ * a probe and refuses it too. 0, or -1 after reporting to d. */
+struct diag;
+int probe_list_check(const char *pattern, struct diag *d);
 /* -l with -p PID: uprobe and usdt list the files that process has mapped
  * (0: none, the default). */
 void probe_list_set_pid(int pid);

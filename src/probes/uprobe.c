@@ -342,6 +342,7 @@ static int expand(struct probe_env *env, const struct attach_point *a,
 /* -l 'uprobe:FILE:FUNC_PATTERN' (FILE may be a wildcard; with -p, the
  * process's files). */
 struct list_ctx {
+	const char *type; /* "uprobe" or "uretprobe" */
 	const char *rest;
 	FILE *out;
 	bool verbose;
@@ -360,7 +361,7 @@ static int list_file(const char *path, void *ctx)
 				  glob_has_wildcard(l->rest))) ||
 		    elfsym_find(es, s->name) != s)
 			continue;
-		fprintf(l->out, "uprobe:%s:%s\n", path, s->name);
+		fprintf(l->out, "%s:%s:%s\n", l->type, path, s->name);
 		if (l->verbose)
 			probe_uprobe_list_args(path, s->name, s->addr, l->out);
 	}
@@ -368,15 +369,30 @@ static int list_file(const char *path, void *ctx)
 	return 0;
 }
 
-static int list(const char *pattern, bool verbose, FILE *out)
+static int list_type(const char *type, const char *pattern, bool verbose,
+		     FILE *out)
 {
 	char file[PATH_MAX];
-	struct list_ctx l = { NULL, out, verbose };
-	if (!probe_user_list_split(pattern, "uprobe", file, sizeof(file),
-				   &l.rest))
+	struct list_ctx l = { type, NULL, out, verbose };
+	if (!probe_user_list_split(pattern, type, file, sizeof(file), &l.rest))
 		return 0;
 	probe_user_files(probe_list_get_pid(), file, list_file, &l);
 	return 0;
+}
+
+static int list(const char *pattern, bool verbose, FILE *out)
+{
+	return list_type("uprobe", pattern, verbose, out);
+}
+
+/* Only when asked for by name, as bpftrace does: a wildcard type or -p
+ * alone lists each function once, as a uprobe. */
+static int list_ret(const char *pattern, bool verbose, FILE *out)
+{
+	static const char name[] = "uretprobe:";
+	if (strncmp(pattern, name, sizeof(name) - 1))
+		return 0;
+	return list_type("uretprobe", pattern, verbose, out);
 }
 
 int probe_uprobe_attach(const struct probe_target *t, int prog_fd,
@@ -409,4 +425,5 @@ const struct provider probe_uretprobe_prov = {
 	.expand = expand,
 	.attach = probe_uprobe_attach,
 	.attach_reversed = true,
+	.list = list_ret,
 };
