@@ -572,7 +572,9 @@ static void run_cleanup(struct run *r)
 static int compile(struct run *r, const struct options *o,
 		   const struct src_file *file, struct diag *diag)
 {
-	struct ast_program *prog = parse_program(&r->arena, diag, file);
+	struct ast_program *prog = parse_program_params(
+		&r->arena, diag, file, (const char *const *)o->params,
+		(uint32_t)o->nparams);
 	if (diag->nerrors)
 		return 1;
 	if (o->dump & DUMP_AST) {

@@ -648,6 +648,39 @@ static int is_attach_stop(int c)
 	       c == ';';
 }
 
+/* $N in an attach point: the N-th positional parameter, "" when there
+ * are fewer (as bpftrace). Like bpftrace, the index runs to the next ':'
+ * or quote, and anything but digits there is an error. */
+static int attach_param(struct lexer *lx, struct strbuf *whole,
+			struct strbuf *part)
+{
+	advance(lx); /* '$' */
+	uint64_t n = 0;
+	bool big = false;
+	while (isdigit(cur(lx))) {
+		n = n * 10 + (uint64_t)(cur(lx) - '0');
+		big |= n > UINT32_MAX;
+		advance(lx);
+	}
+	int c = cur(lx);
+	if (!is_attach_stop(c) && c != ':' && c != '"' &&
+	    !(c == '/' && (peek_at(lx, 1) == '/' || peek_at(lx, 1) == '*'))) {
+		struct span tail = span_here(lx);
+		while (!is_attach_stop(cur(lx)) && cur(lx) != ':' &&
+		       cur(lx) != '"')
+			advance(lx);
+		finish_span(lx, &tail);
+		diag_error(lx->diag, tail, "trailing text after the positional "
+			   "parameter in an attach point: quote it");
+		return -1;
+	}
+	const char *v = !big && n >= 1 && n <= lx->nparams ?
+				lx->params[n - 1] : "";
+	sb_append(whole, v);
+	sb_append(part, v);
+	return 0;
+}
+
 struct token lex_attach_point(struct lexer *lx)
 {
 	struct token t;
@@ -694,6 +727,10 @@ struct token lex_attach_point(struct lexer *lx)
 				sb_putc(&whole, (char)q);
 				sb_putc(&part, (char)q);
 			}
+		} else if (c == '$' && lx->params &&
+			   isdigit(peek_at(lx, 1))) {
+			if (attach_param(lx, &whole, &part) < 0)
+				failed = ended = 1;
 		} else if (c == ':') {
 			vec_push(&parts, arena_strndup(lx->arena, sb_str(&part),
 						       part.len));

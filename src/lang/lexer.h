@@ -55,6 +55,11 @@ struct lexer {
 	struct diag *diag;
 	uint32_t pos, line, col;
 	int at_line_start; /* only blanks since the last newline */
+	/* The positional parameters an unquoted $N in an attach point
+	 * stands for (bpftrace's BEGIN$1, uprobe:$1:f); params NULL: the
+	 * text is kept as written. */
+	const char *const *params;
+	uint32_t nparams;
 };
 
 void lex_init(struct lexer *lx, const struct src_file *f, struct arena *a,

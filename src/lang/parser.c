@@ -1308,11 +1308,21 @@ static void unpeek(struct parser *p)
 struct ast_program *parse_program(struct arena *a, struct diag *d,
 				  const struct src_file *file)
 {
+	return parse_program_params(a, d, file, NULL, 0);
+}
+
+struct ast_program *parse_program_params(struct arena *a, struct diag *d,
+					 const struct src_file *file,
+					 const char *const *params,
+					 uint32_t nparams)
+{
 	struct parser p;
 	memset(&p, 0, sizeof(p));
 	p.arena = a;
 	p.diag = d;
 	lex_init(&p.lx, file, a, d);
+	p.lx.params = params;
+	p.lx.nparams = nparams;
 	struct ast_program *prog = arena_alloc(a, sizeof(*prog));
 	prog->file = file;
 	AVEC(struct ast_probe) probes = { 0 };

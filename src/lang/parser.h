@@ -10,5 +10,11 @@
  * may then be partial and must not be compiled. Never returns NULL. */
 struct ast_program *parse_program(struct arena *a, struct diag *d,
 				  const struct src_file *file);
+/* The same, with the positional parameters that $N in attach points
+ * stands for (bpftrace's BEGIN$1, uprobe:$1:f). */
+struct ast_program *parse_program_params(struct arena *a, struct diag *d,
+					 const struct src_file *file,
+					 const char *const *params,
+					 uint32_t nparams);
 
 #endif
