@@ -50,6 +50,12 @@ const struct type *ctypes_script_record(const struct ctypes *ct,
 	return n && n->type && n->type->kind == TY_RECORD ? n->type : NULL;
 }
 
+bool ctypes_script_failed(const struct ctypes *ct, const char *name)
+{
+	struct named *n = name ? find(ct, name) : NULL;
+	return n && n->type && n->type->kind == TY_NONE;
+}
+
 static const struct type *base_type(struct ctypes *ct, const char *base)
 {
 	struct named *n = find(ct, base);
@@ -214,8 +220,24 @@ static const struct type *layout_record(struct ctypes *ct, struct diag *d,
 	r->fields = arena_alloc(ct->arena,
 				sizeof(*r->fields) * (def->nfields + 1));
 	uint64_t bit = 0, size = 0, align = 1;
+	/* bpftrace's rule: once a script redefines a kernel type, the
+	 * kernel's BTF completes none of its members; they must be the
+	 * script's too (a pointer may still lead to a BTF type). */
+	bool redefines = def->name && kbtf_type_by_name(ct->arena, r->name);
 	for (uint32_t i = 0; i < def->nfields; i++) {
 		const struct ast_cfield *f = &def->fields[i];
+		if (redefines && !f->nested && !f->type.ptr_depth &&
+		    f->type.base && (!strncmp(f->type.base, "struct ", 7) ||
+				     !strncmp(f->type.base, "union ", 6)) &&
+		    !find(ct, f->type.base)) {
+			diag_error(d, f->span, "field '%s' has an incomplete "
+				   "type '%s': the script redefines '%s', a "
+				   "type of the kernel's BTF, so its members' "
+				   "types must be defined in the script too",
+				   f->name ? f->name : "?", f->type.base,
+				   r->name);
+			return &type_none;
+		}
 		const struct type *t = field_type(ct, d, f);
 		if (t->kind == TY_NONE)
 			return t;
@@ -268,9 +290,14 @@ static void define(struct ctypes *ct, struct diag *d,
 		   const struct ast_cdef *def, const char *name,
 		   const struct type *t)
 {
-	if (t->kind == TY_NONE)
-		return;
 	struct named *old = find(ct, name);
+	/* a definition in error is kept as none (ctypes_script_failed):
+	 * its uses raise no second error */
+	if (t->kind == TY_NONE) {
+		if (!old)
+			add(ct, name, t, 0);
+		return;
+	}
 	if (old) {
 		diag_error(d, def->span, "redefinition of '%s'", name);
 		return;
@@ -340,8 +367,14 @@ struct ctypes *ctypes_build(struct arena *a, struct diag *d,
 		case CDEF_STRUCT:
 		case CDEF_UNION: {
 			const struct type *t = layout_record(ct, d, def);
+			/* a record in error stays the script's (as none), so
+			 * that its uses raise no second error */
 			if (def->name)
-				define(ct, d, def, t->name, t);
+				define(ct, d, def,
+				       arena_printf(a, "%s %s",
+						    def->kind == CDEF_UNION ?
+							    "union" : "struct",
+						    def->name), t);
 			break;
 		}
 		case CDEF_ENUM: {

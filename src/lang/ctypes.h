@@ -34,6 +34,9 @@ const struct type *ctypes_resolve(struct ctypes *ct, struct diag *d,
  * declared before its definition (struct node *next). */
 const struct type *ctypes_script_record(const struct ctypes *ct,
 					const char *name);
+/* Whether the script defines record name but its definition is in error
+ * (already reported: its uses stay quiet). */
+bool ctypes_script_failed(const struct ctypes *ct, const char *name);
 
 /* The value of an identifier that names a constant: a script enumerator
  * or integer macro ("#define NAME 42"), a kernel enumerator (BTF), or a

@@ -279,6 +279,8 @@ static const struct type *check_field(struct sema *s, struct ast_expr *e)
 		return &type_none;
 	}
 	struct type_field f;
+	if (ctypes_script_failed(s->ct, rec->name))
+		return &type_none;
 	if (!find_field(s, rec, e->u.field.name, &f)) {
 		sema_err(s, e->u.field.name_span, "%s has no field named '%s'",
 		    sema_tname(s, rec), e->u.field.name);
