@@ -445,6 +445,15 @@ static int parse_options(int argc, char **argv, struct options *o)
 	}
 	if (o->list_tools)
 		return 0;
+	/* `-d ast` was the old spelling of `--dump ast`: the word after -d
+	 * (the script, or with -e the first parameter) names a listing. */
+	const char *w = optind < argc ? argv[optind] : NULL;
+	if ((o->dump & DUMP_DEBUG) && w && access(w, F_OK) &&
+	    (!strcmp(w, "ast") || !strcmp(w, "ir") || !strcmp(w, "bpf"))) {
+		fprintf(stderr, "sonde: -d takes no listing name; use --dump "
+				"%s\n", w);
+		return -1;
+	}
 	if (tool) {
 		if (o->prog_text) {
 			fputs("sonde: -t and -e exclude each other\n", stderr);
@@ -466,15 +475,6 @@ static int parse_options(int argc, char **argv, struct options *o)
 			return -1;
 		}
 		o->prog_path = argv[optind++];
-		/* `-d ast` was the old spelling of `--dump ast`. */
-		if ((o->dump & DUMP_DEBUG) && access(o->prog_path, F_OK) &&
-		    (!strcmp(o->prog_path, "ast") ||
-		     !strcmp(o->prog_path, "ir") ||
-		     !strcmp(o->prog_path, "bpf"))) {
-			fprintf(stderr, "sonde: -d takes no listing name; "
-					"use --dump %s\n", o->prog_path);
-			return -1;
-		}
 		/* A bare word that is no file here may name a tool. */
 		if (access(o->prog_path, F_OK) && errno == ENOENT &&
 		    toolfind_is_name(o->prog_path) &&

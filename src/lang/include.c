@@ -277,9 +277,30 @@ static bool cond_step(struct cond *c, const struct ast_program *p,
 	return false;
 }
 
+/* Drops the program's C definitions that lie in a conditional block
+ * that is not compiled (bpftrace's tools declare kernel structs under
+ * `#ifndef BPFTRACE_HAVE_BTF` for kernels without BTF: with BTF those
+ * declarations must not replace the kernel's, whose layout differs). */
+static void drop_inactive_cdefs(struct ast_program *p)
+{
+	struct cond c = { .active = true };
+	uint32_t k = 0, kept = 0;
+	for (uint32_t i = 0; i <= p->ndirectives; i++) {
+		uint32_t end = i < p->ndirectives ? p->directives[i].span.off :
+						    UINT32_MAX;
+		for (; k < p->ncdefs && p->cdefs[k]->span.off < end; k++)
+			if (c.active)
+				p->cdefs[kept++] = p->cdefs[k];
+		if (i < p->ndirectives)
+			cond_step(&c, p, i);
+	}
+	p->ncdefs = kept;
+}
+
 int include_expand(struct arena *a, struct diag *d, struct ast_program *p,
 		   const struct include_opts *o)
 {
+	drop_inactive_cdefs(p);
 	struct inc s = { .a = a, .d = d, .o = o, .seen = STRBUF_INIT };
 	sb_append(&s.seen, "\n");
 	int rc = 0;

@@ -784,14 +784,20 @@ static const struct type *ty_strcontains(struct sema *s, struct ast_expr *e,
 	return &type_u64;
 }
 
-/* strerror(n) / cgroup_path(id): a u64, named when printed. */
+/* strerror(n) / cgroup_path(id [, "hierarchies"]): a u64, named when
+ * printed; cgroup_path's glob picks the hierarchies by name ("unified"
+ * for cgroup2, the mount directory's name for a v1 one: "cpu"...). */
 static const struct type *ty_named_u64(struct sema *s, struct ast_expr *e,
 				       struct ast_expr *target)
 {
-	if (!want_int_arg(s, e, 0))
+	if (!want_int_arg(s, e, 0) || !literal_arg(s, e, 1, "filter"))
 		return &type_none;
-	return type_new(s->arena, e->builtin == BI_STRERROR ? TY_STRERROR :
-							     TY_CGROUP_PATH, 8);
+	struct type *t = type_new(s->arena, e->builtin == BI_STRERROR ?
+						    TY_STRERROR :
+						    TY_CGROUP_PATH, 8);
+	if (e->u.call.args.n > 1)
+		t->name = arg(e, 1)->u.str.bytes;
+	return t;
 }
 
 static const struct type *ty_strftime(struct sema *s, struct ast_expr *e,

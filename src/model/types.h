@@ -83,7 +83,8 @@ struct type {
 	uint32_t count;          /* ARRAY length */
 	uint32_t nfields;        /* TUPLE, RECORD */
 	struct type_field *fields;
-	const char *name;        /* RECORD: "struct foo"; INT: typedef name */
+	const char *name;        /* RECORD: "struct foo"; INT: typedef name;
+				  * CGROUP_PATH: the hierarchies' glob */
 	int32_t btf_id;          /* RECORD from kernel BTF (0: none) */
 	/* LHIST parameters */
 	int64_t lmin, lmax, lstep;

@@ -1,4 +1,4 @@
-/* cgroup_path(): a cgroup v2 id back to its path. */
+/* cgroup_path(): a cgroup id back to its path in each hierarchy. */
 #ifndef SONDE_CGPATH_H
 #define SONDE_CGPATH_H
 
@@ -6,9 +6,14 @@
 
 #include "util/strbuf.h"
 
-/* Appends "unified:/PATH" for the cgroup2 directory whose id (its file
- * handle, what bpf_get_current_cgroup_id() returns) is id. Returns 0, or
- * -ENOENT. ctx is unused (an out_resolver hook). */
-int cgpath_resolve(void *ctx, uint64_t id, struct strbuf *sb);
+/* Appends "NAME:/PATH" for each mounted cgroup hierarchy whose name
+ * matches glob (NULL: all; "unified" is cgroup2, a v1 one is named by its
+ * mount directory) and has a directory whose id (its file handle, what
+ * bpf_get_current_cgroup_id() returns for cgroup2) is id, joined by ','
+ * with unified first, as bpftrace; nothing when none has it. Returns 0,
+ * or -errno when /proc/mounts cannot be read. ctx is unused (an
+ * out_resolver hook). */
+int cgpath_resolve(void *ctx, uint64_t id, const char *glob,
+		   struct strbuf *sb);
 
 #endif

@@ -36,8 +36,10 @@ struct out_resolver {
 	 * stacks print it). [unknown] */
 	int (*module)(void *ctx, uint64_t addr, int32_t pid,
 		      struct strbuf *sb);
-	/* Appends the path(s) of a cgroup id. [the id in decimal] */
-	int (*cgroup_path)(void *ctx, uint64_t cgid, struct strbuf *sb);
+	/* Appends the path(s) of a cgroup id in the hierarchies whose names
+	 * match glob (NULL: all). [the id in decimal] */
+	int (*cgroup_path)(void *ctx, uint64_t cgid, const char *glob,
+			   struct strbuf *sb);
 	/* probe() values index this table. [the index in decimal] */
 	const char *const *probe_names;
 	uint32_t nprobes;

@@ -281,7 +281,7 @@ static bool put_raw(struct strbuf *sb, const struct vfmt *f,
 	case TY_CGROUP_PATH: {
 		uint64_t id = u64_at(data, 0);
 		if (!res || !res->cgroup_path ||
-		    res->cgroup_path(res->ctx, id, sb) < 0)
+		    res->cgroup_path(res->ctx, id, t->name, sb) < 0)
 			sb_printf(sb, "%" PRIu64, id);
 		return true;
 	}

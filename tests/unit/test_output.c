@@ -162,7 +162,8 @@ static int mock_sym(void *ctx, uint64_t addr, int32_t pid, bool offset,
 	return 0;
 }
 
-static int mock_cgroup(void *ctx, uint64_t id, struct strbuf *sb)
+static int mock_cgroup(void *ctx, uint64_t id, const char *glob,
+		       struct strbuf *sb)
 {
 	sb_printf(sb, "unified:/cg%llu", (unsigned long long)id);
 	return 0;
