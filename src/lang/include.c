@@ -9,6 +9,7 @@
 #include <sys/utsname.h>
 
 #include "kernel/features.h"
+#include "lang/cpp_expr.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 
@@ -105,6 +106,28 @@ static void push(struct inc *s, struct span sp, const char *text)
 static int read_header(struct inc *s, struct span sp, const char *name,
 		       bool angle, const char *from_dir, int depth);
 
+/* The state of a file's conditionals. */
+struct cond {
+	bool active;        /* lines here are compiled */
+	int depth, unknown; /* open blocks; of them, #if ones not evaluated */
+	uint64_t outer;     /* bit d: the block at depth d was active */
+	uint64_t taken;     /* bit d: its branch so far was taken */
+	uint64_t is_if;     /* bit d: an #if that could not be evaluated */
+};
+
+/* The macros a conditional sees: the program's active #define/#undef
+ * before directive upto (when p), then the headers' read so far, then
+ * those the compiler would define (predefined()). */
+struct macros {
+	const struct ast_program *p;
+	const bool *active;  /* active[k]: program directive k is compiled */
+	uint32_t upto;
+	const struct inc *s;
+};
+
+static bool cond_step(struct cond *c, const char *text,
+		      const struct macros *m);
+
 /* One header's lines: directives (backslash-newline joined) kept,
  * nested includes followed. */
 static int scan(struct inc *s, struct span sp, FILE *f, const char *dir,
@@ -112,6 +135,7 @@ static int scan(struct inc *s, struct span sp, FILE *f, const char *dir,
 {
 	char line[4096];
 	struct strbuf cur = STRBUF_INIT;
+	struct cond c = { .active = true }; /* each file's own */
 	while (fgets(line, sizeof(line), f)) {
 		size_t len = strlen(line);
 		while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
@@ -128,6 +152,11 @@ static int scan(struct inc *s, struct span sp, FILE *f, const char *dir,
 			continue;
 		char inc[1024];
 		bool angle;
+		struct macros m = { NULL, NULL, 0, s };
+		if (cond_step(&c, sb_str(&cur), &m) || !c.active) {
+			cur.len = 0;
+			continue;
+		}
 		/* A nested header not found is skipped: it is most often
 		 * under an #if for another system (gnu/stubs-x32.h). */
 		if (parse_include(sb_str(&cur), inc, sizeof(inc), &angle))
@@ -198,15 +227,6 @@ static bool kernel_header(const char *name)
 	return false;
 }
 
-/* The state of the program's conditionals. */
-struct cond {
-	bool active;        /* lines here are compiled */
-	int depth, unknown; /* open blocks; of them, #if ones */
-	uint64_t outer;     /* bit d: the block at depth d was active */
-	uint64_t taken;     /* bit d: its branch so far was taken */
-	uint64_t is_if;     /* bit d: an #if block (not evaluated) */
-};
-
 /* "# word rest": word's length, and rest (the name of #ifdef). */
 static size_t directive_word(const char *t, const char **word,
 			     const char **rest)
@@ -218,43 +238,117 @@ static size_t directive_word(const char *t, const char **word,
 	return n;
 }
 
-/* Whether macro name is defined before directive i: by an active
- * #define of the program, or BPFTRACE_HAVE_BTF (as bpftrace defines it
- * when the kernel has BTF). */
-static bool is_defined(const struct ast_program *p, uint32_t i,
-		       const char *name, size_t len)
+/* What clang defines for bpftrace's C definitions on this machine (the
+ * ones headers test), and BPFTRACE_HAVE_BTF as bpftrace defines it when
+ * the kernel has BTF. */
+static const char *predefined(const char *name, size_t len)
 {
+	static const struct {
+		const char *name, *body;
+	} tab[] = {
+		{ "__linux__", "1" }, { "__linux", "1" }, { "__unix__", "1" },
+		{ "__STDC__", "1" }, { "__STDC_VERSION__", "201112L" },
+		{ "__GNUC__", "4" }, { "__GNUC_MINOR__", "2" },
+		{ "__clang__", "1" }, { "__CHAR_BIT__", "8" },
+		{ "__SIZEOF_SHORT__", "2" }, { "__SIZEOF_INT__", "4" },
+		{ "__SIZEOF_LONG_LONG__", "8" },
+		{ "__ORDER_LITTLE_ENDIAN__", "1234" },
+		{ "__ORDER_BIG_ENDIAN__", "4321" },
+#if defined(__LP64__)
+		{ "__LP64__", "1" }, { "_LP64", "1" },
+		{ "__SIZEOF_LONG__", "8" }, { "__SIZEOF_POINTER__", "8" },
+#endif
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+		{ "__BYTE_ORDER__", "1234" },
+		{ "__LITTLE_ENDIAN__", "1" },
+#else
+		{ "__BYTE_ORDER__", "4321" },
+#endif
+#if defined(__x86_64__)
+		{ "__x86_64__", "1" }, { "__x86_64", "1" },
+		{ "__amd64__", "1" },
+#elif defined(__aarch64__)
+		{ "__aarch64__", "1" },
+#endif
+	};
 	if (len == 17 && !strncmp(name, "BPFTRACE_HAVE_BTF", 17))
-		return feat_has(FEAT_BTF);
-	for (uint32_t k = 0; k < i; k++) {
-		const char *w, *r;
-		size_t n = directive_word(p->directives[k].text, &w, &r);
-		if (n == 6 && !strncmp(w, "define", 6) &&
-		    !strncmp(r, name, len) &&
-		    !(isalnum((unsigned char)r[len]) || r[len] == '_'))
-			return true;
-	}
-	return false;
+		return feat_has(FEAT_BTF) ? "1" : NULL;
+	for (size_t i = 0; i < sizeof(tab) / sizeof(*tab); i++)
+		if (strlen(tab[i].name) == len &&
+		    !strncmp(tab[i].name, name, len))
+			return tab[i].body;
+	return NULL;
 }
 
-/* Follows directive i if it is a conditional: returns true then. */
-static bool cond_step(struct cond *c, const struct ast_program *p,
-		      uint32_t i)
+/* Whether directive text defines (1) or undefines (0) macro name, or
+ * neither (-1); *body and *fn describe a definition. */
+static int defines(const char *text, const char *name, size_t len,
+		   const char **body, bool *fn)
 {
 	const char *w, *r;
-	size_t n = directive_word(p->directives[i].text, &w, &r);
+	size_t n = directive_word(text, &w, &r);
+	bool def = n == 6 && !strncmp(w, "define", 6);
+	if (!def && !(n == 5 && !strncmp(w, "undef", 5)))
+		return -1;
+	if (strncmp(r, name, len) || isalnum((unsigned char)r[len]) ||
+	    r[len] == '_')
+		return -1;
+	if (!def)
+		return 0;
+	*fn = r[len] == '(';
+	*body = r + len + strspn(r + len, " \t");
+	return 1;
+}
+
+static bool lookup(void *ctx, const char *name, size_t len,
+		   const char **body, bool *fn)
+{
+	const struct macros *m = ctx;
+	*fn = false;
+	for (uint32_t k = m->upto; m->p && k-- > 0;) {
+		if (m->active && !m->active[k])
+			continue;
+		int d = defines(m->p->directives[k].text, name, len, body, fn);
+		if (d >= 0)
+			return d;
+	}
+	for (uint32_t k = m->s ? m->s->n : 0; k-- > 0;) {
+		int d = defines(m->s->out[k].text, name, len, body, fn);
+		if (d >= 0)
+			return d;
+	}
+	*body = predefined(name, len);
+	return *body != NULL;
+}
+
+/* Follows directive text if it is a conditional: returns true then. An
+ * #if or #elif whose expression cannot be evaluated (cpp_expr.h) keeps
+ * every branch of its block, as sonde did before it evaluated any. */
+static bool cond_step(struct cond *c, const char *text,
+		      const struct macros *m)
+{
+	const char *w, *r;
+	size_t n = directive_word(text, &w, &r);
 	size_t len = strspn(r, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_");
 	uint64_t bit = c->depth < 64 ? 1ull << c->depth : 0;
+	const char *body;
+	bool fn;
+	int64_t v;
 	if ((n == 5 && !strncmp(w, "ifdef", 5)) ||
 	    (n == 6 && !strncmp(w, "ifndef", 6)) ||
 	    (n == 2 && !strncmp(w, "if", 2))) {
-		bool is_if = n == 2;
-		bool v = is_if || (is_defined(p, i, r, len) == (n == 5));
+		bool unknown = false, on;
+		if (n == 2) {
+			unknown = cpp_eval(r, lookup, (void *)m, &v) < 0;
+			on = unknown || v;
+		} else {
+			on = lookup((void *)m, r, len, &body, &fn) == (n == 5);
+		}
 		c->outer = (c->outer & ~bit) | (c->active ? bit : 0);
-		c->taken = (c->taken & ~bit) | (v ? bit : 0);
-		c->is_if = (c->is_if & ~bit) | (is_if ? bit : 0);
-		c->unknown += is_if;
-		c->active = c->active && v;
+		c->taken = (c->taken & ~bit) | (on && !unknown ? bit : 0);
+		c->is_if = (c->is_if & ~bit) | (unknown ? bit : 0);
+		c->unknown += unknown;
+		c->active = c->active && on;
 		c->depth++;
 		return true;
 	}
@@ -262,9 +356,26 @@ static bool cond_step(struct cond *c, const struct ast_program *p,
 		return false;
 	uint64_t top = c->depth - 1 < 64 ? 1ull << (c->depth - 1) : 0;
 	bool outer = c->outer & top;
-	if ((n == 4 && !strncmp(w, "else", 4)) ||
-	    (n == 4 && !strncmp(w, "elif", 4))) {
-		/* an #if's branches are all read; an #ifdef's other one */
+	if (n == 4 && !strncmp(w, "elif", 4)) {
+		if (c->is_if & top) {
+			c->active = outer; /* an unknown block: all read */
+			return true;
+		}
+		if (c->taken & top) {
+			c->active = false;
+			return true;
+		}
+		if (cpp_eval(r, lookup, (void *)m, &v) < 0) {
+			c->is_if |= top;
+			c->unknown++;
+			c->active = outer;
+			return true;
+		}
+		c->taken |= v ? top : 0;
+		c->active = outer && v;
+		return true;
+	}
+	if (n == 4 && !strncmp(w, "else", 4)) {
 		c->active = outer && ((c->is_if & top) || !(c->taken & top));
 		return true;
 	}
@@ -280,19 +391,18 @@ static bool cond_step(struct cond *c, const struct ast_program *p,
 /* Drops the program's C definitions that lie in a conditional block
  * that is not compiled (bpftrace's tools declare kernel structs under
  * `#ifndef BPFTRACE_HAVE_BTF` for kernels without BTF: with BTF those
- * declarations must not replace the kernel's, whose layout differs). */
-static void drop_inactive_cdefs(struct ast_program *p)
+ * declarations must not replace the kernel's, whose layout differs).
+ * active[i]: the state after directive i. */
+static void drop_inactive_cdefs(struct ast_program *p, const bool *after)
 {
-	struct cond c = { .active = true };
 	uint32_t k = 0, kept = 0;
 	for (uint32_t i = 0; i <= p->ndirectives; i++) {
 		uint32_t end = i < p->ndirectives ? p->directives[i].span.off :
 						    UINT32_MAX;
+		bool on = i == 0 || after[i - 1];
 		for (; k < p->ncdefs && p->cdefs[k]->span.off < end; k++)
-			if (c.active)
+			if (on)
 				p->cdefs[kept++] = p->cdefs[k];
-		if (i < p->ndirectives)
-			cond_step(&c, p, i);
 	}
 	p->ncdefs = kept;
 }
@@ -300,28 +410,38 @@ static void drop_inactive_cdefs(struct ast_program *p)
 int include_expand(struct arena *a, struct diag *d, struct ast_program *p,
 		   const struct include_opts *o)
 {
-	drop_inactive_cdefs(p);
 	struct inc s = { .a = a, .d = d, .o = o, .seen = STRBUF_INIT };
 	sb_append(&s.seen, "\n");
 	int rc = 0;
 	struct span none = { 0 };
 	for (size_t i = 0; i < o->nfiles; i++)
 		rc |= one(&s, none, false, o->files[i], true, false);
-	/* The program's #ifdef/#ifndef/#else/#endif are followed, so that
-	 * bpftrace's tools' `#ifndef BPFTRACE_HAVE_BTF` includes are
-	 * skipped where BTF is there; an #include under any other #if is
-	 * read if it is found (sonde does not evaluate #if). */
+	/* The program's conditionals are followed: its #includes and C
+	 * definitions in a block that is left out are left out (bpftrace's
+	 * tools' `#ifndef BPFTRACE_HAVE_BTF` blocks where BTF is there). */
 	struct cond c = { .active = true };
+	bool *before = arena_alloc(a, p->ndirectives + 1);
+	bool *after = arena_alloc(a, p->ndirectives + 1);
 	for (uint32_t i = 0; i < p->ndirectives; i++) {
 		const char *t = p->directives[i].text;
 		char name[1024];
 		bool angle;
-		if (!cond_step(&c, p, i) && c.active &&
+		struct macros m = { p, before, i, &s };
+		before[i] = c.active;
+		if (!cond_step(&c, t, &m) && c.active &&
 		    parse_include(t, name, sizeof(name), &angle))
 			rc |= one(&s, p->directives[i].span, true, name, angle,
 				  c.unknown > 0 || (kernel_header(name) &&
 						    feat_has(FEAT_BTF)));
+		after[i] = c.active;
 	}
+	drop_inactive_cdefs(p, after);
+	/* a #define the program leaves out is not a macro */
+	uint32_t kept = 0;
+	for (uint32_t i = 0; i < p->ndirectives; i++)
+		if (before[i])
+			p->directives[kept++] = p->directives[i];
+	p->ndirectives = kept;
 	sb_free(&s.seen);
 	if (!s.n)
 		return rc ? -1 : 0;

@@ -7,7 +7,10 @@
  * (`#define EPERM 1`) are constants of the script. C declarations in
  * headers are not read: a script that needs a struct declares it. A
  * missing kernel header (linux/, net/ ...) is skipped when the kernel has
- * BTF, which gives its types and enums.
+ * BTF, which gives its types and enums. Conditionals (#ifdef, #ifndef,
+ * #if/#elif through lang/cpp_expr.h, #else, #endif) are followed in the
+ * headers and in the program, whose C definitions and #defines in a
+ * branch left out are dropped.
  */
 #ifndef SONDE_INCLUDE_H
 #define SONDE_INCLUDE_H
