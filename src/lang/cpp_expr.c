@@ -8,12 +8,15 @@
 /* A macro's body is evaluated in place of its name, to this depth (a
  * macro defined through itself is unknown, not a loop). */
 #define MAX_NEST 16
+/* Parentheses and unary operators nest to this depth (each level is a
+ * dozen frames of the recursive descent). */
+#define MAX_DEPTH 256
 
 struct ev {
 	const char *p;
 	cpp_lookup_fn lookup;
 	void *ctx;
-	int nest;
+	int nest, depth;
 	bool bad;
 };
 
@@ -119,7 +122,8 @@ static int64_t macro(struct ev *e, const char *name, size_t n)
 	blanks(e);
 	if (fn || !*body || e->nest >= MAX_NEST)
 		return fail(e);
-	struct ev sub = { body, e->lookup, e->ctx, e->nest + 1, false };
+	struct ev sub = { body, e->lookup, e->ctx, e->nest + 1, e->depth,
+			  false };
 	int64_t v = cond(&sub);
 	blanks(&sub);
 	if (sub.bad || *sub.p)
@@ -127,7 +131,18 @@ static int64_t macro(struct ev *e, const char *name, size_t n)
 	return v;
 }
 
+static int64_t unary_in(struct ev *e);
+
 static int64_t unary(struct ev *e)
+{
+	if (++e->depth > MAX_DEPTH)
+		return fail(e);
+	int64_t v = unary_in(e);
+	e->depth--;
+	return v;
+}
+
+static int64_t unary_in(struct ev *e)
 {
 	blanks(e);
 	if (eat(e, "!"))
@@ -241,7 +256,7 @@ static int64_t cond(struct ev *e)
 int cpp_eval(const char *expr, cpp_lookup_fn lookup, void *ctx,
 	     int64_t *value)
 {
-	struct ev e = { expr, lookup, ctx, 0, false };
+	struct ev e = { expr, lookup, ctx, 0, 0, false };
 	int64_t v = cond(&e);
 	blanks(&e);
 	if (e.bad || *e.p)

@@ -81,6 +81,11 @@ TEST(unknown_is_reported)
 	CHECK(rc == -1);
 	eval("\"s\"", &rc);
 	CHECK(rc == -1);
+	char deep[4096];
+	memset(deep, '(', sizeof(deep) - 1);
+	deep[sizeof(deep) - 1] = 0;
+	eval(deep, &rc);
+	CHECK(rc == -1); /* too deep: refused, not a stack overflow */
 }
 
 int main(void)
