@@ -46,6 +46,32 @@ static int check_exec(const char *file)
 	return err;
 }
 
+/* Waits (up to a second) until the child sleeps in its read of the go
+ * signal. Its getppid() check then happened before any probe is attached,
+ * so a script filtering on cpid sees only what bpftrace's child does. The
+ * wait reads /proc, so the child itself makes no extra system call. */
+static void wait_parked(pid_t pid)
+{
+	char path[64], buf[512];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	for (int i = 0; i < 20000; i++) {
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return;
+		ssize_t n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (n <= 0)
+			return;
+		buf[n] = 0;
+		const char *st = strrchr(buf, ')');
+		/* 'S': asleep, and the read is the only place it sleeps
+		 * before exec; 'Z'/'X': it already gave up. */
+		if (!st || st[1] != ' ' || strchr("SZX", st[2]))
+			return;
+		usleep(50);
+	}
+}
+
 int child_spawn(struct child *ch, char *const argv[])
 {
 	memset(ch, 0, sizeof(*ch));
@@ -82,6 +108,7 @@ int child_spawn(struct child *ch, char *const argv[])
 	}
 	ch->pid = pid;
 	ch->go_fd = go;
+	wait_parked(pid);
 	ch->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	if (ch->pidfd < 0) {
 		err = -errno;

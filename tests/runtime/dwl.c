@@ -47,7 +47,13 @@ int main(int argc, char **argv)
 	static int slots[6];
 	struct rec b = { { 3, 4 }, "second", { 7, 8, 9 }, NULL, 1, -2 };
 	struct rec a = { { 1, 2 }, "first", { 10, -20, 30 }, &b, 255, -300 };
-	int rounds = argc > 1 ? atoi(argv[1]) : 1, n = 40;
+	/* static: the stack that main's locals leave is written again by
+	 * exit(), which a watchpoint on &n would count */
+	static int n = 40;
+	int rounds = argc > 1 ? atoi(argv[1]) : 1;
+	/* microseconds between rounds, so that what a probe asks of user
+	 * space (unwatch) is done before the next round */
+	int pause_us = argc > 2 ? atoi(argv[2]) : 0;
 	for (int i = 0; rounds == 0 || i < rounds; i++) {
 		visit(&a, 1, 'x');
 		visit(&b, 2, 'y');
@@ -59,6 +65,8 @@ int main(int argc, char **argv)
 			poke(&slots[k]);
 		if (rounds == 0)
 			sleep(1);
+		else if (pause_us > 0)
+			usleep((useconds_t)pause_us);
 	}
 	return 0;
 }
