@@ -116,10 +116,14 @@ static void gen_stmt_at(struct cg *g, struct ast_stmt *s)
 		cg_expr(g, s->u.expr);
 		return;
 	case S_ASSIGN:
-		if (s->u.assign.target->kind == E_MAP)
+		if (s->u.assign.target->kind == E_MAP) {
+			/* the key and value buffers are the map's, so that
+			 * a frame too deep for BPF names it */
+			ir_set_origin(g->ir, s->u.assign.target);
 			cg_map_assign(g, s->u.assign.target, s->u.assign.value,
 				      s->u.assign.op);
-		else
+			ir_set_origin(g->ir, NULL);
+		} else
 			assign_var(g, s);
 		return;
 	case S_IF: {
