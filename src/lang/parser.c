@@ -490,7 +490,11 @@ static struct ast_expr *parse_primary(struct parser *p)
 		struct ast_expr *first = parse_expr(p);
 		if (!at(p, T_COMMA)) {
 			p->in_pred = saved_pred;
-			expect(p, T_RPAREN, "')'");
+			last = expect(p, T_RPAREN, "')'").span;
+			/* As bpftrace's: a parenthesized expression, and what
+			 * is built on it, is located from its '(' (where
+			 * -k's helper errors and carets point). */
+			first->span = end_span(open.span, last);
 			return first;
 		}
 		AVEC(struct ast_expr *) v = { 0 };
