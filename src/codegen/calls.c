@@ -210,10 +210,7 @@ struct val cg_bi_time(struct cg *g, struct ast_expr *e, struct ast_expr *tg)
 
 struct val cg_bi_exit(struct cg *g, struct ast_expr *e, struct ast_expr *tg)
 {
-	struct cevent proto;
-	memset(&proto, 0, sizeof(proto));
-	proto.map = -1;
-	cg_event(g, EV_EXIT, NULL, 0, &proto);
+	cg_exit_event(g);
 	/* exit() also ends the action, as in bpftrace */
 	ir_exiti(g->ir, 0);
 	return cg_no_val();

@@ -116,6 +116,27 @@ static uint32_t add_event(struct cg *g, const struct cevent *ev)
 	return (uint32_t)g->events.len - 1;
 }
 
+/* exit()'s record carries the lost counter as exit() read it: what is
+ * lost after it would go unprinted anyway (as in bpftrace, the records
+ * after exit() are dropped), so only the losses before it are reported. */
+void cg_exit_event(struct cg *g)
+{
+	struct cevent ev;
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = EV_EXIT;
+	ev.map = -1;
+	ev.size = 8;
+	uint32_t id = add_event(g, &ev);
+	cg_ringbuf(g); /* makes g->lost */
+	struct cg_mem rec = cg_slot_mem(ir_slot_new(g->ir, 16, 8));
+	cg_mem_storei(g, 8, rec, 0, (int32_t)id);
+	ir_reg p = ir_reg_new(g->ir), lost = ir_reg_new(g->ir);
+	ir_ld_map_value(g->ir, p, (uint32_t)g->lost, 0);
+	ir_load(g->ir, 8, lost, p, 0);
+	cg_mem_store(g, 8, rec, 8, lost);
+	send_from(g, cg_mem_addr(g, rec, 0), 16);
+}
+
 /* The helpers bpftrace's -k and -kk check, by its names (libbpf's
  * bpf_func_name less "bpf_"); NULL: not checked. */
 static const char *checked_helper(int fn)

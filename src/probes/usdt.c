@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kernel/elfsym.h"
@@ -77,6 +78,17 @@ static int add_file(const char *path, void *ctx)
 	return 0;
 }
 
+/* By name, then by the site's offset (a marker of several sites). */
+static int cmp_target(const void *a, const void *b)
+{
+	const struct probe_target *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+	if (c)
+		return c;
+	return (x->u.user.offset > y->u.user.offset) -
+	       (x->u.user.offset < y->u.user.offset);
+}
+
 /* bpftrace's forms: usdt:FILE:NAME, usdt:FILE:PROVIDER:NAME, and under -p
  * usdt:NAME; FILE may be empty under -p (the process's binary and every
  * library it maps) and a wildcard; an empty PROVIDER is any. */
@@ -128,6 +140,10 @@ static int expand(struct probe_env *env, const struct attach_point *a,
 			return -1;
 		}
 	}
+	/* bpftrace keeps its matches in a set, sorted by name, and
+	 * attaches them in reverse: the same order here makes the first
+	 * event of an already running process the one bpftrace sees */
+	qsort(*out + before, *n - before, sizeof(**out), cmp_target);
 	if (*n == before) {
 		diag_error(env->diag, a->span, "no USDT probe matches %s%s%s:%s",
 			   file[0] ? file : "(any file)",

@@ -188,6 +188,10 @@ int events_handle(struct events *e, const void *data, size_t size)
 			out_time(e->o, sb_str(&e->sb), e->sb.len);
 		break;
 	case EV_EXIT:
+		if (!e->exit_requested && len >= 8) {
+			memcpy(&e->lost_before_exit, p, 8);
+			e->exit_lost_known = true;
+		}
 		e->exit_requested = true;
 		break;
 	case EV_PRINT_MAP:

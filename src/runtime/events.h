@@ -22,6 +22,9 @@ struct events {
 	FILE *err;           /* messages (stderr) */
 	bool unsafe;         /* system() may run */
 	bool exit_requested; /* an exit() record was seen */
+	/* the records lost before the first exit() (its record says) */
+	bool exit_lost_known;
+	uint64_t lost_before_exit;
 	unsigned nbad;       /* malformed records (reported once) */
 	struct strbuf sb;    /* scratch */
 	/* unwatch(addr): disarms the watchpoints on addr */

@@ -593,6 +593,9 @@ int run_program(const struct compiled *c, const struct run_opts *o)
 		if (!err)
 			err = perr;
 		uint64_t lost = lost_events(&r);
+		/* the records after exit() go unprinted anyway */
+		if (r.ev.exit_lost_known && r.ev.lost_before_exit < lost)
+			lost = r.ev.lost_before_exit;
 		if (lost)
 			out_lost_events(&r.out, lost);
 		report_full_maps(&r);
