@@ -74,7 +74,15 @@ struct run {
 	struct metrics metrics; /* --metrics */
 	bool draining; /* the probes are detached: read what is left */
 	bool in_end;   /* END's records */
+	uint64_t stop_ns;   /* when a stop signal was first seen; 0: none */
+	uint64_t unprinted; /* records dropped after a stop (see below) */
 };
+
+/* After Ctrl-C or SIGTERM the records already sent are printed for this
+ * long, then dropped and counted: a slow record (system()) queued by a
+ * busy probe must not hold the exit for seconds. bpftrace drops them all
+ * at once, silently. */
+#define STOP_DRAIN_NS (200 * 1000 * 1000ull)
 
 static int prog_att_base(const struct compiled *c, uint32_t prog)
 {
@@ -93,8 +101,16 @@ static int ringbuf_sample(void *ctx, void *data, size_t size)
 	 * printed once the probes are detached. */
 	if (!r->in_end && r->ev.exit_requested)
 		return r->draining ? 0 : -ECANCELED;
-	if (!r->in_end && !r->draining && stopping)
-		return -ECANCELED;
+	if (!r->in_end && stopping) {
+		if (!r->stop_ns)
+			r->stop_ns = fmt_now_ns();
+		if (!r->draining)
+			return -ECANCELED;
+		if (fmt_now_ns() - r->stop_ns > STOP_DRAIN_NS) {
+			r->unprinted++;
+			return 0;
+		}
+	}
 	return events_handle(&r->ev, data, size);
 }
 
@@ -598,6 +614,11 @@ int run_program(const struct compiled *c, const struct run_opts *o)
 			lost = r.ev.lost_before_exit;
 		if (lost)
 			out_lost_events(&r.out, lost);
+		if (r.unprinted)
+			fprintf(r.err, "sonde: %llu records sent before the "
+				"stop were not printed: the run was stopped "
+				"and they took too long\n",
+				(unsigned long long)r.unprinted);
 		report_full_maps(&r);
 	}
 	run_close(&r);
