@@ -99,8 +99,11 @@ int probe_watch_func_expand(struct probe_env *env,
 			continue;
 		struct probe_target *t = probe_target_add(env->arena, out, n);
 		t->prov = probe_provider(kind);
-		t->name = arena_printf(env->arena, "%s:%s+arg%lu:%u:%s", kind,
-				       s->name, argn, len, a->parts[2]);
+		/* bpftrace's name: the traced file as given, and N of argN
+		 * only when it is not 0 (its name leaves out a 0 address) */
+		t->name = arena_printf(env->arena, "%s:%s:%s%s%.0lu:%u:%s",
+				       kind, path, s->name, argn ? ":" : "",
+				       argn, len, a->parts[2]);
 		t->u.watch.mode = a->parts[2];
 		t->u.watch.len = len;
 		t->u.watch.path = path;
