@@ -35,6 +35,8 @@ struct val {
 	uint32_t off;
 	uint32_t ctx_off;
 	bool user; /* V_ADDR: the address is in user space */
+	bool any;  /* V_ADDR: of unknown space (read by the helper that
+		    * tries both, as bpftrace does) */
 };
 
 /* Memory being written: a stack slot, or (ptr != IR_NOREG) map value
@@ -138,6 +140,8 @@ struct val cg_stack_arg(struct cg *g, struct ast_expr *e, uint32_t idx);
 /* The helper that reads (str: a string at) an address of type t: a
  * pointer's or a marked integer's space (enum addr_space), else the
  * space of the probe's addresses. */
+/* The read helper for the memory at V_ADDR v (str: a string read). */
+int cg_val_read_fn(const struct val *v, bool str);
 int cg_read_fn(struct cg *g, const struct type *t, bool str);
 /* codegen.c: the index of name in the table `probe` values index. */
 uint32_t cg_name_index(struct cg *g, const char *name);

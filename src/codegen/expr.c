@@ -165,12 +165,12 @@ static void copy_ctx(struct cg *g, struct cg_mem dst, uint32_t doff,
 }
 
 /* Reads size bytes at the address in reg into a new slot. */
-static ir_slot read_addr(struct cg *g, ir_reg addr, uint32_t size, bool user)
+static ir_slot read_addr(struct cg *g, const struct val *v, uint32_t size)
 {
 	ir_slot s = ir_slot_new(g->ir, size, 8);
 	ir_reg dst = slot_addr(g, s, 0);
-	cg_call(g, user ? BPF_FUNC_probe_read_user : BPF_FUNC_probe_read_kernel,
-		3, dst, ir_const(g->ir, size), addr);
+	cg_call(g, cg_val_read_fn(v, false), 3, dst, ir_const(g->ir, size),
+		v->reg);
 	return s;
 }
 
@@ -197,7 +197,7 @@ ir_reg cg_to_reg(struct cg *g, struct val v)
 	case V_ADDR: {
 		if (!scalar_size_ok(size))
 			size = 8;
-		ir_slot s = read_addr(g, v.reg, size, v.user);
+		ir_slot s = read_addr(g, &v, size);
 		r = ir_reg_new(g->ir);
 		ir_load_slot(g->ir, (int)size, r, s, 0);
 		extend(g, r, size, sign);
@@ -239,13 +239,12 @@ struct val cg_to_mem(struct cg *g, struct val v)
 			 * reads past the array. */
 			s = ir_slot_new(g->ir, size + 1, 8);
 			cg_zero(g, s, 0, size + 1);
-			cg_call(g, v.user ? BPF_FUNC_probe_read_user_str :
-					    BPF_FUNC_probe_read_kernel_str,
+			cg_call(g, cg_val_read_fn(&v, true),
 				3, slot_addr(g, s, 0), ir_const(g->ir, size + 1),
 				v.reg);
 			return mem_val(v.type, s, 0);
 		}
-		s = read_addr(g, v.reg, size, v.user);
+		s = read_addr(g, &v, size);
 		return mem_val(v.type, s, 0);
 	case V_NONE:
 		break;
@@ -309,8 +308,7 @@ void cg_store_mem(struct cg *g, struct cg_mem dst, uint32_t off,
 		   v.type->kind != TY_STRING) {
 		/* Into the scratch directly: the bytes may not fit a slot.
 		 * A failed read (a NULL address) zeroes them. */
-		cg_call(g, v.user ? BPF_FUNC_probe_read_user :
-				    BPF_FUNC_probe_read_kernel,
+		cg_call(g, cg_val_read_fn(&v, false),
 			3, cg_mem_addr(g, dst, off), ir_const(g->ir, n), v.reg);
 	} else {
 		struct val src = cg_to_mem(g, v);
@@ -351,7 +349,8 @@ static struct val field(struct cg *g, struct ast_expr *e)
 		ir_reg p = cg_to_reg(g, b);
 		rec = rec->elem;
 		b = (struct val){ .kind = V_ADDR, .type = rec, .reg = p,
-				  .user = b.type->is_user };
+				  .user = b.type->is_user,
+				  .any = type_addr_space(b.type) == AS_MIXED };
 	}
 	const struct type_field *f = e->u.field.resolved;
 	struct val v = b;
@@ -415,7 +414,8 @@ static struct val index_expr(struct cg *g, struct ast_expr *e)
 			ir_alui(g->ir, BPF_MUL, i, (int32_t)et->size);
 		ir_alu(g->ir, BPF_ADD, a, i);
 		struct val v = { .kind = V_ADDR, .type = et, .reg = a,
-				 .user = b.type->is_user };
+				 .user = b.type->is_user,
+				 .any = type_addr_space(b.type) == AS_MIXED };
 		return v;
 	}
 	/* arrays in memory or the context need a constant index */
@@ -426,7 +426,7 @@ static struct val index_expr(struct cg *g, struct ast_expr *e)
 			ir_alui(g->ir, BPF_MUL, i, (int32_t)et->size);
 			ir_alu(g->ir, BPF_ADD, a, i);
 			struct val v = { .kind = V_ADDR, .type = et, .reg = a,
-					 .user = b.user };
+					 .user = b.user, .any = b.any };
 			return v;
 		}
 		cg_error(g, e->u.index.index->span, "the index of this array "
@@ -769,7 +769,8 @@ static struct val unary(struct cg *g, struct ast_expr *e)
 	case OP_DEREF: {
 		ir_reg p = cg_int(g, x);
 		struct val v = { .kind = V_ADDR, .type = e->type, .reg = p,
-				 .user = x->type->is_user };
+				 .user = x->type->is_user,
+				 .any = type_addr_space(x->type) == AS_MIXED };
 		return v;
 	}
 	case OP_PREINC: case OP_PREDEC: case OP_POSTINC: case OP_POSTDEC: {

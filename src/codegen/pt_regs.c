@@ -82,6 +82,16 @@ struct val cg_bi_reg(struct cg *g, struct ast_expr *e, struct ast_expr *tg)
 	return cg_reg_val(e->type, cg_to_reg(g, ctx_u64((uint32_t)regs_offset(name))));
 }
 
+int cg_val_read_fn(const struct val *v, bool str)
+{
+	if (v->any)
+		return str ? BPF_FUNC_probe_read_str : BPF_FUNC_probe_read;
+	if (v->user)
+		return str ? BPF_FUNC_probe_read_user_str :
+			     BPF_FUNC_probe_read_user;
+	return str ? BPF_FUNC_probe_read_kernel_str : BPF_FUNC_probe_read_kernel;
+}
+
 int cg_read_fn(struct cg *g, const struct type *t, bool str)
 {
 	switch (type_addr_space(t)) {
@@ -98,7 +108,10 @@ int cg_read_fn(struct cg *g, const struct type *t, bool str)
 	case AS_NONE:
 		break;
 	}
-	bool user = g->tgt && (g->tgt->features & CTX_USER);
-	return cg_read_fn(g, user ? &(struct type){ .kind = TY_PTR, .is_user = true }
-				  : &(struct type){ .kind = TY_PTR }, str);
+	/* the probe's space; none (BEGIN, profile...): both */
+	unsigned f = g->tgt ? g->tgt->features : 0;
+	return cg_read_fn(g, &(struct type){ .kind = TY_PTR,
+			  .is_user = (f & CTX_USER) != 0,
+			  .addr = f & (CTX_USER | CTX_KERNEL) ? AS_NONE :
+							       AS_MIXED }, str);
 }

@@ -243,12 +243,19 @@ static bool find_field(struct sema *s, const struct type *rec,
 static const struct type *in_space(struct sema *s, const struct type *from,
 				   const struct type *t)
 {
-	if (!from->is_user || t->is_user ||
-	    (t->kind != TY_PTR && t->kind != TY_ARRAY))
+	/* likewise memory of unknown space (AS_MIXED) */
+	bool any = !from->is_user && from->addr == AS_MIXED &&
+		   (from->kind == TY_PTR || from->kind == TY_ARRAY);
+	if ((!from->is_user && !any) || t->is_user ||
+	    (t->kind != TY_PTR && t->kind != TY_ARRAY) ||
+	    (any && t->addr == AS_MIXED))
 		return t;
 	struct type *u = type_new(s->arena, t->kind, t->size);
 	*u = *t;
-	u->is_user = true;
+	if (any)
+		u->addr = AS_MIXED;
+	else
+		u->is_user = true;
 	return u;
 }
 
@@ -291,7 +298,8 @@ static const struct type *check_field(struct sema *s, struct ast_expr *e)
 	e->u.field.resolved = rf;
 	/* What a user pointer leads to is user memory too (a field read
 	 * through a user pointer, or of a record in user memory). */
-	return in_space(s, base->kind == TY_PTR && base->is_user ? base : rec,
+	return in_space(s, base->kind == TY_PTR &&
+				   type_addr_space(base) != AS_KERNEL ? base : rec,
 			f.type);
 }
 
@@ -333,9 +341,13 @@ static const struct type *check_cast(struct sema *s, struct ast_expr *e)
 	enum addr_space as = type_addr_space(from);
 	if (to->kind == TY_INT)
 		return type_int_addr(s->arena, to, as);
-	if (to->kind == TY_PTR && (as == AS_USER ||
-				   (as == AS_NONE && sema_tgt_has(s, CTX_USER))))
-		to = type_ptr(s->arena, to->elem, true);
+	if (to->kind != TY_PTR)
+		return to;
+	if (as == AS_NONE)
+		as = sema_tgt_has(s, CTX_USER) ? AS_USER :
+		     sema_tgt_has(s, CTX_KERNEL) ? AS_KERNEL : AS_MIXED;
+	if (as != AS_KERNEL)
+		to = type_ptr_in(s->arena, to->elem, as);
 	return to;
 }
 

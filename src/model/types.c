@@ -45,7 +45,8 @@ const struct type *type_int_addr(struct arena *a, const struct type *t,
 enum addr_space type_addr_space(const struct type *t)
 {
 	if (t->kind == TY_PTR)
-		return t->is_user ? AS_USER : AS_KERNEL;
+		return t->is_user ? AS_USER :
+		       t->addr == AS_MIXED ? AS_MIXED : AS_KERNEL;
 	return t->kind == TY_INT ? (enum addr_space)t->addr : AS_NONE;
 }
 
@@ -113,6 +114,17 @@ const struct type *type_ptr(struct arena *a, const struct type *elem,
 	struct type *t = type_new(a, TY_PTR, 8);
 	t->elem = elem;
 	t->is_user = is_user;
+	return t;
+}
+
+const struct type *type_ptr_in(struct arena *a, const struct type *elem,
+			       enum addr_space as)
+{
+	struct type *t = type_new(a, TY_PTR, 8);
+	t->elem = elem;
+	t->is_user = as == AS_USER;
+	if (as == AS_MIXED)
+		t->addr = AS_MIXED;
 	return t;
 }
 

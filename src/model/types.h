@@ -78,7 +78,9 @@ struct type {
 	bool is_user;   /* PTR/RECORD/ARRAY/STRING read from user memory; INT:
 			 * a user pointer stored in a map */
 	bool is_union;  /* RECORD */
-	uint8_t addr;   /* INT: enum addr_space of the address it holds */
+	uint8_t addr;   /* INT: enum addr_space of the address it holds;
+			 * PTR/ARRAY (not is_user): AS_MIXED when the space
+			 * is unknown (a cast in a probe of no space) */
 	const struct type *elem; /* PTR pointee, ARRAY element */
 	uint32_t count;          /* ARRAY length */
 	uint32_t nfields;        /* TUPLE, RECORD */
@@ -109,6 +111,9 @@ struct type *type_new(struct arena *a, enum type_kind kind, uint32_t size);
 const struct type *type_string(struct arena *a, uint32_t size);
 const struct type *type_ptr(struct arena *a, const struct type *elem,
 			    bool is_user);
+/* A pointer into space as (AS_NONE: kernel). */
+const struct type *type_ptr_in(struct arena *a, const struct type *elem,
+			       enum addr_space as);
 /* Builds a tuple, laying its fields out with C alignment. */
 const struct type *type_tuple(struct arena *a, const struct type **elems,
 			      uint32_t n);

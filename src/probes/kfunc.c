@@ -44,7 +44,8 @@ static void add(const struct kbtf_func *f, void *ctx_)
 	t->u.raw.module = f->module;
 	t->layout = CTXL_U64_ARRAY;
 	t->nargs = probe_btf_nslots(f);
-	t->features = CTX_ARGN | CTX_FUNC | (kprobe ? 0 : CTX_ARGS) |
+	t->features = CTX_KERNEL | CTX_ARGN | CTX_FUNC |
+		      (kprobe ? 0 : CTX_ARGS) |
 		      (ret ? CTX_RETVAL : 0);
 	t->args = probe_btf_args_type(
 		a, f, arena_printf(a, "struct %s_%s_args", kind, f->name),

@@ -90,7 +90,8 @@ static int add(const char *spec, void *ctx)
 	t->func = func;
 	t->u.user.retprobe = ret;
 	t->layout = CTXL_PT_REGS;
-	t->features = CTX_REGS | CTX_FUNC | (ret ? CTX_RETVAL : CTX_ARGN);
+	t->features = CTX_KERNEL | CTX_REGS | CTX_FUNC |
+		      (ret ? CTX_RETVAL : CTX_ARGN);
 	t->nargs = ret ? 0 : regs_nargs();
 	return 0;
 }

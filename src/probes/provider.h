@@ -27,6 +27,10 @@ enum ctx_feature {
 	CTX_FUNC = 1 << 3,
 	CTX_REGS = 1 << 4,   /* reg("ip") */
 	CTX_USER = 1 << 5,   /* integers used as addresses are user space */
+	/* ... kernel space; a probe with neither (BEGIN, profile, raw
+	 * tracepoints, perf events) reads them with the helper that tries
+	 * both, as bpftrace does where it cannot tell the space */
+	CTX_KERNEL = 1 << 6,
 };
 
 /* How codegen reaches the context's args. */

@@ -39,7 +39,7 @@ static int add_match(const char *cat, const char *name, void *ctx_)
 	t->name = arena_printf(a, "tracepoint:%s:%s", cat, name);
 	t->u.tp.id = (int32_t)fmt.id;
 	t->args = tracefs_args_type(a, &fmt);
-	t->features = CTX_ARGS;
+	t->features = CTX_KERNEL | CTX_ARGS;
 	t->layout = CTXL_TRACEPOINT;
 	return 0;
 }
