@@ -17,6 +17,9 @@
 #include "lang/parser.h"
 #include "lang/sema.h"
 #include "model/limits.h"
+#include "model/serial.h"
+#include "object/emit.h"
+#include "object/emitted.h"
 #include "object/object.h"
 #include "probes/provider.h"
 #include "runtime/child.h"
@@ -50,6 +53,7 @@ struct options {
 	int nparams;
 	/* object mode */
 	const char *object;    /* --object FILE.bpf.o */
+	const char *emit_elf;  /* --emit-elf FILE.o */
 	const char *obj_progs[64], *obj_sets[64];
 	size_t nobj_progs, nobj_sets;
 	const char *perf_event;
@@ -109,6 +113,12 @@ static void usage(FILE *out)
 	      "verifier checks it),\n"
 	      "                 then exit without attaching anything\n"
 	      "  --unsafe       allow unsafe functions such as system()\n"
+	      "  --emit-elf FILE.o\n"
+	      "                 compile, then write the program as a BPF ELF "
+	      "object that\n"
+	      "                 --object runs later (here or on another "
+	      "machine); load\n"
+	      "                 nothing\n"
 	      "  --usdt-file-activation\n"
 	      "                 accepted for bpftrace: USDT semaphores are "
 	      "always raised in\n"
@@ -296,7 +306,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 	       OPT_PROG, OPT_SET, OPT_PERF_EVENT, OPT_VERIFY, OPT_FOLDED,
 	       OPT_FLAMEGRAPH, OPT_TOOLS, OPT_HEATMAP, OPT_HEATMAP_SVG,
 	       OPT_METRICS, OPT_USDT_FILE_ACTIVATION, OPT_DUMP, OPT_INFO,
-	       OPT_NO_WARNINGS, OPT_INCLUDE };
+	       OPT_NO_WARNINGS, OPT_INCLUDE, OPT_EMIT_ELF };
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
@@ -309,6 +319,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "unsafe", no_argument, NULL, OPT_UNSAFE },
 		{ "verify", no_argument, NULL, OPT_VERIFY },
 		{ "object", required_argument, NULL, OPT_OBJECT },
+		{ "emit-elf", required_argument, NULL, OPT_EMIT_ELF },
 		{ "prog", required_argument, NULL, OPT_PROG },
 		{ "set", required_argument, NULL, OPT_SET },
 		{ "perf-event", required_argument, NULL, OPT_PERF_EVENT },
@@ -382,6 +393,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		case OPT_UNSAFE: o->unsafe = 1; break;
 		case OPT_VERIFY: o->verify = 1; break;
 		case OPT_OBJECT: o->object = optarg; break;
+		case OPT_EMIT_ELF: o->emit_elf = optarg; break;
 		case OPT_PERF_EVENT: o->perf_event = optarg; break;
 		case OPT_FOLDED: o->folded = optarg; break;
 		case OPT_FLAMEGRAPH: o->flamegraph = optarg; break;
@@ -499,7 +511,7 @@ static int expand_probes(struct arena *a, struct diag *d,
 				 .nparams = o->nparams, .pid = (int)o->pid,
 				 .cpid = cpid, .cmd = o->cmd,
 				 .no_attach = o->verify || o->dry_run ||
-					      o->dump };
+					      o->dump || o->emit_elf };
 	int rc = 0;
 	for (uint32_t i = 0; i < prog->nprobes; i++) {
 		const struct ast_probe *p = &prog->probes[i];
@@ -554,6 +566,13 @@ struct run {
 	struct compiled compiled;
 	bool have_compiled;
 	FILE *out;
+	/* --emit-elf: cpid and the start time compiled in are stand-ins
+	 * (emit_program), and the probes are kept for the object */
+	bool stand_ins;
+	int64_t stand_in_cpid;
+	uint64_t stand_in_start;
+	struct ast_program *prog;
+	struct sema_probe *probes;
 };
 
 static void run_cleanup(struct run *r)
@@ -590,16 +609,19 @@ static int compile(struct run *r, const struct options *o,
 	if (include_expand(&r->arena, diag, prog, &iopts) < 0)
 		return 1;
 	struct sema_probe *probes;
-	struct sema_opts sopts = { o->params, o->nparams, o->unsafe,
-				   r->have_child ? r->child.pid : 0 };
-	struct sema_result sres;
 	/* -c without running has a stand-in child pid: still a process. */
 	int cpid = o->cmd ? r->child.pid : 0;
+	struct sema_opts sopts = { o->params, o->nparams, o->unsafe,
+				   r->stand_ins ? r->stand_in_cpid : cpid };
+	struct sema_result sres;
 	if (expand_probes(&r->arena, diag, o, prog, cpid, &probes) < 0 ||
 	    sema_check(&r->arena, diag, prog, probes, &sopts, &sres) < 0)
 		return 1;
+	r->prog = prog;
+	r->probes = probes;
 	struct strbuf ir_text = STRBUF_INIT;
-	struct codegen_opts copts = { sopts.cpid, monotonic_ns(),
+	struct codegen_opts copts = { sopts.cpid, r->stand_ins ?
+				      r->stand_in_start : monotonic_ns(),
 				      (o->dump & DUMP_IR) ? &ir_text : NULL,
 				      o->helper_check };
 	int rc = codegen(&r->arena, diag, prog, probes, &sres, &copts,
@@ -663,6 +685,228 @@ static int run_object(const struct options *o)
 	return rc;
 }
 
+/* --emit-elf: the probe types whose programs the object can carry. A
+ * usdt program has its arguments' locations compiled in and a watchpoint
+ * needs its run's process; kprobes and kfuncs cannot be attached (or
+ * tested) on the kernels sonde is tried on, so they are not emitted. */
+static bool emittable(const struct probe_target *t)
+{
+	static const char *const ok[] = { "BEGIN", "END", "tracepoint",
+		"rawtracepoint", "interval", "profile", "software",
+		"hardware", "uprobe", "uretprobe", NULL };
+	for (size_t i = 0; ok[i]; i++)
+		if (!strcmp(t->prov->name, ok[i]))
+			return true;
+	return false;
+}
+
+/* Stand-ins for the values only the object's run knows: no pid is above
+ * PID_MAX_LIMIT (4194304) and no clock this far, and the two of a pair
+ * differ, so that compiling with each shows where they landed. */
+static const int64_t stand_in_cpid[2] = { 0x7ead0001, 0x7ead0002 };
+static const uint64_t stand_in_start[2] = { 0x5eed0000deadull << 16,
+					    0x5eed0000beefull << 16 };
+
+/* Where the stand-ins of compile 0 sit in program p's code, found by
+ * comparing with compile 1: each difference must be a stand-in, whole,
+ * else the value was folded into something the run cannot patch. */
+static int find_patches(struct arena *a, const struct cprog *p0,
+			const struct cprog *p1, struct serial_prog *sp)
+{
+	const struct bpf_code *c0 = &p0->code, *c1 = &p1->code;
+	if (c0->ninsns != c1->ninsns)
+		return -1;
+	sp->patches = arena_alloc(a, sizeof(*sp->patches) * (c0->ninsns + 1));
+	for (uint32_t i = 0; i < c0->ninsns; i++) {
+		const struct bpf_insn *x = &c0->insns[i], *y = &c1->insns[i];
+		if (!memcmp(x, y, sizeof(*x)))
+			continue;
+		bool ld64 = x->code == (BPF_LD | BPF_IMM | BPF_DW) &&
+			    i + 1 < c0->ninsns;
+		struct bpf_insn xs = *x, ys = *y;
+		xs.imm = ys.imm = 0;
+		if (memcmp(&xs, &ys, sizeof(xs)))
+			return -1;
+		int64_t v0 = (uint32_t)x->imm, v1 = (uint32_t)y->imm;
+		if (ld64) {
+			v0 |= (int64_t)((uint64_t)(uint32_t)x[1].imm << 32);
+			v1 |= (int64_t)((uint64_t)(uint32_t)y[1].imm << 32);
+		} else {
+			v0 = x->imm;
+			v1 = y->imm;
+		}
+		struct serial_patch pt = { i, SERIAL_PATCH_CPID };
+		if (v0 == stand_in_cpid[0] && v1 == stand_in_cpid[1])
+			;
+		else if (ld64 && (uint64_t)v0 == stand_in_start[0] &&
+			 (uint64_t)v1 == stand_in_start[1])
+			pt.kind = SERIAL_PATCH_START;
+		else
+			return -1;
+		sp->patches[sp->npatches++] = pt;
+		if (ld64)
+			i++;
+	}
+	return 0;
+}
+
+/* The script's probe that target t belongs to. */
+static uint32_t probe_of(const struct run *r, const struct probe_target *t)
+{
+	for (uint32_t i = 0; i < r->prog->nprobes; i++)
+		if (t >= r->probes[i].targets &&
+		    t < r->probes[i].targets + r->probes[i].ntargets)
+			return i;
+	return 0;
+}
+
+/* Fills the .sonde description of compile r[0], its stand-ins found by
+ * comparing with r[1]. Returns 0, or 1 after an error. */
+static int describe(struct run *r, const struct options *o,
+		    struct serial_object *so)
+{
+	const struct compiled *c = &r[0].compiled;
+	so->c = *c;
+	so->uses_cpid = o->cmd != NULL;
+	so->ngroups = r[0].prog->nprobes;
+	so->groups = arena_alloc(&r[0].arena, sizeof(*so->groups) *
+						      (so->ngroups + 1));
+	for (uint32_t i = 0; i < so->ngroups; i++) {
+		const struct ast_probe *ap = &r[0].prog->probes[i];
+		so->groups[i] = (struct serial_group){
+			ap->attach, ap->nattach,
+			ast_probe_uses_builtin(ap, BI_ARGS) };
+	}
+	so->progs = arena_alloc(&r[0].arena, sizeof(*so->progs) *
+						     (c->nprogs + 1));
+	if (r[1].compiled.nprogs != c->nprogs)
+		return 1;
+	for (uint32_t i = 0; i < c->nprogs; i++) {
+		const struct cprog *p = &c->progs[i];
+		struct serial_prog *sp = &so->progs[i];
+		if (!emittable(p->targets)) {
+			fprintf(stderr, "sonde: --emit-elf cannot carry %s "
+				"probes (%s): their programs depend on this "
+				"machine or run\n", p->targets->prov->name,
+				p->name);
+			return 1;
+		}
+		sp->group = probe_of(&r[0], p->targets);
+		sp->context = probe_target_hash(p->targets);
+		if (find_patches(&r[0].arena, p, &r[1].compiled.progs[i],
+				 sp) < 0) {
+			fprintf(stderr, "sonde: --emit-elf: the program for %s "
+				"computes with cpid or the start time at "
+				"compile time, which the object cannot carry\n",
+				p->name);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* --emit-elf FILE: compiles twice, with two sets of stand-ins for cpid
+ * and the start time, and writes the first with where they are. */
+static int emit_program(const struct options *o, const struct src_file *f,
+			struct diag *diag)
+{
+	if (o->pid || o->out_path || o->format || o->verify || o->dry_run ||
+	    o->dump || o->object || o->folded || o->flamegraph ||
+	    o->heatmap || o->heatmap_svg || o->metrics) {
+		fputs("sonde: --emit-elf only compiles: -p, -o, -f, --verify, "
+		      "--dry-run, -d, --object and the output options belong "
+		      "to the run (sonde --object FILE ...)\n", stderr);
+		return 1;
+	}
+	struct run r[2];
+	memset(r, 0, sizeof(r));
+	struct diag quiet;
+	FILE *devnull = fopen("/dev/null", "w");
+	diag_init(&quiet, devnull ? devnull : stderr);
+	quiet.no_warnings = true;
+	int rc = 0;
+	for (int k = 0; k < 2 && !rc; k++) {
+		arena_init(&r[k].arena);
+		r[k].child.pid = 1; /* -c: a stand-in, nothing runs */
+		r[k].stand_ins = true;
+		r[k].stand_in_cpid = o->cmd ? stand_in_cpid[k] : 0;
+		r[k].stand_in_start = stand_in_start[k];
+		rc = compile(&r[k], o, f, k ? &quiet : diag);
+	}
+	struct serial_object so;
+	memset(&so, 0, sizeof(so));
+	if (!rc)
+		rc = describe(r, o, &so);
+	char why[300];
+	if (!rc && emit_elf(o->emit_elf, &so, why, sizeof(why)) < 0) {
+		fprintf(stderr, "sonde: --emit-elf: %s\n", why);
+		rc = 1;
+	}
+	for (int k = 1; k >= 0; k--)
+		run_cleanup(&r[k]);
+	if (devnull)
+		fclose(devnull);
+	return rc;
+}
+
+/* --object FILE for an object --emit-elf wrote: its compiled program
+ * rebuilt, its probes resolved here, then run as the script would. */
+static int run_emitted(const struct options *o)
+{
+	if (o->nobj_progs || o->nobj_sets || o->perf_event || o->nparams ||
+	    o->helper_check || o->prog_text || o->nincludes || o->nincdirs) {
+		fputs("sonde: an object --emit-elf wrote was compiled whole: "
+		      "--prog, --set, --perf-event, -e, -k, -I, --include and "
+		      "positional parameters are given to --emit-elf instead\n",
+		      stderr);
+		return 1;
+	}
+	struct run r;
+	memset(&r, 0, sizeof(r));
+	arena_init(&r.arena);
+	struct serial_object so;
+	int rc = 1;
+	if (emitted_open(&r.arena, o->object, &so, stderr) < 0)
+		goto out;
+	if (so.uses_cpid && !o->cmd) {
+		fprintf(stderr, "sonde: %s was emitted with -c: run it with -c "
+			"CMD\n", o->object);
+		goto out;
+	}
+	if (o->cmd) {
+		int err = child_spawn_cmd(&r.child, o->cmd);
+		if (err < 0) {
+			fprintf(stderr, "sonde: cannot run '%s': %s\n", o->cmd,
+				strerror(-err));
+			goto out;
+		}
+		r.have_child = true;
+	}
+	struct emitted_env env = { (int)o->pid, r.have_child ? r.child.pid : 0,
+				   o->cmd, monotonic_ns() };
+	if (emitted_resolve(&r.arena, &so, &env, stderr) < 0)
+		goto out;
+	if (o->out_path && !(r.out = fopen(o->out_path, "w"))) {
+		fprintf(stderr, "sonde: cannot write %s: %s\n", o->out_path,
+			strerror(errno));
+		goto out;
+	}
+	struct run_opts ropts = {
+		.format = o->format, .out = r.out, .err = stderr,
+		.console = stdout, .verbose = o->verbose,
+		.unsafe = o->unsafe, .quiet = o->quiet,
+		.child = r.have_child ? &r.child : NULL,
+		.pid = (pid_t)o->pid, .verify_only = o->verify,
+		.buffering = o->buffering,
+		.folded = o->folded, .flamegraph = o->flamegraph,
+		.no_warnings = o->no_warnings,
+	};
+	rc = run_program(&so.c, &ropts) < 0;
+out:
+	run_cleanup(&r); /* so's code lives in the arena */
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	struct options o;
@@ -672,15 +916,19 @@ int main(int argc, char **argv)
 	if (o.info)
 		return info_print(stdout, SONDE_VERSION) < 0;
 
-	bool will_run = !o.dry_run && !o.dump;
+	bool will_run = !o.dry_run && !o.dump && !o.emit_elf;
 	const char *why;
 	if ((o.object || (will_run && !o.list)) &&
 	    !privilege_can_trace(&why)) {
 		fprintf(stderr, "sonde: %s\n", why);
 		return 1;
 	}
-	if (o.object)
+	if (o.object) {
+		/* an unreadable file goes to object mode, which says why */
+		if (emitted_detect(o.object) > 0)
+			return run_emitted(&o);
 		return run_object(&o);
+	}
 	if (o.list_tools) {
 		return toolfind_list(stdout) > 0 ? 0 : 1;
 	}
@@ -734,6 +982,11 @@ int main(int argc, char **argv)
 	struct diag diag;
 	diag_init(&diag, stderr);
 	diag.no_warnings = o.no_warnings;
+	if (o.emit_elf) {
+		int erc = emit_program(&o, &file, &diag);
+		run_cleanup(&r);
+		return erc;
+	}
 	int rc = compile(&r, &o, &file, &diag);
 	if (diag.nerrors > diag.max_errors)
 		fprintf(stderr, "sonde: %d errors in all, only the first %d "

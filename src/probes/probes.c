@@ -9,6 +9,7 @@
 
 #include "kernel/perf.h"
 #include "model/limits.h"
+#include "model/serial.h"
 #include "probes/impl.h"
 #include "util/arena.h"
 #include "util/diag.h"
@@ -302,4 +303,24 @@ int probe_attach_perf(int pfd, int prog_fd, struct probe_attachment *att)
 		return link;
 	/* 0: attached without a link; closing the perf fd detaches. */
 	return link > 0 ? probe_att_push(att, link) : 0;
+}
+
+uint32_t probe_target_hash(const struct probe_target *t)
+{
+	/* little-endian words, so that the hash is the same on any host */
+	uint32_t w[6] = { (uint32_t)(t->prog_type ? t->prog_type :
+						    t->prov->prog_type),
+			  (uint32_t)t->attach_type, t->features,
+			  (uint32_t)t->layout, t->nargs, 0 };
+	uint8_t b[sizeof(w)];
+	for (size_t i = 0; i < sizeof(w) / 4; i++)
+		for (int k = 0; k < 4; k++)
+			b[i * 4 + k] = (uint8_t)(w[i] >> (8 * k));
+	uint32_t crc = serial_crc(0, t->name, strlen(t->name) + 1);
+	crc = serial_crc(crc, t->prov->name, strlen(t->prov->name) + 1);
+	if (t->func)
+		crc = serial_crc(crc, t->func, strlen(t->func) + 1);
+	crc = serial_crc(crc, b, sizeof(b));
+	crc = serial_type_hash(t->args, crc);
+	return serial_type_hash(t->retval, crc);
 }

@@ -256,6 +256,12 @@ int probe_list_check(const char *pattern, struct diag *d);
  * (0: none, the default). */
 void probe_list_set_pid(int pid);
 
+/* A fingerprint of what codegen compiles against in target t (its name,
+ * program type, context layout, the types of args and retval): an object
+ * --emit-elf wrote runs only where its targets still have the one each
+ * program was compiled for. */
+uint32_t probe_target_hash(const struct probe_target *t);
+
 /* Appends one target to a growable array in the arena. */
 struct probe_target *probe_target_add(struct arena *a,
 				      struct probe_target **arr, uint32_t *n);

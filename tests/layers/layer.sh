@@ -16,7 +16,7 @@ probes: util model kernel
 lang: util model kernel probes
 codegen: util model kernel probes lang backend
 runtime: util model kernel probes
-object: util model kernel runtime
+object: util model kernel probes runtime
 tools: util
 "
 
