@@ -623,7 +623,7 @@ static int compile(struct run *r, const struct options *o,
 	struct codegen_opts copts = { sopts.cpid, r->stand_ins ?
 				      r->stand_in_start : monotonic_ns(),
 				      (o->dump & DUMP_IR) ? &ir_text : NULL,
-				      o->helper_check };
+				      o->helper_check, o->emit_elf != NULL };
 	int rc = codegen(&r->arena, diag, prog, probes, &sres, &copts,
 			 &r->compiled);
 	r->have_compiled = true;

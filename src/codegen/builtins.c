@@ -121,6 +121,8 @@ struct val cg_bi_cpid(struct cg *g, struct ast_expr *e, struct ast_expr *tg)
 /* An index into the table of probe names the runtime prints. */
 struct val cg_bi_probe(struct cg *g, struct ast_expr *e, struct ast_expr *tg)
 {
+	if (g->probe_reg != IR_NOREG)
+		return cg_reg_val(e->type, ir_copy(g->ir, g->probe_reg));
 	return cg_reg_val(e->type, ir_const(g->ir, (int64_t)g->probe_index));
 }
 

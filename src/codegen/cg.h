@@ -65,6 +65,23 @@ struct cg_loop {
  * flag and the maps print before the detach (runtime/run.c). */
 #define CG_DETACH_FIRST_MAX 8
 
+/* sysdispatch.c: a probe over at least this many syscall tracepoints of
+ * one direction is one raw tracepoint program (see there). */
+#define CG_SYSDISPATCH_MIN 32
+struct cg_sysentry {
+	int32_t nr;                        /* the syscall's number */
+	const struct probe_target *target; /* its tracepoint */
+};
+struct cg_sysdispatch {
+	struct probe_target target; /* raw_tp sys_enter or sys_exit */
+	bool exit;
+	bool *covered;        /* per target of the probe: in the program */
+	uint32_t first;       /* a covered target */
+	struct cg_sysentry *entries; /* n, by nr */
+	uint32_t n;
+	uint32_t status_off;  /* task_struct.thread_info.status */
+};
+
 struct cg {
 	struct arena *arena;
 	struct diag *diag;
@@ -86,6 +103,10 @@ struct cg {
 	struct ir *ir;
 	const struct probe_target *tgt;
 	uint32_t probe_index;
+	/* a program for several syscalls: it dispatches on the number, and
+	 * `probe` is in probe_reg (IR_NOREG: probe_index) */
+	const struct cg_sysdispatch *disp;
+	ir_reg probe_reg;
 	VEC(struct cg_var) vars;
 	VEC(struct cg_loop) loops;
 	/* out->probe_names by hash (open addressing, index + 1, 0: free), so
@@ -119,6 +140,14 @@ typedef struct val (*cg_builtin_fn)(struct cg *g, struct ast_expr *e,
 				     struct ast_expr *target);
 struct val cg_builtin(struct cg *g, struct ast_expr *e,
 		      struct ast_expr *target);
+
+/* sysdispatch.c: whether probe p (its targets sp) becomes one program
+ * (out filled; out->covered are its targets), and that program's start,
+ * which leaves the events it does not stand for and sets g->probe_reg. */
+bool cg_sysdispatch_plan(struct cg *g, const struct ast_probe *p,
+			 const struct sema_probe *sp,
+			 struct cg_sysdispatch *out);
+void cg_sysdispatch_prologue(struct cg *g, const struct cg_sysdispatch *d);
 /* Every emitter the registry names (in builtins.c, calls.c, context.c,
  * pt_regs.c, maps.c, stacks.c). */
 #define BUILTIN_VAR(id, name, ty, emit) \

@@ -299,7 +299,10 @@ static int gen_program(struct cg *g, struct ast_probe *p,
 	g->scratch_used = 0;
 	g->bail = IR_NOJUMP;
 	g->first_loop = NULL;
+	g->probe_reg = IR_NOREG;
 	declare_vars(g, &p->body, true);
+	if (g->disp)
+		cg_sysdispatch_prologue(g, g->disp);
 	if (g->stop_flag >= 0 && t->prov->run == PROBE_RUN_ATTACHED) {
 		/* 3 instructions: a direct load of the flag, no helper */
 		ir_reg f = ir_reg_new(g->ir);
@@ -373,8 +376,14 @@ int codegen(struct arena *a, struct diag *d, struct ast_program *prog,
 	VEC(struct cprog) progs = { 0 };
 	int rc = 0;
 	for (uint32_t i = 0; i < prog->nprobes && rc == 0; i++) {
+		struct cg_sysdispatch disp;
+		bool dispatch = !opts->no_dispatch &&
+				cg_sysdispatch_plan(&g, &prog->probes[i],
+						    &probes[i], &disp);
 		for (uint32_t k = 0; k < probes[i].ntargets; k++) {
 			struct cprog cp;
+			if (dispatch && disp.covered[k])
+				continue;
 			memset(&cp, 0, sizeof(cp));
 			sema_retarget(sr, i, &probes[i].targets[k]);
 			if (gen_program(&g, &prog->probes[i],
@@ -383,6 +392,28 @@ int codegen(struct arena *a, struct diag *d, struct ast_program *prog,
 				rc = -1;
 				break;
 			}
+			vec_push(&progs, cp);
+		}
+		if (dispatch && rc == 0) {
+			struct cprog cp;
+			memset(&cp, 0, sizeof(cp));
+			/* the body reads nothing a syscall's record types */
+			sema_retarget(sr, i, &probes[i].targets[disp.first]);
+			g.disp = &disp;
+			int err = gen_program(&g, &prog->probes[i], &disp.target,
+					      &cp);
+			g.disp = NULL;
+			if (err < 0) {
+				bpf_code_free(&cp.code);
+				rc = -1;
+				break;
+			}
+			cp.ncounted = disp.n;
+			/* disp.target is on this stack: keep a copy */
+			struct probe_target *t = arena_alloc(a, sizeof(*t));
+			*t = disp.target;
+			cp.targets = t;
+			cp.name = t->name;
 			vec_push(&progs, cp);
 		}
 	}

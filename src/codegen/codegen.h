@@ -21,6 +21,9 @@ struct codegen_opts {
 	uint64_t start_ns; /* bpf_ktime_get_ns() at start, for `elapsed` */
 	struct strbuf *dump_ir; /* when set, -d ir text is appended here */
 	int helper_check;  /* -k: 1, -kk: 2 (cg_helper_check) */
+	/* no program stands for several syscall tracepoints (--emit-elf:
+	 * an object's programs attach as its attach points expand) */
+	bool no_dispatch;
 };
 
 /* Compiles a program that passed sema. Everything in out lives in a.

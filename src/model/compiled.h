@@ -55,6 +55,9 @@ struct cprog {
 	int attach_btf_obj_fd;    /* module BTF, 0: vmlinux */
 	const struct probe_target *targets;
 	uint32_t ntargets;
+	/* the probes it stands for in "Attaching N probes" (0: ntargets):
+	 * one program dispatching on the syscall number counts each */
+	uint32_t ncounted;
 	bool is_begin, is_end;    /* run once through BPF_PROG_TEST_RUN */
 	/* "FILE:LINE:COL" of the program's first while loop (NULL: none),
 	 * named when the verifier gives up on following it */

@@ -557,9 +557,14 @@ int run_program(const struct compiled *c, const struct run_opts *o)
 		return 0;
 	}
 	if (!err) {
-		/* bpftrace counts every target, BEGIN and END included. */
+		/* bpftrace counts every target, BEGIN and END included,
+		 * and each syscall of a dispatching program. */
+		uint32_t shown = 0;
+		for (uint32_t i = 0; i < c->nprogs; i++)
+			shown += c->progs[i].ncounted ? c->progs[i].ncounted :
+							c->progs[i].ntargets;
 		if (!o->quiet)
-			out_attached_probes(&r.out, r.natts);
+			out_attached_probes(&r.out, shown);
 		/* BEGIN before the other probes attach, as in bpftrace: what
 		 * it sets up (a map of names, say) is there for their first
 		 * event. */

@@ -5,6 +5,7 @@
 //
 //   getpid N           N getpid() syscalls
 //   getppid N          N getppid() syscalls
+//   int80 N            N 32-bit getpid() calls through int $0x80 (x86-64)
 //   writes N SIZE      N writes of SIZE bytes to /dev/null
 //   reads N SIZE       N reads of SIZE bytes from /dev/zero
 //   open PATH N        N openat(PATH, O_RDONLY) (failures are fine)
@@ -97,6 +98,20 @@ int main(int argc, char **argv)
 			need(i, 1, argc, v);
 			for (long n = num(argv[++i]); n > 0; n--)
 				syscall(SYS_getppid);
+		} else if (!strcmp(v, "int80")) {
+			need(i, 1, argc, v);
+			for (long n = num(argv[++i]); n > 0; n--) {
+#if defined(__x86_64__)
+				/* the 32-bit getpid (20; 20 is writev in
+				 * the 64-bit table) */
+				long r;
+				__asm__ volatile("int $0x80" : "=a"(r)
+						 : "a"(20L) : "memory");
+#else
+				fprintf(stderr, "wl: int80 is x86-64's\n");
+				return 1;
+#endif
+			}
 		} else if (!strcmp(v, "writes") || !strcmp(v, "reads")) {
 			need(i, 2, argc, v);
 			long n = num(argv[i + 1]), size = num(argv[i + 2]);

@@ -1,0 +1,14 @@
+/*
+ * Syscall numbers by name, from the <asm/unistd.h> sonde was built with:
+ * the architecture's ABI, which the kernel keeps stable. A name that a
+ * newer kernel added, or whose syscall tracepoint is named after another
+ * entry point (sys_enter_newstat for stat), is not found; callers then
+ * use the tracepoint itself.
+ */
+#ifndef SONDE_SYSNR_H
+#define SONDE_SYSNR_H
+
+/* The number of syscall name (as in syscalls:sys_enter_NAME), or -1. */
+int sysnr_lookup(const char *name);
+
+#endif
