@@ -51,7 +51,7 @@ static bool needs_tracepoint(const struct ast_probe *p)
 static int target_nr(const struct probe_target *t, bool *exit)
 {
 	const char *ev;
-	if (strcmp(t->prov->name, "tracepoint") || !t->u.tp.category ||
+	if (t->prov != probe_provider("tracepoint") || !t->u.tp.category ||
 	    strcmp(t->u.tp.category, "syscalls") || !(ev = t->u.tp.event))
 		return -1;
 	if (!strncmp(ev, "sys_enter_", 10))
