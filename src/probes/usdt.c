@@ -143,7 +143,8 @@ static int expand(struct probe_env *env, const struct attach_point *a,
 	/* bpftrace keeps its matches in a set, sorted by name, and
 	 * attaches them in reverse: the same order here makes the first
 	 * event of an already running process the one bpftrace sees */
-	qsort(*out + before, *n - before, sizeof(**out), cmp_target);
+	if (*n > before)
+		qsort(*out + before, *n - before, sizeof(**out), cmp_target);
 	if (*n == before) {
 		diag_error(env->diag, a->span, "no USDT probe matches %s%s%s:%s",
 			   file[0] ? file : "(any file)",
