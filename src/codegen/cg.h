@@ -65,6 +65,9 @@ struct cg_loop {
  * flag and the maps print before the detach (runtime/run.c). */
 #define CG_DETACH_FIRST_MAX 8
 
+/* multiattach.c: a probe with at least this many targets of a provider
+ * that attaches many at once is one program (see there). */
+#define CG_MULTI_MIN 32
 /* sysdispatch.c: a probe over at least this many syscall tracepoints of
  * one direction is one raw tracepoint program (see there). */
 #define CG_SYSDISPATCH_MIN 32
@@ -106,6 +109,7 @@ struct cg {
 	/* a program for several syscalls: it dispatches on the number, and
 	 * `probe` is in probe_reg (IR_NOREG: probe_index) */
 	const struct cg_sysdispatch *disp;
+	bool multi;             /* one program for all targets (multiattach) */
 	ir_reg probe_reg;
 	VEC(struct cg_var) vars;
 	VEC(struct cg_loop) loops;
@@ -148,6 +152,12 @@ bool cg_sysdispatch_plan(struct cg *g, const struct ast_probe *p,
 			 const struct sema_probe *sp,
 			 struct cg_sysdispatch *out);
 void cg_sysdispatch_prologue(struct cg *g, const struct cg_sysdispatch *d);
+/* multiattach.c: whether probe p's targets sp are one program attached at
+ * once; its start (g->probe_reg from the attach cookie); the cookies, one
+ * per target. */
+bool cg_multi_plan(const struct ast_probe *p, const struct sema_probe *sp);
+void cg_multi_prologue(struct cg *g);
+const uint64_t *cg_multi_cookies(struct cg *g, const struct sema_probe *sp);
 /* Every emitter the registry names (in builtins.c, calls.c, context.c,
  * pt_regs.c, maps.c, stacks.c). */
 #define BUILTIN_VAR(id, name, ty, emit) \

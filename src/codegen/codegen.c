@@ -303,6 +303,8 @@ static int gen_program(struct cg *g, struct ast_probe *p,
 	declare_vars(g, &p->body, true);
 	if (g->disp)
 		cg_sysdispatch_prologue(g, g->disp);
+	if (g->multi)
+		cg_multi_prologue(g);
 	if (g->stop_flag >= 0 && t->prov->run == PROBE_RUN_ATTACHED) {
 		/* 3 instructions: a direct load of the flag, no helper */
 		ir_reg f = ir_reg_new(g->ir);
@@ -380,6 +382,30 @@ int codegen(struct arena *a, struct diag *d, struct ast_program *prog,
 		bool dispatch = !opts->no_dispatch &&
 				cg_sysdispatch_plan(&g, &prog->probes[i],
 						    &probes[i], &disp);
+		if (!opts->no_dispatch &&
+		    cg_multi_plan(&prog->probes[i], &probes[i])) {
+			struct cprog cp;
+			memset(&cp, 0, sizeof(cp));
+			sema_retarget(sr, i, &probes[i].targets[0]);
+			g.multi = true;
+			int err = gen_program(&g, &prog->probes[i],
+					      &probes[i].targets[0], &cp);
+			g.multi = false;
+			if (err < 0) {
+				bpf_code_free(&cp.code);
+				rc = -1;
+				break;
+			}
+			cp.targets = probes[i].targets;
+			cp.ntargets = probes[i].ntargets;
+			cp.cookies = cg_multi_cookies(&g, &probes[i]);
+			cp.name = arena_printf(a, "%s and %u more (one link)",
+					       cp.name, cp.ntargets - 1);
+			cp.expected_attach_type = (enum bpf_attach_type)
+				probes[i].targets[0].prov->multi_attach_type;
+			vec_push(&progs, cp);
+			continue;
+		}
 		for (uint32_t k = 0; k < probes[i].ntargets; k++) {
 			struct cprog cp;
 			if (dispatch && disp.covered[k])

@@ -15,6 +15,7 @@
 #include "kernel/btf.h"
 #include "kernel/perf.h"
 #include "kernel/tracefs.h"
+#include "kernel/umulti.h"
 
 struct feat_state {
 	bool probed, ok;
@@ -28,6 +29,7 @@ static const char *const feat_names[FEAT__COUNT] = {
 	[FEAT_KPROBE] = "kprobe",
 	[FEAT_KPROBE_MULTI] = "kprobe_multi",
 	[FEAT_UPROBE] = "uprobe",
+	[FEAT_UPROBE_MULTI] = "uprobe_multi",
 	[FEAT_FENTRY] = "fentry",
 	[FEAT_TP_BTF] = "tp_btf",
 	[FEAT_RAW_TP] = "raw_tracepoint",
@@ -105,6 +107,28 @@ static bool probe_kprobe_multi(struct feat_state *s)
 		return result(s, false, "kprobe_multi links not supported (%s)",
 			      strerror(err));
 	return result(s, true, "kprobe_multi links");
+}
+
+static bool probe_uprobe_multi(struct feat_state *s)
+{
+	LIBBPF_OPTS(bpf_prog_load_opts, popts,
+		    .expected_attach_type = UMULTI_ATTACH_TYPE);
+	int fd = load(BPF_PROG_TYPE_KPROBE, &popts);
+	if (fd < 0)
+		return result(s, false, "uprobe_multi programs do not load (%s)",
+			      strerror(-fd));
+	/* A file that cannot exist: supported kernels fail the path
+	 * lookup, others refuse the attach type itself. */
+	uint64_t off = 0, cookie = 0;
+	int link = umulti_attach(fd, "/nonexistent/sonde-probe", &off, &cookie,
+				 1, false, 0);
+	if (link >= 0)
+		close(link);
+	close(fd);
+	if (link != -ENOENT)
+		return result(s, false, "uprobe_multi links not supported (%s)",
+			      strerror(link < 0 ? -link : 0));
+	return result(s, true, "uprobe_multi links");
 }
 
 /* Loads a BPF_PROG_TYPE_TRACING program at a BTF id. Load only: the
@@ -247,6 +271,7 @@ static bool probe(enum feat_id f, struct feat_state *s)
 	case FEAT_KPROBE: return has_pmu_or_events(s, "kprobe", "kprobe_events");
 	case FEAT_KPROBE_MULTI: return probe_kprobe_multi(s);
 	case FEAT_UPROBE: return has_pmu_or_events(s, "uprobe", "uprobe_events");
+	case FEAT_UPROBE_MULTI: return probe_uprobe_multi(s);
 	case FEAT_FENTRY: return probe_fentry(s);
 	case FEAT_TP_BTF: return probe_tp_btf(s);
 	case FEAT_RAW_TP: return probe_raw_tp(s);

@@ -14,6 +14,7 @@ enum feat_id {
 	FEAT_KPROBE,       /* kprobe PMU or tracefs kprobe_events */
 	FEAT_KPROBE_MULTI, /* BPF_TRACE_KPROBE_MULTI links */
 	FEAT_UPROBE,       /* uprobe PMU or tracefs uprobe_events */
+	FEAT_UPROBE_MULTI, /* BPF_TRACE_UPROBE_MULTI links (kernel/umulti.h) */
 	FEAT_FENTRY,       /* fentry/fexit (kfunc/kretfunc) load and attach */
 	FEAT_TP_BTF,       /* BTF-typed raw tracepoints */
 	FEAT_RAW_TP,       /* raw tracepoints */

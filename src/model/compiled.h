@@ -55,6 +55,9 @@ struct cprog {
 	int attach_btf_obj_fd;    /* module BTF, 0: vmlinux */
 	const struct probe_target *targets;
 	uint32_t ntargets;
+	/* Per target: its attach cookie, the targets attached all at once
+	 * by their provider's attach_multi; NULL: one attach per target. */
+	const uint64_t *cookies;
 	/* the probes it stands for in "Attaching N probes" (0: ntargets):
 	 * one program dispatching on the syscall number counts each */
 	uint32_t ncounted;

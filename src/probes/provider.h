@@ -197,6 +197,18 @@ struct provider {
 	 * END), which the runtime runs through BPF_PROG_TEST_RUN instead. */
 	int (*attach)(const struct probe_target *t, int prog_fd,
 		      struct probe_attachment *att);
+	/* Attaches one program to targets t[0..n) at once, all of one file,
+	 * process and kind, target i firing with cookies[i] (the program
+	 * reads it with bpf_get_attach_cookie), in one kernel link that
+	 * detaches in one grace period; the program is loaded with
+	 * multi_attach_type. NULL: none, or multi_ok says no. */
+	int (*attach_multi)(const struct probe_target *t, uint32_t n,
+			    const uint64_t *cookies, int prog_fd,
+			    struct probe_attachment *att);
+	/* Whether targets t[0..n) can share one attach_multi, on this
+	 * kernel. */
+	bool (*multi_ok)(const struct probe_target *t, uint32_t n);
+	uint32_t multi_attach_type;
 	/* The kernel runs the programs on one event last attached first
 	 * (each uprobe perf event is its own consumer, a software event
 	 * joins its CPU's list at the head, kprobes on one address and

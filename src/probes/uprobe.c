@@ -10,9 +10,11 @@
 #include <unistd.h>
 
 #include "kernel/elfsym.h"
+#include "kernel/features.h"
 #include "kernel/glob.h"
 #include "kernel/perf.h"
 #include "kernel/regs.h"
+#include "kernel/umulti.h"
 #include "kernel/usrpath.h"
 #include "probes/impl.h"
 #include "util/arena.h"
@@ -408,12 +410,43 @@ int probe_uprobe_attach(const struct probe_target *t, int prog_fd,
 				 prog_fd, att);
 }
 
+/* One uprobe_multi link for all: their file, process and kind are t[0]'s. */
+static int attach_multi(const struct probe_target *t, uint32_t n,
+			const uint64_t *cookies, int prog_fd,
+			struct probe_attachment *att)
+{
+	uint64_t *offs = malloc(n * sizeof(*offs));
+	if (!offs)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < n; i++)
+		offs[i] = t[i].u.user.offset;
+	int fd = umulti_attach(prog_fd, t->binary, offs, cookies, n,
+			       t->u.user.retprobe, t->pid);
+	free(offs);
+	return fd < 0 ? fd : probe_att_push(att, fd);
+}
+
+static bool multi_ok(const struct probe_target *t, uint32_t n)
+{
+	if (!feat_has(FEAT_UPROBE_MULTI))
+		return false;
+	for (uint32_t i = 0; i < n; i++)
+		if (t[i].prov != t->prov || t[i].pid != t->pid ||
+		    t[i].u.user.ref_ctr || !t[i].binary ||
+		    strcmp(t[i].binary, t->binary))
+			return false;
+	return true;
+}
+
 const struct provider probe_uprobe_prov = {
 	.name = "uprobe",
 	.aliases = (const char *const[]){ "u", NULL },
 	.prog_type = BPF_PROG_TYPE_KPROBE,
 	.expand = expand,
 	.attach = probe_uprobe_attach,
+	.attach_multi = attach_multi,
+	.multi_ok = multi_ok,
+	.multi_attach_type = UMULTI_ATTACH_TYPE,
 	.attach_reversed = true,
 	.list = list,
 };
@@ -424,6 +457,9 @@ const struct provider probe_uretprobe_prov = {
 	.prog_type = BPF_PROG_TYPE_KPROBE,
 	.expand = expand,
 	.attach = probe_uprobe_attach,
+	.attach_multi = attach_multi,
+	.multi_ok = multi_ok,
+	.multi_attach_type = UMULTI_ATTACH_TYPE,
 	.attach_reversed = true,
 	.list = list_ret,
 };

@@ -195,6 +195,35 @@ static int attach_one(struct run *r, uint32_t i, uint32_t k)
 			       &r->atts[prog_att_base(r->c, i) + k]);
 }
 
+/* Targets [lo, hi) of program i at once (cprog.cookies), their links
+ * held by the first target's attachment. When the kernel refuses the
+ * link (one function it cannot probe fails them all), each half is tried
+ * on its own, down to the single targets, which are warned about and left
+ * out as attach_all does. Returns how many were attached; *err is the
+ * first error. */
+static uint32_t attach_many(struct run *r, uint32_t i, uint32_t lo,
+			    uint32_t hi, int *err)
+{
+	const struct cprog *p = &r->c->progs[i];
+	const struct probe_target *t = &p->targets[lo];
+	int e = t->prov->attach_multi(t, hi - lo, p->cookies + lo,
+				      r->l.prog_fds[i],
+				      &r->atts[prog_att_base(r->c, i)]);
+	if (!e)
+		return hi - lo;
+	if (hi - lo > 1) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		return attach_many(r, i, lo, mid, err) +
+		       attach_many(r, i, mid, hi, err);
+	}
+	progress_end(&r->pg);
+	fprintf(r->err, "sonde: warning: cannot attach probe %s: %s; it is "
+		"left out\n", t->name, err_str(e));
+	if (!*err)
+		*err = e;
+	return 0;
+}
+
 /* Attaches every target, in script order, but targets whose provider
  * says the kernel runs them last attached first in a second pass,
  * backwards. With more than one target, one that cannot be attached (a
@@ -219,6 +248,16 @@ static int attach_all(struct run *r)
 			const struct cprog *p = &c->progs[i];
 			if (p->is_begin || p->is_end)
 				continue;
+			if (p->cookies) {
+				bool rev = p->targets->prov->attach_reversed;
+				if (rev != (pass == 1))
+					continue;
+				attached += attach_many(r, i, 0, p->ntargets,
+							&first_err);
+				done += p->ntargets;
+				progress_step(&r->pg, done);
+				continue;
+			}
 			for (uint32_t m = 0; m < p->ntargets; m++) {
 				uint32_t k = pass ? p->ntargets - 1 - m : m;
 				const struct probe_target *t = &p->targets[k];

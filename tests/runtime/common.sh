@@ -44,6 +44,7 @@
 #                    twl          the types workload built (@TWL@)
 #                    file:PATH    the file PATH exists
 #                    nokprobes    the kernel has no kprobe PMU
+#                    feat:NAME    sonde --info says "NAME: yes"
 #                    nobreakpoints  they can be opened but never fire
 #   EXPECT         block: stdout must be exactly these lines (byte for byte,
 #                  each line ends with \n)
@@ -160,6 +161,7 @@ missing_requirement() {
 		cmd:*) command -v "${w#cmd:}" >/dev/null || { echo "no ${w#cmd:} command"; return; } ;;
 		nokprobes) [ ! -e /sys/bus/event_source/devices/kprobe ] || { echo "this kernel has kprobes (the test is of the error without them)"; return; } ;;
 		twl) [ -x "$TWL" ] || { echo "twl.c did not build"; return; } ;;
+		feat:*) "$SONDE" --info 2>/dev/null | grep -q "^  ${w#feat:}: yes" || { echo "this kernel lacks ${w#feat:} (sonde --info)"; return; } ;;
 		file:*) [ -f "${w#file:}" ] || { echo "no ${w#file:}"; return; } ;;
 		uwl) [ -x "$UWLNP" ] || { echo "uwl.c did not build (no <sys/sdt.h>?)"; return; } ;;
 		dwl) [ -x "${DWLDL:-}" ] || { echo "dwl.c did not build (no <sys/sdt.h>, objcopy?)"; return; } ;;
