@@ -4,8 +4,10 @@
 # in the kernel, and its -c command does not outlive it. A program holds
 # its maps, and links and perf events hold their programs, so a map of the
 # run that is gone proves the rest is gone too. Each case runs with one
-# probe (detached before printing) and with a wildcard over many (stopped
-# by a flag, printed, then detached).
+# probe (detached before printing), with a wildcard over many (stopped
+# by a flag, printed, then detached), with every syscall (one raw
+# tracepoint program) and, where the kernel has them, with libc's str*
+# functions (one uprobe_multi link).
 # shellcheck source=tests/lib.sh
 . "$TOP/tests/lib.sh"
 
@@ -36,13 +38,20 @@ wait_for() {
 }
 
 n=0
-for probes in one many; do
+libc=/lib/x86_64-linux-gnu/libc.so.6
+ulib=
+[ -r $libc ] && "$SONDE" --info 2>/dev/null | grep -q '^  uprobe_multi: yes' && ulib=ulib
+for probes in one many all $ulib; do
 	for how in exit sigint sigterm child sigkill; do
 		n=$((n + 1))
 		name=lc$$_$n
 		case $probes in
 		one) attach='tracepoint:syscalls:sys_enter_getppid' ;;
 		many) attach='tracepoint:syscalls:sys_enter_get*' ;;
+		# one program for every syscall (codegen/sysdispatch.c)
+		all) attach='tracepoint:syscalls:sys_enter_*' ;;
+		# one uprobe_multi link (codegen/multiattach.c)
+		ulib) attach="uprobe:$libc:str*" ;;
 		esac
 		prog="$attach { @$name = count(); }"
 		[ $how = exit ] && prog="$prog interval:ms:100 { exit(); }"
