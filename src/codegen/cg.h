@@ -79,7 +79,6 @@ struct cg_sysdispatch {
 	struct probe_target target; /* raw_tp sys_enter or sys_exit */
 	bool exit;
 	bool *covered;        /* per target of the probe: in the program */
-	uint32_t first;       /* a covered target */
 	struct cg_sysentry *entries; /* n, by nr */
 	uint32_t n;
 	uint32_t status_off;  /* task_struct.thread_info.status */

@@ -354,6 +354,24 @@ static int gen_program(struct cg *g, struct ast_probe *p,
 	return g->failed ? -1 : rc;
 }
 
+/* gen_program() for target t of probe i, typed as sema typed that target
+ * (a program for several targets is typed as its first: their bodies read
+ * nothing that differs). Returns 0, or -1 with cp's code freed. */
+static int gen_for(struct cg *g, const struct sema_result *sr, uint32_t i,
+		   struct ast_probe *p, const struct probe_target *t,
+		   struct cprog *cp)
+{
+	memset(cp, 0, sizeof(*cp));
+	const struct probe_target *typed = g->disp ?
+		g->disp->entries[0].target : t;
+	sema_retarget(sr, i, typed);
+	if (gen_program(g, p, t, cp) < 0) {
+		bpf_code_free(&cp->code);
+		return -1;
+	}
+	return 0;
+}
+
 int codegen(struct arena *a, struct diag *d, struct ast_program *prog,
 	    const struct sema_probe *probes, const struct sema_result *sr,
 	    const struct codegen_opts *opts, struct compiled *out)
@@ -378,69 +396,49 @@ int codegen(struct arena *a, struct diag *d, struct ast_program *prog,
 	VEC(struct cprog) progs = { 0 };
 	int rc = 0;
 	for (uint32_t i = 0; i < prog->nprobes && rc == 0; i++) {
-		struct cg_sysdispatch disp;
-		bool dispatch = !opts->no_dispatch &&
-				cg_sysdispatch_plan(&g, &prog->probes[i],
-						    &probes[i], &disp);
-		if (!opts->no_dispatch &&
-		    cg_multi_plan(&prog->probes[i], &probes[i])) {
-			struct cprog cp;
-			memset(&cp, 0, sizeof(cp));
-			sema_retarget(sr, i, &probes[i].targets[0]);
+		struct ast_probe *p = &prog->probes[i];
+		const struct sema_probe *sp = &probes[i];
+		struct cprog cp;
+		if (!opts->no_dispatch && cg_multi_plan(p, sp)) {
+			/* every target: one program, attached at once */
 			g.multi = true;
-			int err = gen_program(&g, &prog->probes[i],
-					      &probes[i].targets[0], &cp);
+			rc = gen_for(&g, sr, i, p, &sp->targets[0], &cp);
 			g.multi = false;
-			if (err < 0) {
-				bpf_code_free(&cp.code);
-				rc = -1;
-				break;
+			if (rc == 0) {
+				cp.targets = sp->targets;
+				cp.ntargets = sp->ntargets;
+				cp.cookies = cg_multi_cookies(&g, sp);
+				cp.name = arena_printf(a, "%s and %u more (one "
+						       "link)", cp.name,
+						       cp.ntargets - 1);
+				cp.expected_attach_type = (enum bpf_attach_type)
+					sp->targets[0].prov->multi_attach_type;
+				vec_push(&progs, cp);
 			}
-			cp.targets = probes[i].targets;
-			cp.ntargets = probes[i].ntargets;
-			cp.cookies = cg_multi_cookies(&g, &probes[i]);
-			cp.name = arena_printf(a, "%s and %u more (one link)",
-					       cp.name, cp.ntargets - 1);
-			cp.expected_attach_type = (enum bpf_attach_type)
-				probes[i].targets[0].prov->multi_attach_type;
-			vec_push(&progs, cp);
 			continue;
 		}
-		for (uint32_t k = 0; k < probes[i].ntargets; k++) {
-			struct cprog cp;
+		struct cg_sysdispatch disp;
+		bool dispatch = !opts->no_dispatch &&
+				cg_sysdispatch_plan(&g, p, sp, &disp);
+		for (uint32_t k = 0; k < sp->ntargets && rc == 0; k++) {
 			if (dispatch && disp.covered[k])
 				continue;
-			memset(&cp, 0, sizeof(cp));
-			sema_retarget(sr, i, &probes[i].targets[k]);
-			if (gen_program(&g, &prog->probes[i],
-					&probes[i].targets[k], &cp) < 0) {
-				bpf_code_free(&cp.code);
-				rc = -1;
-				break;
-			}
-			vec_push(&progs, cp);
+			rc = gen_for(&g, sr, i, p, &sp->targets[k], &cp);
+			if (rc == 0)
+				vec_push(&progs, cp);
 		}
 		if (dispatch && rc == 0) {
-			struct cprog cp;
-			memset(&cp, 0, sizeof(cp));
-			/* the body reads nothing a syscall's record types */
-			sema_retarget(sr, i, &probes[i].targets[disp.first]);
-			g.disp = &disp;
-			int err = gen_program(&g, &prog->probes[i], &disp.target,
-					      &cp);
-			g.disp = NULL;
-			if (err < 0) {
-				bpf_code_free(&cp.code);
-				rc = -1;
-				break;
-			}
-			cp.ncounted = disp.n;
-			/* disp.target is on this stack: keep a copy */
+			/* the syscalls of disp: one program; its body reads
+			 * nothing a syscall's record types */
 			struct probe_target *t = arena_alloc(a, sizeof(*t));
 			*t = disp.target;
-			cp.targets = t;
-			cp.name = t->name;
-			vec_push(&progs, cp);
+			g.disp = &disp;
+			rc = gen_for(&g, sr, i, p, t, &cp);
+			g.disp = NULL;
+			if (rc == 0) {
+				cp.ncounted = disp.n;
+				vec_push(&progs, cp);
+			}
 		}
 	}
 	if (g.scratch >= 0) {

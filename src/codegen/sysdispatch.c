@@ -106,8 +106,6 @@ bool cg_sysdispatch_plan(struct cg *g, const struct ast_probe *p,
 		if (n && ex != exit)
 			continue;
 		exit = ex;
-		if (!n)
-			out->first = k;
 		out->covered[k] = true;
 		out->entries[n].nr = nr;
 		out->entries[n].target = &sp->targets[k];
