@@ -988,9 +988,10 @@ int main(int argc, char **argv)
 		return erc;
 	}
 	int rc = compile(&r, &o, &file, &diag);
-	if (diag.nerrors > diag.max_errors)
+	if (diag.nerrors - diag.nrepeats > diag.max_errors)
 		fprintf(stderr, "sonde: %d errors in all, only the first %d "
-				"shown\n", diag.nerrors, diag.max_errors);
+				"shown\n", diag.nerrors - diag.nrepeats,
+			diag.max_errors);
 	if (rc == 0 && will_run) {
 		if (o.out_path) {
 			r.out = fopen(o.out_path, "w");

@@ -11,6 +11,8 @@ void diag_init(struct diag *d, FILE *out)
 	d->nerrors = 0;
 	d->max_errors = 20;
 	d->no_warnings = false;
+	d->nrepeats = 0;
+	d->nrecent = 0;
 }
 
 struct span span_join(struct span a, struct span b)
@@ -114,12 +116,44 @@ static void vreport(struct diag *d, const char *kind, struct span sp,
 		print_source_line(d->out, sp);
 }
 
+/* FNV-1a over the place and the text of an error. */
+static uint64_t error_hash(struct span sp, const char *msg)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	const uint64_t key[] = { (uint64_t)(uintptr_t)sp.file, sp.off, sp.len };
+	const unsigned char *b = (const unsigned char *)key;
+	for (size_t i = 0; i < sizeof(key); i++)
+		h = (h ^ b[i]) * 0x100000001b3ull;
+	for (const char *c = msg; *c; c++)
+		h = (h ^ (unsigned char)*c) * 0x100000001b3ull;
+	return h;
+}
+
+static void report_text(struct diag *d, const char *kind, struct span sp,
+			const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vreport(d, kind, sp, fmt, ap);
+	va_end(ap);
+}
+
 void diag_verror(struct diag *d, struct span sp, const char *fmt, va_list ap)
 {
 	d->nerrors++;
-	if (d->nerrors > d->max_errors)
+	char msg[1024];
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	uint64_t h = error_hash(sp, msg);
+	unsigned n = d->nrecent < 8 ? d->nrecent : 8;
+	for (unsigned i = 0; i < n; i++)
+		if (d->recent[i] == h) {
+			d->nrepeats++;
+			return;
+		}
+	d->recent[d->nrecent++ % 8] = h;
+	if (d->nerrors - d->nrepeats > d->max_errors)
 		return;
-	vreport(d, "error", sp, fmt, ap);
+	report_text(d, "error", sp, "%s", msg);
 }
 
 void diag_error(struct diag *d, struct span sp, const char *fmt, ...)

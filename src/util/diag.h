@@ -30,6 +30,12 @@ struct diag {
 	int nerrors;
 	int max_errors; /* stop reporting (but keep counting) past this */
 	bool no_warnings; /* --no-warnings: diag_warning prints nothing */
+	/* An error repeated at the same place (a probe's body typed once
+	 * per attach point) is counted in nerrors and in nrepeats, and
+	 * printed once: recent holds the last ones' hashes. */
+	int nrepeats;
+	uint64_t recent[8];
+	unsigned nrecent;
 };
 
 void diag_init(struct diag *d, FILE *out);
