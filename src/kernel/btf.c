@@ -48,6 +48,7 @@ struct kmod {
 	struct btf *btf;
 	int fd; /* kept open: fentry on a module function needs it */
 	struct name_index types;
+	uint8_t *aligns; /* see align_of */
 };
 
 static struct {
@@ -57,6 +58,7 @@ static struct {
 	struct kmod *mods;
 	uint32_t nmods;
 	struct name_index types, enums; /* of vmlinux */
+	uint8_t *aligns; /* see align_of */
 } kb;
 
 /* Kernels >= 6.16 let /sys/kernel/btf/vmlinux be mmapped: parsing from
@@ -157,9 +159,11 @@ void kbtf_unload(void)
 		btf__free(kb.mods[i].btf);
 		close(kb.mods[i].fd);
 		free(kb.mods[i].types.slots);
+		free(kb.mods[i].aligns);
 	}
 	free(kb.mods);
 	free(kb.types.slots);
+	free(kb.aligns);
 	free(kb.enums.slots);
 	btf__free(kb.vmlinux);
 	memset(&kb, 0, sizeof(kb));
@@ -381,6 +385,27 @@ static void fill_members(struct arena *a, uint32_t slot, const struct btf *b,
 			   btf_member_bitfield_size(t, i), &r->fields[i]);
 }
 
+/* btf__align_of(b, id), remembered for the kernel's BTFs: it walks every
+ * member of a record, recursively, and each function argument that
+ * points to task_struct asked again (38% of expanding kfunc:*). Entries
+ * hold the alignment + 1; 0 is not yet known. */
+static int align_of(uint32_t slot, const struct btf *b, uint32_t id)
+{
+	uint8_t **memo = slot == SLOT_FOREIGN ? NULL :
+			 slot ? &kb.mods[slot - 1].aligns : &kb.aligns;
+	if (!memo || id >= btf__type_cnt(b))
+		return btf__align_of(b, id);
+	if (!*memo)
+		*memo = xcalloc(btf__type_cnt(b), 1);
+	if (!(*memo)[id]) {
+		int al = btf__align_of(b, id);
+		if (al < 0 || al > 254)
+			return al;
+		(*memo)[id] = (uint8_t)(al + 1);
+	}
+	return (*memo)[id] - 1;
+}
+
 static const struct type *record_shell(struct arena *a, uint32_t slot,
 				       const struct btf *b, uint32_t id)
 {
@@ -397,7 +422,7 @@ static const struct type *record_shell(struct arena *a, uint32_t slot,
 		}
 	}
 	struct type *r = type_new(a, TY_RECORD, btf_is_fwd(t) ? 0 : t->size);
-	int al = btf_is_fwd(t) ? 1 : btf__align_of(b, id);
+	int al = btf_is_fwd(t) ? 1 : align_of(slot, b, id);
 	r->align = al > 0 ? (uint32_t)al : 1;
 	r->is_union = is_union;
 	r->name = arena_printf(a, "%s %s", is_union ? "union" : "struct",
