@@ -137,6 +137,13 @@ static void alu(struct ir *ir, int op, ir_reg d, ir_reg s, int32_t imm,
 		imm = 0;
 		flags |= IRF_K;
 	}
+	if ((flags & IRF_K) && (op == BPF_DIV || op == BPF_MOD) && !imm) {
+		/* The verifier refuses a zero immediate divisor ("div by
+		 * zero"); a zero register is defined (x / 0 = 0, x % 0 = x),
+		 * as when the divisor is zero at run time. */
+		s = ir_const(ir, 0);
+		flags &= (uint8_t)~IRF_K;
+	}
 	if (bad_alu_op(ir, op) || bad_reg(ir, d) ||
 	    (!(flags & IRF_K) && bad_reg(ir, s)))
 		return;

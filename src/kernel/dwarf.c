@@ -427,9 +427,7 @@ __attribute__((destructor)) static void close_all(void)
 		free(files[i].path);
 	}
 	nfiles = 0;
-	for (uint32_t i = 0; i < nnoted; i++)
-		free(noted[i]);
-	nnoted = 0;
+	dwarf_forget_files();
 }
 
 /* Only the paths: a file is opened when a cast first needs it. */
@@ -440,6 +438,13 @@ void dwarf_note_file(const char *path)
 			return;
 	if (nnoted < MAX_FILES && (noted[nnoted] = strdup(path)))
 		nnoted++;
+}
+
+void dwarf_forget_files(void)
+{
+	for (uint32_t i = 0; i < nnoted; i++)
+		free(noted[i]);
+	nnoted = 0;
 }
 
 const struct type *dwarf_record_any(struct arena *a, const char *name)

@@ -5,6 +5,7 @@
 #include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "util/xalloc.h"
@@ -191,10 +192,75 @@ static int load_cb(Elf *elf, void *ctx)
 	return finish(elf, l->path, l->out);
 }
 
+/* The last files read, kept while unchanged (same device, inode, size
+ * and mtime): a compile reads libc's symbols for every uprobe on it (and
+ * uaddr, usdt, -l), a fuzz run for every input, and copying them costs a
+ * fraction of reading and sorting them again. */
+#define KEPT_FILES 8
+
+static struct kept {
+	struct elf_syms *es;
+	struct stat st;
+} kept[KEPT_FILES];
+static uint32_t kept_next;
+
+static bool same_file(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino &&
+	       a->st_size == b->st_size &&
+	       a->st_mtim.tv_sec == b->st_mtim.tv_sec &&
+	       a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
+}
+
+static void *dup_array(const void *p, size_t n, size_t size)
+{
+	if (!n)
+		return NULL;
+	void *d = xreallocarray(NULL, n, size);
+	memcpy(d, p, n * size);
+	return d;
+}
+
+/* A copy of es that owns its memory, as elfsym_load's callers free it. */
+static struct elf_syms *copy_syms(const struct elf_syms *es)
+{
+	struct elf_syms *c = xcalloc(1, sizeof(*c));
+	*c = *es;
+	c->path = xstrdup(es->path);
+	c->syms = dup_array(es->syms, es->nsyms, sizeof(*es->syms));
+	c->segs = dup_array(es->segs, es->nsegs, sizeof(*es->segs));
+	size_t slen = 0;
+	for (uint32_t i = 0; i < es->nsyms; i++) {
+		size_t end = (size_t)(es->syms[i].name - es->strs) +
+			     strlen(es->syms[i].name) + 1;
+		if (end > slen)
+			slen = end;
+	}
+	c->strs = dup_array(es->strs, slen, 1);
+	for (uint32_t i = 0; i < es->nsyms; i++)
+		c->syms[i].name = c->strs + (es->syms[i].name - es->strs);
+	return c;
+}
+
 int elfsym_load(const char *path, struct elf_syms **out)
 {
+	struct stat st;
+	bool known = stat(path, &st) == 0;
+	for (uint32_t i = 0; known && i < KEPT_FILES; i++)
+		if (kept[i].es && !strcmp(kept[i].es->path, path) &&
+		    same_file(&kept[i].st, &st)) {
+			*out = copy_syms(kept[i].es);
+			return 0;
+		}
 	struct load_ctx l = { path, out };
-	return elfsym_with_elf(path, load_cb, &l);
+	int err = elfsym_with_elf(path, load_cb, &l);
+	if (err || !known)
+		return err;
+	struct kept *k = &kept[kept_next++ % KEPT_FILES];
+	elfsym_free(k->es);
+	k->es = copy_syms(*out);
+	k->st = st;
+	return 0;
 }
 
 int elfsym_load_mem(const void *image, size_t len, const char *name,

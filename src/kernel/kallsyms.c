@@ -1,7 +1,9 @@
 #include "kernel/kallsyms.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -125,8 +127,89 @@ uint64_t ksyms_addr(const char *name)
 	return best ? best->addr : 0;
 }
 
+/* The traceable functions, read once: a wildcard kprobe per script (or
+ * per fuzz input) would otherwise make the kernel format all of kallsyms
+ * again, over 20 ms each time. */
+static struct {
+	char *text; /* the file, names NUL-terminated in place */
+	const char **names;
+	uint32_t n;
+} tf;
+
+/* The whole of f, NUL-terminated; what was read before an error, as the
+ * line-by-line reading this replaced kept it. */
+static char *read_all(FILE *f)
+{
+	size_t cap = 1 << 16, len = 0, r;
+	char *buf = xmalloc(cap);
+	while ((r = fread(buf + len, 1, cap - len - 1, f)) > 0)
+		if ((len += r) + 1 == cap)
+			buf = xrealloc(buf, cap *= 2);
+	buf[len] = '\0';
+	return buf;
+}
+
+/* The function name of one kallsyms line ("ADDR KIND NAME\tMOD"), as
+ * sscanf("%*s %c %n") took it: NULL unless KIND is 't' or 'T'. */
+static char *text_symbol(char *line)
+{
+	char *p = line;
+	while (isspace((unsigned char)*p))
+		p++;
+	if (!*p)
+		return NULL;
+	while (*p && !isspace((unsigned char)*p))
+		p++;
+	while (isspace((unsigned char)*p))
+		p++;
+	if (*p != 't' && *p != 'T')
+		return NULL;
+	for (p++; isspace((unsigned char)*p);)
+		p++;
+	return p;
+}
+
+int ksyms_traceable(const char *const **names)
+{
+	if (!tf.text) {
+		FILE *f = fopen("/sys/kernel/tracing/"
+				"available_filter_functions", "r");
+		if (!f)
+			f = fopen("/sys/kernel/debug/tracing/"
+				  "available_filter_functions", "r");
+		bool syms = !f;
+		if (syms && !(f = fopen("/proc/kallsyms", "r")))
+			return -errno;
+		char *text = read_all(f);
+		fclose(f);
+		size_t cap = 1 << 14;
+		tf.names = xreallocarray(NULL, cap, sizeof(*tf.names));
+		for (char *line = text; *line;) {
+			char *eol = strchr(line, '\n');
+			if (eol)
+				*eol = '\0';
+			char *name = syms ? text_symbol(line) : line;
+			if (name)
+				name[strcspn(name, " \t")] = '\0';
+			if (name && *name) {
+				if (tf.n == cap)
+					tf.names = xreallocarray(tf.names,
+						cap *= 2, sizeof(*tf.names));
+				tf.names[tf.n++] = name;
+			}
+			line = eol ? eol + 1 : line + strlen(line);
+		}
+		tf.text = text;
+	}
+	*names = tf.names;
+	return (int)tf.n;
+}
+
 void ksyms_unload(void)
 {
+	free(tf.names);
+	free(tf.text);
+	memset(&tf, 0, sizeof(tf));
 	free(ks.syms);
 	free(ks.text);
 	ks.syms = NULL;

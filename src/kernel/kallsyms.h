@@ -26,6 +26,12 @@ const struct ksym *ksyms_lookup(uint64_t addr, uint64_t *offset);
 uint64_t ksyms_addr(const char *name);
 /* The number of symbols loaded (0 before ksyms_load). */
 uint32_t ksyms_count(void);
+/* The kernel functions kprobes can attach to, in the kernel's order, each
+ * line's name once (duplicates stay): available_filter_functions, or
+ * where it cannot be opened the text symbols ('t', 'T') of /proc/kallsyms.
+ * Read on first use and kept. Returns their number, or -errno. */
+int ksyms_traceable(const char *const **names);
+/* Frees the symbols and the traceable functions. */
 void ksyms_unload(void);
 
 #endif

@@ -2,6 +2,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 #include "kernel/sysfs.h"
 #include "model/types.h"
 #include "util/arena.h"
+#include "util/xalloc.h"
 
 static const char *const tracefs_mounts[] = {
 	"/sys/kernel/tracing",
@@ -70,6 +72,88 @@ static int event_path(char *buf, size_t n, const char *cat, const char *name,
 	if (len < 0 || (size_t)len >= sizeof(rel))
 		return -ENAMETOOLONG;
 	return tracefs_path(buf, n, rel);
+}
+
+/* --- files read once ---
+ * A tracefs read waits for the kernel's event_mutex, which another tracer
+ * attaching holds for seconds (14 s per format file measured while
+ * bpftrace attached tracepoint:syscalls:sys_enter_*), and a wildcard
+ * reads a format per match. Which events exist and their formats do not
+ * change while a script compiles: each file is read, or checked, once a
+ * process. */
+
+struct memo {
+	char *key;  /* 'r' (read) or 'a' (access) then the path */
+	char *text; /* what was read */
+	int err;    /* 0 or -errno; MEMO_NEW before the first try */
+};
+
+#define MEMO_NEW 1
+
+static struct {
+	struct memo *slots;
+	uint32_t mask, n;
+} memo;
+
+static uint32_t memo_hash(const char *s)
+{
+	uint32_t h = 2166136261u; /* FNV-1a */
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h;
+}
+
+static struct memo *memo_slot(struct memo *slots, uint32_t mask,
+			      const char *key)
+{
+	uint32_t h = memo_hash(key);
+	while (slots[h & mask].key && strcmp(slots[h & mask].key, key))
+		h++;
+	return &slots[h & mask];
+}
+
+/* The entry of key, new (err MEMO_NEW) if there was none. */
+static struct memo *memo_entry(char kind, const char *path)
+{
+	char key[PATH_MAX + 2];
+	snprintf(key, sizeof(key), "%c%s", kind, path);
+	if (2 * (memo.n + 1) > memo.mask) {
+		uint32_t cap = memo.slots ? 2 * (memo.mask + 1) : 256;
+		struct memo *grown = xcalloc(cap, sizeof(*grown));
+		for (uint32_t i = 0; memo.slots && i <= memo.mask; i++)
+			if (memo.slots[i].key)
+				*memo_slot(grown, cap - 1, memo.slots[i].key) =
+					memo.slots[i];
+		free(memo.slots);
+		memo.slots = grown;
+		memo.mask = cap - 1;
+	}
+	struct memo *m = memo_slot(memo.slots, memo.mask, key);
+	if (!m->key) {
+		m->key = xstrdup(key);
+		m->err = MEMO_NEW;
+		memo.n++;
+	}
+	return m;
+}
+
+/* sysfs_slurp(path) once it succeeds; the text stays the memo's. */
+static int memo_slurp(const char *path, const char **text)
+{
+	struct memo *m = memo_entry('r', path);
+	if (m->err)
+		m->err = sysfs_slurp(path, &m->text, NULL);
+	*text = m->text;
+	return m->err;
+}
+
+/* access(path, R_OK) == 0, asked once. */
+static bool memo_readable(const char *path)
+{
+	struct memo *m = memo_entry('a', path);
+	if (m->err == MEMO_NEW)
+		m->err = access(path, R_OK) ? -errno : 0;
+	return m->err == 0;
 }
 
 /* --- format parsing --- */
@@ -210,15 +294,15 @@ int tracefs_parse_format(struct arena *a, const char *text,
 int tracefs_format(struct arena *a, const char *cat, const char *name,
 		   struct tracefs_format *out)
 {
-	char path[512], *text;
+	char path[512];
+	const char *text;
 	int err = event_path(path, sizeof(path), cat, name, "format");
 	if (err)
 		return err;
-	err = sysfs_slurp(path, &text, NULL);
+	err = memo_slurp(path, &text);
 	if (err)
 		return err;
 	err = tracefs_parse_format(a, text, out);
-	free(text);
 	if (err)
 		return err;
 	out->category = arena_strdup(a, cat);
@@ -239,7 +323,7 @@ bool tracefs_event_exists(const char *cat, const char *name)
 {
 	char path[512];
 	return event_path(path, sizeof(path), cat, name, "id") == 0 &&
-	       access(path, R_OK) == 0;
+	       memo_readable(path);
 }
 
 const struct tracefs_field *tracefs_find_field(const struct tracefs_format *fmt,
@@ -398,14 +482,17 @@ int tracefs_match(const char *pat_cat, const char *pat_name,
 		int r = cb(pat_cat, pat_name, ctx);
 		return r ? r : 1;
 	}
-	char path[512], *text;
+	char path[512];
+	const char *text;
 	int err = tracefs_path(path, sizeof(path), "available_events");
 	if (!err)
-		err = sysfs_slurp(path, &text, NULL);
+		err = memo_slurp(path, &text);
 	if (err)
 		return err;
+	/* the loop cuts lines in place: a copy of the memo's text */
+	char *lines = xstrdup(text);
 	int count = 0, ret = 0;
-	for (char *line = text; *line && !ret;) {
+	for (char *line = lines; *line && !ret;) {
 		char *eol = strchr(line, '\n');
 		if (eol)
 			*eol = '\0';
@@ -420,6 +507,6 @@ int tracefs_match(const char *pat_cat, const char *pat_name,
 		}
 		line = eol ? eol + 1 : line + strlen(line);
 	}
-	free(text);
+	free(lines);
 	return ret ? ret : count;
 }

@@ -13,6 +13,7 @@
 #include "kernel/kallsyms.h"
 #include "kernel/perf.h"
 #include "kernel/regs.h"
+#include "model/limits.h"
 #include "probes/impl.h"
 #include "util/arena.h"
 #include "util/diag.h"
@@ -29,40 +30,26 @@ const char *probe_kprobe_fallback(bool kprobes, bool fentry,
 }
 
 /* Calls fn for each traceable kernel function matching pat, each name
- * once: available_filter_functions lists exactly those kprobes accept;
- * where it cannot be read, the text symbols of kallsyms stand in. Stops
- * when fn returns non-zero and returns that; else 0, or -errno. */
+ * once (kernel/kallsyms.h: available_filter_functions, or the text
+ * symbols of kallsyms where it cannot be read). Stops when fn returns
+ * non-zero and returns that; else 0, or -errno. */
 static int each_function(const char *pat,
 			 int (*fn)(const char *name, void *ctx), void *ctx)
 {
-	FILE *f = fopen("/sys/kernel/tracing/available_filter_functions", "r");
-	if (!f)
-		f = fopen("/sys/kernel/debug/tracing/"
-			  "available_filter_functions", "r");
-	bool syms = !f;
-	if (syms && !(f = fopen("/proc/kallsyms", "r")))
-		return -errno;
-	char line[512], prev[512] = "";
+	const char *const *names;
+	int n = ksyms_traceable(&names);
+	if (n < 0)
+		return n;
+	const char *prev = "";
 	int rc = 0;
-	while (!rc && fgets(line, sizeof(line), f)) {
-		char *name = line;
-		if (syms) {
-			char kind;
-			int n = 0;
-			if (sscanf(line, "%*s %c %n", &kind, &n) != 1 || !n ||
-			    (kind != 't' && kind != 'T'))
-				continue;
-			name = line + n;
-		}
-		name[strcspn(name, " \t\n")] = 0;
+	for (int i = 0; !rc && i < n; i++) {
 		/* duplicates (static functions of the same name) are adjacent
 		 * often enough; the rest are harmless */
-		if (!*name || !strcmp(name, prev) || !glob_match(pat, name))
+		if (!strcmp(names[i], prev) || !glob_match(pat, names[i]))
 			continue;
-		snprintf(prev, sizeof(prev), "%s", name);
-		rc = fn(name, ctx);
+		prev = names[i];
+		rc = fn(names[i], ctx);
 	}
-	fclose(f);
 	return rc;
 }
 
@@ -70,13 +57,20 @@ struct adder {
 	struct probe_env *env;
 	const struct attach_point *a;
 	struct probe_target **out;
-	uint32_t *n;
+	uint32_t *n, before;
 };
 
 static int add(const char *spec, void *ctx)
 {
 	struct adder *ad = ctx;
-	struct arena *ar = ad->env->arena;
+	struct probe_env *env = ad->env;
+	/* Past BPFTRACE_MAX_PROBES the run stops, saying how many matched:
+	 * the rest are counted, not built. */
+	if (env->nexpanded + (*ad->n - ad->before) >= limits.max_probes) {
+		env->nunbuilt++;
+		return 0;
+	}
+	struct arena *ar = env->arena;
 	bool ret = !strcmp(ad->a->provider, "kretprobe");
 	struct probe_target *t = probe_target_add(ar, ad->out, ad->n);
 	t->prov = ret ? &probe_kretprobe_prov : &probe_kprobe_prov;
@@ -130,7 +124,7 @@ static int expand(struct probe_env *env, const struct attach_point *a,
 			return -1;
 		}
 	}
-	struct adder ad = { env, a, out, n };
+	struct adder ad = { env, a, out, n, *n };
 	if (!glob_has_wildcard(spec))
 		return add(spec, &ad);
 	uint32_t before = *n;
@@ -140,7 +134,7 @@ static int expand(struct probe_env *env, const struct attach_point *a,
 			   "functions: %s", strerror(-err));
 		return -1;
 	}
-	if (*n == before) {
+	if (*n == before && !env->nunbuilt) {
 		diag_error(env->diag, a->span, "no kernel function matches %s",
 			   spec);
 		return -1;

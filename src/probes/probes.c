@@ -103,12 +103,13 @@ int probe_expand(struct probe_env *env, const struct attach_point *a,
 		return -1;
 	}
 	uint32_t before = *n;
+	env->nunbuilt = 0;
 	int rc = p->expand(env, a, out, n);
 	if (rc < 0)
 		return rc;
 	/* Checked as each attach point expands, before sema and codegen
 	 * spend time and memory on every target. */
-	env->nexpanded += *n - before;
+	env->nexpanded += *n - before + env->nunbuilt;
 	/* BPFTRACE_MAX_PROBES (model/limits.h: read and checked at start) */
 	uint64_t max = limits.max_probes;
 	if (env->nexpanded <= max)

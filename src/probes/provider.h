@@ -138,6 +138,10 @@ struct probe_env {
 	 * probe_expand; over_limit once it refused). */
 	uint64_t nexpanded;
 	bool over_limit;
+	/* Matches a provider counted without building them, the attach point
+	 * having passed the limit already (kprobe:* matches 60,000
+	 * functions); probe_expand adds them to nexpanded. */
+	uint64_t nunbuilt;
 	/* Set by probe_expand_probe for a probe with several attach points:
 	 * a missing function or tracepoint is a warning (probe_missing). */
 	bool missing_ok;

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "codegen/codegen.h"
+#include "kernel/dwarf.h"
 #include "lang/parser.h"
 #include "lang/sema.h"
 #include "model/compiled.h"
@@ -119,6 +120,8 @@ static int compile(const uint8_t *data, size_t size, FILE *out,
 	};
 	struct diag d;
 	diag_init(&d, out);
+	/* Each input is a run of its own: casts see its uprobes' files only. */
+	dwarf_forget_files();
 	struct ast_program *prog = parse_program(a, &d, &file);
 	if (!prog)
 		abort(); /* parse_program promises never to return NULL */
@@ -129,7 +132,7 @@ static int compile(const uint8_t *data, size_t size, FILE *out,
 	if (d.nerrors || !expand(a, &d, prog, sp) ||
 	    sema_check(a, &d, prog, sp, &so, &sr) < 0 || d.nerrors)
 		return 0;
-	struct codegen_opts co = { 0, 0, NULL };
+	struct codegen_opts co = { 0 };
 	int rc = codegen(a, &d, prog, sp, &sr, &co, c);
 	return rc < 0 || d.nerrors ? -1 : 0;
 }
