@@ -34,6 +34,8 @@
 #include "util/diag.h"
 #ifdef FUZZ_VERIFY
 #include "runtime/loader.h"
+#include <pthread.h>
+#include <signal.h>
 #include <unistd.h>
 #endif
 
@@ -92,8 +94,18 @@ static void verify(const struct compiled *c, const uint8_t *data,
 		abort();
 	struct loader l;
 	struct loader_opts lo = { .err = err, .verbose = false };
+	/* libFuzzer's SIGALRM (its -timeout check) must not land in the
+	 * verifier: the kernel then returns ENOSPC for the truncated log in
+	 * place of EAGAIN, libbpf does not retry, and the loader's logging
+	 * second load of a refused while loop misses why the first failed.
+	 * The alarm is held until the load is over, then checked. */
+	sigset_t alarm, old;
+	sigemptyset(&alarm);
+	sigaddset(&alarm, SIGALRM);
+	pthread_sigmask(SIG_BLOCK, &alarm, &old);
 	int rc = loader_load(&l, c, &lo);
 	loader_close(&l);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	fclose(err);
 	/* A loop the verifier cannot follow is refused by name: sema cannot
 	 * know every loop's length. A program type this kernel refuses
