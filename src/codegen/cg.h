@@ -155,6 +155,8 @@ void cg_sysdispatch_prologue(struct cg *g, const struct cg_sysdispatch *d);
  * once; its start (g->probe_reg from the attach cookie); the cookies, one
  * per target. */
 bool cg_multi_plan(const struct ast_probe *p, const struct sema_probe *sp);
+/* Whether probe p (body or predicate) uses any of builtins ids[0..n). */
+bool cg_probe_uses_any(const struct ast_probe *p, const int *ids, size_t n);
 void cg_multi_prologue(struct cg *g);
 const uint64_t *cg_multi_cookies(struct cg *g, const struct sema_probe *sp);
 /* Every emitter the registry names (in builtins.c, calls.c, context.c,

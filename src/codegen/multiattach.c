@@ -12,15 +12,21 @@
 #include "lang/builtins.h"
 #include "util/arena.h"
 
+bool cg_probe_uses_any(const struct ast_probe *p, const int *ids, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (ast_probe_uses_builtin(p, ids[i]))
+			return true;
+	return false;
+}
+
 bool cg_multi_plan(const struct ast_probe *p, const struct sema_probe *sp)
 {
 	static const int ids[] = { BI_ARGS, BI_FUNC, BI_KSTACK_VAR, BI_KSTACK };
 	if (sp->ntargets < CG_MULTI_MIN || !sp->targets[0].prov->attach_multi ||
-	    !sp->targets[0].prov->multi_ok)
+	    !sp->targets[0].prov->multi_ok ||
+	    cg_probe_uses_any(p, ids, sizeof(ids) / sizeof(*ids)))
 		return false;
-	for (size_t i = 0; i < sizeof(ids) / sizeof(*ids); i++)
-		if (ast_probe_uses_builtin(p, ids[i]))
-			return false;
 	return sp->targets[0].prov->multi_ok(sp->targets, sp->ntargets);
 }
 

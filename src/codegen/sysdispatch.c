@@ -40,10 +40,7 @@
 static bool needs_tracepoint(const struct ast_probe *p)
 {
 	static const int ids[] = { BI_ARGS, BI_CTX, BI_KSTACK_VAR, BI_KSTACK };
-	for (size_t i = 0; i < sizeof(ids) / sizeof(*ids); i++)
-		if (ast_probe_uses_builtin(p, ids[i]))
-			return true;
-	return false;
+	return cg_probe_uses_any(p, ids, sizeof(ids) / sizeof(*ids));
 }
 
 /* The syscall of a syscalls:sys_enter_NAME / sys_exit_NAME target and

@@ -34,6 +34,7 @@ static const struct sysnr entry_names[] = {
 	{ "newfstat", __NR_fstat },   { "newlstat", __NR_lstat },
 	{ "newstat", __NR_stat },     { "newuname", __NR_uname },
 	{ "sendfile64", __NR_sendfile }, { "umount", __NR_umount2 },
+	{ NULL, -1 }
 };
 
 /* Syscalls newer than the oldest headers sonde builds with (Debian 12's
@@ -77,19 +78,27 @@ static const struct sysnr newer[] = {
 };
 #endif
 
+#if defined(__x86_64__)
+/* name in a table ended by a NULL name, or NULL */
+static const struct sysnr *scan(const struct sysnr *t, const char *name)
+{
+	for (; t->name; t++)
+		if (!strcmp(name, t->name))
+			return t;
+	return NULL;
+}
+#endif
+
 int sysnr_lookup(const char *name)
 {
 	const struct sysnr *s = bsearch(name, table,
 					sizeof(table) / sizeof(*table),
 					sizeof(*table), cmp);
 #if defined(__x86_64__)
-	for (size_t i = 0; !s && i < sizeof(entry_names) /
-					 sizeof(*entry_names); i++)
-		if (!strcmp(name, entry_names[i].name))
-			s = &entry_names[i];
-	for (size_t i = 0; !s && newer[i].name; i++)
-		if (!strcmp(name, newer[i].name))
-			s = &newer[i];
+	if (!s)
+		s = scan(entry_names, name);
+	if (!s)
+		s = scan(newer, name);
 #endif
 	return s ? s->nr : -1;
 }

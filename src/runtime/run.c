@@ -195,6 +195,18 @@ static int attach_one(struct run *r, uint32_t i, uint32_t k)
 			       &r->atts[prog_att_base(r->c, i) + k]);
 }
 
+/* A target that could not be attached while others were: said on a line
+ * of its own, and the first such error kept in *first. */
+static void warn_left_out(struct run *r, const struct probe_target *t,
+			  int err, int *first)
+{
+	progress_end(&r->pg);
+	fprintf(r->err, "sonde: warning: cannot attach probe %s: %s; it is "
+		"left out\n", t->name, err_str(err));
+	if (!*first)
+		*first = err;
+}
+
 /* Targets [lo, hi) of program i at once (cprog.cookies), their links
  * held by the first target's attachment. When the kernel refuses the
  * link (one function it cannot probe fails them all), each half is tried
@@ -216,11 +228,7 @@ static uint32_t attach_many(struct run *r, uint32_t i, uint32_t lo,
 		return attach_many(r, i, lo, mid, err) +
 		       attach_many(r, i, mid, hi, err);
 	}
-	progress_end(&r->pg);
-	fprintf(r->err, "sonde: warning: cannot attach probe %s: %s; it is "
-		"left out\n", t->name, err_str(e));
-	if (!*err)
-		*err = e;
+	warn_left_out(r, t, e, err);
 	return 0;
 }
 
@@ -270,19 +278,15 @@ static int attach_all(struct run *r)
 					attached++;
 					continue;
 				}
-				/* the message on a line of its own */
-				progress_end(&r->pg);
 				if (total == 1) {
+					/* the message on a line of its own */
+					progress_end(&r->pg);
 					fprintf(r->err, "sonde: cannot attach "
 						"probe %s: %s\n", t->name,
 						err_str(err));
 					return err;
 				}
-				fprintf(r->err, "sonde: warning: cannot attach "
-					"probe %s: %s; it is left out\n",
-					t->name, err_str(err));
-				if (!first_err)
-					first_err = err;
+				warn_left_out(r, t, err, &first_err);
 			}
 		}
 	}
