@@ -685,21 +685,6 @@ static int run_object(const struct options *o)
 	return rc;
 }
 
-/* --emit-elf: the probe types whose programs the object can carry. A
- * usdt program has its arguments' locations compiled in and a watchpoint
- * needs its run's process; kprobes and kfuncs cannot be attached (or
- * tested) on the kernels sonde is tried on, so they are not emitted. */
-static bool emittable(const struct probe_target *t)
-{
-	static const char *const ok[] = { "BEGIN", "END", "tracepoint",
-		"rawtracepoint", "interval", "profile", "software",
-		"hardware", "uprobe", "uretprobe", NULL };
-	for (size_t i = 0; ok[i]; i++)
-		if (!strcmp(t->prov->name, ok[i]))
-			return true;
-	return false;
-}
-
 /* Stand-ins for the values only the object's run knows: no pid is above
  * PID_MAX_LIMIT (4194304) and no clock this far, and the two of a pair
  * differ, so that compiling with each shows where they landed. */
@@ -784,11 +769,11 @@ static int describe(struct run *r, const struct options *o,
 	for (uint32_t i = 0; i < c->nprogs; i++) {
 		const struct cprog *p = &c->progs[i];
 		struct serial_prog *sp = &so->progs[i];
-		if (!emittable(p->targets)) {
+		if (p->targets->prov->not_emittable) {
 			fprintf(stderr, "sonde: --emit-elf cannot carry %s "
 				"probes (%s): their programs depend on this "
-				"machine or run\n", p->targets->prov->name,
-				p->name);
+				"machine or run: %s\n", p->targets->prov->name,
+				p->name, p->targets->prov->not_emittable);
 			return 1;
 		}
 		sp->group = probe_of(&r[0], p->targets);

@@ -110,6 +110,8 @@ static int list(const char *pattern, bool verbose, FILE *out)
 }
 
 const struct provider probe_kfunc_prov = {
+	.not_emittable = "it cannot be attached or tested on the "
+			 "kernels sonde is tried on",
 	.name = "kfunc",
 	.aliases = (const char *const[]){ "f", "fentry", NULL },
 	.prog_type = BPF_PROG_TYPE_TRACING,
@@ -121,6 +123,8 @@ const struct provider probe_kfunc_prov = {
 };
 
 const struct provider probe_kretfunc_prov = {
+	.not_emittable = "it cannot be attached or tested on the "
+			 "kernels sonde is tried on",
 	.name = "kretfunc",
 	.aliases = (const char *const[]){ "fr", "fexit", NULL },
 	.prog_type = BPF_PROG_TYPE_TRACING,

@@ -178,6 +178,8 @@ static int list(const char *pattern, bool verbose, FILE *out)
 }
 
 const struct provider probe_kprobe_prov = {
+	.not_emittable = "it cannot be attached or tested on the "
+			 "kernels sonde is tried on",
 	.name = "kprobe",
 	.aliases = (const char *const[]){ "k", NULL },
 	.prog_type = BPF_PROG_TYPE_KPROBE,
@@ -188,6 +190,8 @@ const struct provider probe_kprobe_prov = {
 };
 
 const struct provider probe_kretprobe_prov = {
+	.not_emittable = "it cannot be attached or tested on the "
+			 "kernels sonde is tried on",
 	.name = "kretprobe",
 	.aliases = (const char *const[]){ "kr", NULL },
 	.prog_type = BPF_PROG_TYPE_KPROBE,

@@ -213,6 +213,9 @@ struct provider {
 	 * kernel. */
 	bool (*multi_ok)(const struct probe_target *t, uint32_t n);
 	uint32_t multi_attach_type;
+	/* Why --emit-elf cannot carry this type's programs to another run
+	 * (NULL: it can). */
+	const char *not_emittable;
 	/* The kernel runs the programs on one event last attached first
 	 * (each uprobe perf event is its own consumer, a software event
 	 * joins its CPU's list at the head, kprobes on one address and

@@ -202,6 +202,7 @@ static int list(const char *pattern, bool verbose, FILE *out)
 }
 
 const struct provider probe_usdt_prov = {
+	.not_emittable = "its arguments' locations are compiled in",
 	.name = "usdt",
 	.aliases = (const char *const[]){ "U", NULL },
 	.prog_type = BPF_PROG_TYPE_KPROBE,

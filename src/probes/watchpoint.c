@@ -105,6 +105,7 @@ static int attach(const struct probe_target *t, int prog_fd,
 }
 
 const struct provider probe_watchpoint_prov = {
+	.not_emittable = "it needs its run's process",
 	.name = "watchpoint",
 	.aliases = (const char *const[]){ "w", NULL },
 	.prog_type = BPF_PROG_TYPE_PERF_EVENT,
@@ -113,6 +114,7 @@ const struct provider probe_watchpoint_prov = {
 };
 
 const struct provider probe_asyncwatchpoint_prov = {
+	.not_emittable = "it needs its run's process",
 	.name = "asyncwatchpoint",
 	.aliases = (const char *const[]){ "aw", NULL },
 	.prog_type = BPF_PROG_TYPE_PERF_EVENT,
