@@ -1,0 +1,84 @@
+#!/bin/bash
+# guest.sh [options] -- CMD [ARG...]: runs CMD in a qemu guest booting one of
+# Debian's stock kernels (tests/vm/kernel.sh), in this directory, with the
+# host's files (read-only, under a tmpfs overlay: the guest's writes vanish
+# with it) and this shell's test variables. CMD's output (stdout and stderr)
+# is printed as it comes; guest.sh exits with CMD's status, or 125 when the
+# guest did not get to the end (time limit, panic), with the last lines of
+# the guest's console.
+#
+#   --kernel NAME   6.1 (default) or 6.12
+#   --cpus N        virtual CPUs (default 2)
+#   --mem MB        memory (default 1024; the overlay's writes live in it)
+#   --timeout S     seconds before the guest is stopped (default 600)
+#   --cache DIR     where the kernels are kept (default $BUILD/vm or build/vm)
+#
+# e.g. tests/vm/guest.sh --kernel 6.12 -- build/sonde -l 'kretfunc:vfs_rea*'
+#
+# Under TCG (KVM is not usable on the machines this runs on): -cpu max
+# gives the guest every instruction set extension qemu emulates, so that
+# host binaries run there.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+kernel=6.1 cpus=2 mem=1024 limit=600 cache=${BUILD:-$top/build}/vm
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--kernel) kernel=$2; shift 2 ;;
+	--cpus) cpus=$2; shift 2 ;;
+	--mem) mem=$2; shift 2 ;;
+	--timeout) limit=$2; shift 2 ;;
+	--cache) cache=$2; shift 2 ;;
+	--) shift; break ;;
+	*) echo "guest.sh: unknown option $1 (see the comment at the top)" >&2; exit 2 ;;
+	esac
+done
+[ $# -gt 0 ] || { echo "usage: guest.sh [--kernel NAME] [--cpus N] [--mem MB] [--timeout S] -- CMD [ARG...]" >&2; exit 2; }
+command -v qemu-system-x86_64 >/dev/null || { echo "guest.sh: needs qemu-system-x86_64 (scripts/deps.sh)" >&2; exit 125; }
+
+kdir=$cache/$kernel
+release=$("$here/kernel.sh" "$kernel" "$kdir") || exit 125
+
+run=$(mktemp -d "${TMPDIR:-/tmp}/sonde-vm.XXXXXX")
+qpid=
+cleanup() {
+	[ -n "$qpid" ] && kill "$qpid" 2>/dev/null
+	rm -rf "$run"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# The guest's shell gets the variables the test layers read, then CMD.
+{
+	export -p | grep -E '^declare -x (PATH|HOME|LANG|LC_[A-Z]+|TERM|CI|CC|SONDE[A-Z_]*|BUILD|TOP|[A-Z]+_TESTS|BTRT_[A-Z_]+|UPDATE_GOLDEN)='
+	printf 'cd %q || exit 125\n' "$PWD"
+	printf '%q ' "$@"
+	echo
+} >"$run/cmd"
+: >"$run/output"
+
+timeout -k 5 "$limit" qemu-system-x86_64 -accel tcg -cpu max -nodefaults \
+	-m "$mem" -smp "$cpus" -display none -no-reboot \
+	-kernel "$kdir/vmlinux" -initrd "$kdir/initrd.gz" \
+	-append "console=ttyS0 loglevel=4 panic=-1 rdinit=/init sonde.modules=$kdir/pkg/lib/modules" \
+	-serial "file:$run/console" -serial "file:$run/output" \
+	-fsdev "local,id=host,path=/,security_model=none,readonly=on,multidevs=remap" \
+	-device virtio-9p-pci,fsdev=host,mount_tag=host \
+	-fsdev "local,id=out,path=$run,security_model=none,multidevs=remap" \
+	-device virtio-9p-pci,fsdev=out,mount_tag=out \
+	</dev/null >"$run/qemu.log" 2>&1 &
+qpid=$!
+tail -n +1 -F --pid="$qpid" "$run/output" 2>/dev/null
+wait "$qpid"
+qrc=$?
+qpid=
+if [ ! -f "$run/rc" ]; then
+	if [ "$qrc" = 124 ] || [ "$qrc" = 137 ]; then
+		echo "guest.sh: the $release guest did not finish within ${limit}s; its console's last lines:"
+	else
+		echo "guest.sh: the $release guest stopped before the command ended (qemu exit status $qrc); its console's last lines:"
+	fi
+	tail -n 20 "$run/console" "$run/qemu.log" 2>/dev/null | sed 's/^/    /'
+	exit 125
+fi
+exit "$(cat "$run/rc")"

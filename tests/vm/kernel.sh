@@ -1,0 +1,104 @@
+#!/bin/bash
+# kernel.sh NAME DIR: makes DIR/vmlinux and DIR/initrd.gz for guest kernel
+# NAME (see KERNELS below) from Debian's stock package, unpacked, never
+# installed. Idempotent: a DIR whose stamp names the same package version
+# is left as it is. Prints the kernel release on success.
+#
+# Why each step:
+#   - apt-get download: Debian's own build of the kernel users run, with its
+#     config (kprobes, fentry, BTF) and its signed-off modules;
+#   - the uncompressed vmlinux: qemu boots it through its PVH ELF note
+#     (CONFIG_PVH=y), which skips the decompressor, slow under TCG;
+#   - a busybox initramfs with the modules the guest needs to reach the
+#     host's files (virtio-pci, 9p, overlay), decompressed here so busybox
+#     insmod can load them whatever compression the package used;
+#   - the package's module tree, indexed by depmod, which the guest mounts
+#     at /lib/modules/RELEASE so that tests can modprobe (loop, veth, ...).
+set -eu
+
+# NAME: the package whose newest dependency is the kernel image
+declare -A KERNELS=(
+	[6.1]=linux-image-amd64        # Debian 12's default kernel
+	[6.12]=linux-image-6.12-amd64  # Debian 12's newer kernel (security suite)
+)
+# modules the init loads, in dependency order; absent ones are built in
+MODULES="virtio_ring virtio virtio_pci_modern_dev virtio_pci_legacy_dev virtio_pci netfs fscache 9pnet 9pnet_virtio 9p overlay"
+
+die() { echo "kernel.sh: $*" >&2; exit 1; }
+
+[ $# = 2 ] || die "usage: kernel.sh NAME DIR (NAME: ${!KERNELS[*]})"
+name=$1
+mkdir -p "$2" && dir=$(cd "$2" && pwd) || die "cannot make $2"
+meta=${KERNELS[$name]:-}
+[ -n "$meta" ] || die "unknown kernel $name (known: ${!KERNELS[*]})"
+for c in apt-get apt-cache dpkg-deb busybox cpio gzip xz zstd depmod; do
+	command -v "$c" >/dev/null || die "needs $c (scripts/deps.sh installs it)"
+done
+[ -f /bin/busybox ] && file -L /bin/busybox 2>/dev/null | grep -q 'statically linked' ||
+	die "needs a static /bin/busybox (package busybox-static)"
+
+# The image package the meta-package depends on, and its version; a stale
+# package list is refreshed once (as root) before giving up.
+image_pkg() {
+	apt-cache depends "$meta" 2>/dev/null | awk '/Depends: linux-image-/ { print $2; exit }'
+}
+pkg=$(image_pkg)
+if [ -z "$pkg" ] && [ "$(id -u)" = 0 ]; then
+	apt-get update -q >/dev/null 2>&1 || true
+	pkg=$(image_pkg)
+fi
+[ -n "$pkg" ] || die "apt knows no package $meta (is Debian 12's archive in the apt sources?)"
+ver=$(apt-cache policy "$pkg" | awk '/Candidate:/ { print $2 }')
+
+if [ -f "$dir/stamp" ] && [ "$(cat "$dir/stamp")" = "$pkg $ver" ] &&
+	[ -f "$dir/vmlinux" ] && [ -f "$dir/initrd.gz" ] && [ -d "$dir/pkg/lib/modules" ]; then
+	cat "$dir/release"
+	exit 0
+fi
+
+rm -rf "$dir/dl" "$dir/pkg" "$dir/initrd" "$dir/vmlinux" "$dir/initrd.gz" "$dir/stamp" "$dir/release"
+mkdir -p "$dir/dl"
+(cd "$dir/dl" && apt-get download -q "$pkg" >/dev/null 2>"$dir/dl/err") ||
+	die "apt-get download $pkg failed: $(tail -n1 "$dir/dl/err")"
+dpkg-deb -x "$dir"/dl/*.deb "$dir/pkg"
+release=$(ls "$dir/pkg/lib/modules")
+vmlinuz=$dir/pkg/boot/vmlinuz-$release
+[ -f "$vmlinuz" ] || die "$pkg holds no /boot/vmlinuz-$release"
+
+# The bzImage's payload starts at the compressor's magic; the first match
+# is the payload (the setup code holds none of these byte strings).
+extract() {
+	local magic=$1 tool=$2 off
+	off=$(LC_ALL=C grep -obUaP "$magic" "$vmlinuz" | head -n1 | cut -d: -f1)
+	[ -n "$off" ] || return 1
+	tail -c +"$((off + 1))" "$vmlinuz" | $tool -dc >"$dir/vmlinux" 2>/dev/null
+	# trailing bytes after the stream make the tools complain; the ELF
+	# header says whether what came out is the kernel
+	[ "$(head -c4 "$dir/vmlinux" | od -An -c | tr -d ' ')" = '177ELF' ]
+}
+extract '\xfd7zXZ\x00' xz || extract '\x28\xb5\x2f\xfd' zstd || extract '\x1f\x8b\x08' gzip ||
+	die "cannot extract vmlinux from $vmlinuz (not xz, zstd or gzip)"
+
+ir=$dir/initrd
+mkdir -p "$ir/bin" "$ir/lib" "$ir/proc" "$ir/sys" "$ir/dev"
+cp /bin/busybox "$ir/bin/busybox"
+cp "$(dirname "$0")/init" "$ir/init"
+chmod 755 "$ir/init"
+: >"$ir/modules.order"
+for m in $MODULES; do
+	f=$(find "$dir/pkg/lib/modules/$release" \( -name "$m.ko" -o -name "$m.ko.xz" -o -name "$m.ko.zst" \) | head -n1)
+	[ -n "$f" ] || continue
+	case "$f" in
+	*.xz) xz -dc "$f" >"$ir/lib/$m.ko" ;;
+	*.zst) zstd -qdc "$f" >"$ir/lib/$m.ko" ;;
+	*) cp "$f" "$ir/lib/$m.ko" ;;
+	esac
+	echo "$m" >>"$ir/modules.order"
+done
+(cd "$ir" && find . | cpio -o -H newc 2>/dev/null | gzip -1) >"$dir/initrd.gz"
+echo "$release" >"$dir/release"
+depmod -b "$dir/pkg" "$release"
+# only what a boot needs is kept
+rm -rf "$dir/dl" "$dir/pkg/boot" "$dir/pkg/usr" "$ir"
+echo "$pkg $ver" >"$dir/stamp"
+cat "$dir/release"
