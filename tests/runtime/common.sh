@@ -45,6 +45,7 @@
 #                    file:PATH    the file PATH exists
 #                    nokprobes    the kernel has no kprobe PMU
 #                    feat:NAME    sonde --info says "NAME: yes"
+#                    nofeat:NAME  sonde --info says "NAME: no" (a fallback)
 #                    nobreakpoints  they can be opened but never fire
 #   EXPECT         block: stdout must be exactly these lines (byte for byte,
 #                  each line ends with \n)
@@ -62,6 +63,7 @@
 #   BG             a command started in the background before the run; its
 #                  pid is @BGPID@ (it is killed after the run)
 #   NOREF          why bpftrace cannot be the reference (bless.sh skips it)
+#   SERIAL         "yes": never run beside other tests (RUNTIME_JOBS)
 #
 # In PROG, ARGS, PARAMS, CMD, BG, SETUP, CLEANUP, CHECK, EXPECT_REGEX and
 # EXPECT_COUNT: @WL@ is the workload binary (wl.c),
@@ -83,7 +85,7 @@ parse_test() {
 	T_KEYS=" "
 	for key in PROG TOOL SETUP CLEANUP CHECK ARGS ENV NOT_STDERR PARAMS CMD STATUS \
 		TIMEOUT REQUIRES EXPECT EXPECT_REGEX EXPECT_COUNT EXPECT_STDERR EXPECT_OUTFILE BG \
-		NOREF; do
+		NOREF SERIAL; do
 		printf -v "T_$key" '%s' ""
 	done
 	T_PROG_BLOCK=0
@@ -161,7 +163,8 @@ missing_requirement() {
 		cmd:*) command -v "${w#cmd:}" >/dev/null || { echo "no ${w#cmd:} command"; return; } ;;
 		nokprobes) [ ! -e /sys/bus/event_source/devices/kprobe ] || { echo "this kernel has kprobes (the test is of the error without them)"; return; } ;;
 		twl) [ -x "$TWL" ] || { echo "twl.c did not build"; return; } ;;
-		feat:*) "$SONDE" --info 2>/dev/null | grep -q "^  ${w#feat:}: yes" || { echo "this kernel lacks ${w#feat:} (sonde --info)"; return; } ;;
+		feat:*) sonde_info | grep -q "^  ${w#feat:}: yes" || { echo "this kernel lacks ${w#feat:} (sonde --info)"; return; } ;;
+		nofeat:*) sonde_info | grep -q "^  ${w#nofeat:}: no" || { echo "this kernel has ${w#nofeat:} (the test is of the path without it)"; return; } ;;
 		file:*) [ -f "${w#file:}" ] || { echo "no ${w#file:}"; return; } ;;
 		uwl) [ -x "$UWLNP" ] || { echo "uwl.c did not build (no <sys/sdt.h>?)"; return; } ;;
 		dwl) [ -x "${DWLDL:-}" ] || { echo "dwl.c did not build (no <sys/sdt.h>, objcopy?)"; return; } ;;
@@ -179,6 +182,15 @@ missing_requirement() {
 		*) echo "unknown requirement $w"; return ;;
 		esac
 	done
+}
+
+# sonde_info: `$SONDE --info`, run once per layer run (it loads probe
+# programs to see what the kernel has; the requirement checks run in
+# subshells, so the cache is a file named after the layer's shell).
+sonde_info() {
+	local f=${TMPDIR:-/tmp}/sonde-info.$$
+	[ -s "$f" ] || "$SONDE" --info >"$f" 2>/dev/null
+	cat "$f"
 }
 
 TRACEFS=/sys/kernel/tracing
