@@ -98,7 +98,7 @@ static void usage(FILE *out)
 	      "  -B none|line|full  output buffering (default: flushed after "
 	      "each batch\n"
 	      "                 of events)\n"
-	      "  -q             quiet: no \"Attaching N probes...\" line\n"
+	      "  -q             quiet: no \"Attached N probes\" line\n"
 	      "  -k, -kk        report helper failures at run time (-k: all\n"
 	      "                 but reads and map lookups, -kk: all)\n"
 	      "  -v             verbose: libbpf messages and verifier logs\n"

@@ -22,6 +22,7 @@ int out_init(struct out *o, const char *format, FILE *f,
 			o->ops = formats[i];
 			o->f = f;
 			o->console = f;
+			o->err = stderr;
 			o->res = res;
 			o->ctx = NULL;
 			return 0;

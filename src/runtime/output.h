@@ -70,7 +70,7 @@ struct out;
 
 struct out_ops {
 	const char *name; /* "text", "json" */
-	/* "Attaching N probes..." */
+	/* "Attached N probes", once everything is attached */
 	void (*attached_probes)(struct out *o, uint32_t n);
 	/* Formatted printf() text, time() text, cat() file contents,
 	 * system() output, join() result (without its newline). */
@@ -93,6 +93,8 @@ struct out {
 	const struct out_ops *ops;
 	FILE *f;
 	FILE *console; /* the exit newlines: stdout with -o FILE, else f */
+	FILE *err;     /* what text prints beside the program's output
+			  (bpftrace 0.24+'s "Attached N probes"): stderr */
 	const struct out_resolver *res; /* NULL: all fallbacks */
 	void *ctx; /* the state of a wrapper of ops (runtime/heatmap.c) */
 	bool no_warnings; /* --no-warnings: text prints no -k warnings */

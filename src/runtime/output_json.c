@@ -46,8 +46,9 @@ static void join(struct out *o, const char *s, size_t len)
 static void attached_probes(struct out *o, uint32_t n)
 {
 	fprintf(o->f,
-		"{\"type\": \"attached_probes\", \"data\": {\"probes\": %u}}\n",
-		n);
+		"{\"type\": \"attached_probes\", \"count\": %u, "
+		"\"data\": {\"probes\": %u}}\n",
+		n, n);
 	fflush(o->f);
 }
 

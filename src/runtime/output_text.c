@@ -1,4 +1,4 @@
-/* The text format: bpftrace 0.17's default output. */
+/* The text format: bpftrace's default output. */
 #include <inttypes.h>
 #include <string.h>
 
@@ -15,10 +15,12 @@ static void raw(struct out *o, const char *s, size_t len)
 	fwrite(s, 1, len, o->f);
 }
 
+/* On stderr, as bpftrace 0.24+ prints it, so that stdout holds only what
+ * the program prints. */
 static void attached_probes(struct out *o, uint32_t n)
 {
-	fprintf(o->f, "Attaching %u probe%s...\n", n, n == 1 ? "" : "s");
-	fflush(o->f);
+	fprintf(o->err, "Attached %u probe%s\n", n, n == 1 ? "" : "s");
+	fflush(o->err);
 }
 
 static void join(struct out *o, const char *s, size_t len)

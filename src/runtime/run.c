@@ -236,9 +236,10 @@ static uint32_t attach_many(struct run *r, uint32_t i, uint32_t lo,
  * says the kernel runs them last attached first in a second pass,
  * backwards. With more than one target, one that cannot be attached (a
  * function the kernel cannot probe) is warned about and left out, as
- * bpftrace does; it is an error when it is the only one, or when none
- * could be attached. */
-static int attach_all(struct run *r)
+ * bpftrace does, and counted in *left_out (as the probes it stands for
+ * in "Attached N probes"); it is an error when it is the only one, or
+ * when none could be attached. */
+static int attach_all(struct run *r, uint32_t *left_out)
 {
 	const struct compiled *c = r->c;
 	const char *fmt = r->o->format;
@@ -260,8 +261,10 @@ static int attach_all(struct run *r)
 				bool rev = p->targets->prov->attach_reversed;
 				if (rev != (pass == 1))
 					continue;
-				attached += attach_many(r, i, 0, p->ntargets,
-							&first_err);
+				uint32_t got = attach_many(r, i, 0, p->ntargets,
+							   &first_err);
+				attached += got;
+				*left_out += p->ntargets - got;
 				done += p->ntargets;
 				progress_step(&r->pg, done);
 				continue;
@@ -287,6 +290,7 @@ static int attach_all(struct run *r)
 					return err;
 				}
 				warn_left_out(r, t, err, &first_err);
+				*left_out += p->ncounted ? p->ncounted : 1;
 			}
 		}
 	}
@@ -538,6 +542,7 @@ static int run_setup(struct run *r)
 			   &r->res);
 	if (o->console)
 		r->out.console = o->console;
+	r->out.err = r->err;
 	r->out.no_warnings = o->no_warnings;
 	if (err) {
 		fprintf(r->err, "sonde: unknown output format '%s'\n",
@@ -599,22 +604,22 @@ int run_program(const struct compiled *c, const struct run_opts *o)
 		run_close(&r);
 		return 0;
 	}
-	if (!err) {
-		/* bpftrace counts every target, BEGIN and END included,
-		 * and each syscall of a dispatching program. */
+	/* BEGIN before the other probes attach, as in bpftrace: what it
+	 * sets up (a map of names, say) is there for their first event. */
+	if (!err)
+		err = run_progs(&r, false);
+	uint32_t left_out = 0;
+	if (!err)
+		err = attach_all(&r, &left_out);
+	if (!err && !o->quiet) {
+		/* bpftrace counts every target attached, BEGIN and END
+		 * included, and each syscall of a dispatching program. */
 		uint32_t shown = 0;
 		for (uint32_t i = 0; i < c->nprogs; i++)
 			shown += c->progs[i].ncounted ? c->progs[i].ncounted :
 							c->progs[i].ntargets;
-		if (!o->quiet)
-			out_attached_probes(&r.out, shown);
-		/* BEGIN before the other probes attach, as in bpftrace: what
-		 * it sets up (a map of names, say) is there for their first
-		 * event. */
-		err = run_progs(&r, false);
+		out_attached_probes(&r.out, shown - left_out);
 	}
-	if (!err)
-		err = attach_all(&r);
 	/* targets that need user space while they run */
 	for (uint32_t i = 0; !err && i < r.natts; i++)
 		if (r.atts[i].service)

@@ -28,27 +28,38 @@ static const char *fmt(const struct type *t, const void *data, bool json,
 
 /* A memory stream standing in for stdout. */
 struct capture {
-	char *buf;
-	size_t len;
+	char *buf, *ebuf; /* what the format wrote to o.f and to o.err */
+	size_t len, elen;
 	struct out o;
 };
 
 static void cap_open(struct capture *c, const char *format,
 		     const struct out_resolver *res)
 {
-	c->buf = NULL;
-	c->len = 0;
+	c->buf = c->ebuf = NULL;
+	c->len = c->elen = 0;
 	FILE *f = open_memstream(&c->buf, &c->len);
 	CHECK(out_init(&c->o, format, f, res) == 0);
+	c->o.err = open_memstream(&c->ebuf, &c->elen);
 }
 
+/* Returns what went to o.f; cap_err() then returns what went to o.err. */
+static char *last_err;
 static const char *cap_close(struct capture *c)
 {
 	fclose(c->o.f);
+	fclose(c->o.err);
 	static char *last;
 	free(last);
+	free(last_err);
 	last = c->buf;
+	last_err = c->ebuf;
 	return c->buf;
+}
+
+static const char *cap_err(void)
+{
+	return last_err;
 }
 
 TEST(ints_of_every_width)
@@ -324,9 +335,10 @@ TEST(text_events)
 	int64_t five = 5;
 	out_value(&c.o, &type_s64, &five);
 	out_exit_begin(&c.o);
-	CHECK_STR(cap_close(&c), "Attaching 1 probe...\nAttaching 2 probes...\n"
-				 "ab\n12:00:00\nnonlsys\n/bin/echo,hi\n"
+	CHECK_STR(cap_close(&c), "ab\n12:00:00\nnonlsys\n/bin/echo,hi\n"
 				 "Lost 3 events\n5\n\n\n");
+	/* bpftrace 0.24+: on stderr, after attaching */
+	CHECK_STR(cap_err(), "Attached 1 probe\nAttached 2 probes\n");
 }
 
 TEST(json_events)
@@ -344,7 +356,8 @@ TEST(json_events)
 	out_value(&c.o, type_string(&A, 4), s);
 	out_exit_begin(&c.o);
 	CHECK_STR(cap_close(&c),
-		  "{\"type\": \"attached_probes\", \"data\": {\"probes\": 2}}\n"
+		  "{\"type\": \"attached_probes\", \"count\": 2, "
+		  "\"data\": {\"probes\": 2}}\n"
 		  "{\"type\": \"printf\", \"data\": \"hi \\\"x\\\"\\n\"}\n"
 		  "{\"type\": \"time\", \"data\": \"05\"}\n"
 		  "{\"type\": \"cat\", \"data\": \"a\\\"b\\n\\u0001c\\n\"}\n"
