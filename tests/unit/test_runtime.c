@@ -567,32 +567,32 @@ TEST(provider_timers)
 TEST(provider_errors)
 {
 	EXPECT_ERROR("interval:xs:1", "interval",
-		     "stdin:1:1: error: xs is not an accepted unit of time",
+		     "stdin:1:1: ERROR: xs is not an accepted unit of time",
 		     "xs", "1", NULL);
 	EXPECT_ERROR("interval:s", "interval",
-		     "stdin:1:1: error: interval probe type requires 2 "
+		     "stdin:1:1: ERROR: interval probe type requires 2 "
 		     "arguments",
 		     "s", NULL);
 	EXPECT_ERROR("interval:s:0", "interval",
-		     "stdin:1:1: error: interval period should be a positive "
+		     "stdin:1:1: ERROR: interval period should be a positive "
 		     "integer, not '0'",
 		     "s", "0", NULL);
 	EXPECT_ERROR("profile:hz:abc", "profile",
-		     "stdin:1:1: error: profile frequency should be a "
+		     "stdin:1:1: ERROR: profile frequency should be a "
 		     "positive integer, not 'abc'",
 		     "hz", "abc", NULL);
 	EXPECT_ERROR("tracepoint:nosuch:event", "tracepoint",
-		     "stdin:1:1: error: tracepoint not found: nosuch:event",
+		     "stdin:1:1: ERROR: tracepoint not found: nosuch:event",
 		     "nosuch", "event", NULL);
 	EXPECT_ERROR("tracepoint:syscalls", "tracepoint",
-		     "stdin:1:1: error: tracepoint probe type requires 2 "
+		     "stdin:1:1: ERROR: tracepoint probe type requires 2 "
 		     "arguments",
 		     "syscalls", NULL);
 	EXPECT_ERROR("kprobe:a:b", "kprobe",
-		     "stdin:1:1: error: kprobe probe type requires 1 argument",
+		     "stdin:1:1: ERROR: kprobe probe type requires 1 argument",
 		     "a", "b", NULL);
 	EXPECT_ERROR("BEGIN:x", "BEGIN",
-		     "stdin:1:1: error: BEGIN probes take no arguments", "x",
+		     "stdin:1:1: ERROR: BEGIN probes take no arguments", "x",
 		     NULL);
 }
 
