@@ -82,9 +82,3 @@ void out_scalar(struct strbuf *sb, const struct type *t, const void *value,
 		sb_printf(sb, "%" PRIu64, v / div);
 }
 
-void out_exit_begin(struct out *o)
-{
-	fflush(o->f);
-	fputs("\n\n", o->console);
-	fflush(o->console);
-}

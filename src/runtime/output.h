@@ -87,6 +87,8 @@ struct out_ops {
 	void (*value)(struct out *o, const struct type *t, const void *data);
 	/* print(@m) and the maps printed at exit */
 	void (*map)(struct out *o, const struct out_map *m);
+	/* Once, after END, before the maps printed at exit (out_end). */
+	void (*end)(struct out *o);
 };
 
 struct out {
@@ -148,10 +150,13 @@ static inline void out_map(struct out *o, const struct out_map *m)
 {
 	o->ops->map(o, m);
 }
-/* Once, after END, before the maps printed at exit: two newlines, in
- * every format, to o->console (bpftrace writes them to stdout even when
- * -o sends the rest to a file). */
-void out_exit_begin(struct out *o);
+/* Once, after END, before the maps printed at exit: text writes two
+ * newlines to o->console (bpftrace writes them to stdout even when -o
+ * sends the rest to a file); JSON writes nothing, as bpftrace 0.26. */
+static inline void out_exit_begin(struct out *o)
+{
+	o->ops->end(o);
+}
 
 /* Helpers shared by the formats. */
 

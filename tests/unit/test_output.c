@@ -336,9 +336,10 @@ TEST(text_events)
 	out_value(&c.o, &type_s64, &five);
 	out_exit_begin(&c.o);
 	CHECK_STR(cap_close(&c), "ab\n12:00:00\nnonlsys\n/bin/echo,hi\n"
-				 "Lost 3 events\n5\n\n\n");
-	/* bpftrace 0.24+: on stderr, after attaching */
-	CHECK_STR(cap_err(), "Attached 1 probe\nAttached 2 probes\n");
+				 "5\n\n\n");
+	/* bpftrace 0.26: on stderr, beside the program's output */
+	CHECK_STR(cap_err(), "Attached 1 probe\nAttached 2 probes\n"
+			     "Lost 3 events\n");
 }
 
 TEST(json_events)
@@ -363,9 +364,52 @@ TEST(json_events)
 		  "{\"type\": \"cat\", \"data\": \"a\\\"b\\n\\u0001c\\n\"}\n"
 		  "{\"type\": \"syscall\", \"data\": \"sys\\n\"}\n"
 		  "{\"type\": \"join\", \"data\": \"/bin/echo hi there\"}\n"
-		  "{\"type\": \"lost_events\", \"data\": {\"events\": 3}}\n"
-		  "{\"type\": \"value\", \"data\": \"s\\\"x\"}\n"
-		  "\n\n");
+		  "{\"type\": \"lost_events\", \"count\": 3, "
+		  "\"data\": {\"events\": 3}}\n"
+		  "{\"type\": \"value\", \"data\": \"s\\\"x\"}\n");
+}
+
+/* -k's reports, as bpftrace 0.26 prints them: text on stderr in the
+ * located form with the helper and its return code, JSON on the output. */
+TEST(helper_errors)
+{
+	static const char text[] = "BEGIN { $x = @m[1]; }";
+	struct src_file file = { "stdin", text, sizeof(text) - 1 };
+	struct span at = { &file, 13, 5, 1, 14 };
+	struct capture c;
+	cap_open(&c, "text", NULL);
+	out_helper_error(&c.o, "map_lookup_elem", 0, at);
+	out_helper_error(&c.o, "probe_read", -14, at);
+	out_helper_error(&c.o, "map_update_elem", -7, at);
+	CHECK_STR(cap_close(&c), "");
+	CHECK_STR(cap_err(),
+		  "stdin:1:14: WARNING: Can't lookup map element because it "
+		  "does not exist.\n"
+		  "Additional Info - helper: map_lookup_elem, retcode: 0\n"
+		  "BEGIN { $x = @m[1]; }\n"
+		  "             ^~~~~\n"
+		  "stdin:1:14: WARNING: Bad address\n"
+		  "Additional Info - helper: probe_read, retcode: -14\n"
+		  "BEGIN { $x = @m[1]; }\n"
+		  "             ^~~~~\n"
+		  "stdin:1:14: WARNING: Map full; can't update element. Try "
+		  "increasing max_map_keys config or manually setting the max "
+		  "entries in a map declaration e.g. `let @a = hash(5000)`\n"
+		  "Additional Info - helper: map_update_elem, retcode: -7\n"
+		  "BEGIN { $x = @m[1]; }\n"
+		  "             ^~~~~\n");
+	cap_open(&c, "text", NULL);
+	c.o.no_warnings = true;
+	out_helper_error(&c.o, "probe_read", -14, at);
+	CHECK_STR(cap_close(&c), "");
+	CHECK_STR(cap_err(), "");
+	cap_open(&c, "json", NULL);
+	out_helper_error(&c.o, "probe_read", -14, at);
+	CHECK_STR(cap_close(&c),
+		  "{\"type\": \"helper_error\", \"msg\": \"Bad address\", "
+		  "\"helper\": \"probe_read\", \"retcode\": -14, "
+		  "\"filename\": \"stdin\", \"line\": 1, \"col\": 14}\n");
+	CHECK_STR(cap_err(), "");
 }
 
 TEST(unknown_format)
@@ -415,6 +459,7 @@ int main(void)
 	RUN(records_and_arrays);
 	RUN(text_events);
 	RUN(json_events);
+	RUN(helper_errors);
 	RUN(unknown_format);
 	RUN(map_through_both_formats);
 	sb_free(&SB);
