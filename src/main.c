@@ -523,11 +523,12 @@ static int parse_options(int argc, char **argv, struct options *o)
 	return 0;
 }
 
-/* Expands every attach point of every probe into its targets. */
+/* Expands every attach point of every probe into its targets. A probe
+ * none of whose attach points exists here is removed from prog when
+ * missing probes are only warned about or ignored. */
 static int expand_probes(struct arena *a, struct diag *d,
-			 const struct options *o,
-			 const struct ast_program *prog, int cpid,
-			 struct sema_probe **out)
+			 const struct options *o, struct ast_program *prog,
+			 int cpid, struct sema_probe **out)
 {
 	struct sema_probe *sp = arena_alloc(a, sizeof(*sp) *
 						       (prog->nprobes + 1));
@@ -535,15 +536,23 @@ static int expand_probes(struct arena *a, struct diag *d,
 				 .nparams = o->nparams, .pid = (int)o->pid,
 				 .cpid = cpid, .cmd = o->cmd,
 				 .no_attach = o->verify || o->dry_run ||
-					      o->dump || o->emit_elf };
+					      o->dump || o->emit_elf,
+				 .unsafe = o->unsafe };
 	int rc = 0;
+	uint32_t kept = 0;
 	for (uint32_t i = 0; i < prog->nprobes; i++) {
 		const struct ast_probe *p = &prog->probes[i];
 		env.want_args = ast_probe_uses_builtin(p, BI_ARGS);
-		if (probe_expand_probe(&env, p->attach, p->nattach,
-				       &sp[i].targets, &sp[i].ntargets) < 0)
+		int e = probe_expand_probe(&env, p->attach, p->nattach,
+					   &sp[kept].targets,
+					   &sp[kept].ntargets);
+		if (e < 0)
 			rc = -1;
+		if (e == 1)
+			continue;
+		prog->probes[kept++] = prog->probes[i];
 	}
+	prog->nprobes = kept;
 	*out = sp;
 	return rc;
 }

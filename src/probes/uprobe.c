@@ -151,11 +151,8 @@ static int expand_cpp(struct probe_env *env, const struct attach_point *a,
 			return -1;
 		add(env, a, path, s->name, off, s->addr, s->name, out, n);
 	}
-	if (*n == before && !many) {
-		diag_error(env->diag, a->span, "no function %s in %s",
-			   a->parts[1], path);
-		return -1;
-	}
+	if (*n == before && !many)
+		return probe_missing(env, a);
 	return 0;
 }
 
@@ -214,8 +211,7 @@ static int expand_es(struct probe_env *env, const struct attach_point *a,
 		}
 		free(first);
 		if (*n == before && !many)
-			return probe_missing(env, a, "no function in %s "
-					     "matches %s", path, spec);
+			return probe_missing(env, a);
 		return 0;
 	}
 	if (!elfsym_find(es, spec) && strstr(spec, "::"))
@@ -242,8 +238,7 @@ static int expand_es(struct probe_env *env, const struct attach_point *a,
 	if (!s && many)
 		return 0;
 	if (!s)
-		return probe_missing(env, a, "no function %s in %s", name,
-				     path);
+		return probe_missing(env, a);
 	if (s->size && delta >= s->size) {
 		diag_error(env->diag, a->span, "Offset outside the function "
 			   "bounds ('%s' size is %llu)", name,
@@ -287,11 +282,8 @@ static int expand_many(struct probe_env *env, const struct attach_point *a,
 				  &m);
 	if (rc == -1)
 		return -1;
-	if (*n == before) {
-		diag_error(env->diag, a->span, "no %s probe matches %s:%s",
-			   a->provider, a->parts[0], a->parts[1]);
-		return -1;
-	}
+	if (*n == before)
+		return probe_missing(env, a);
 	return 0;
 }
 

@@ -582,15 +582,16 @@ TEST(provider_errors)
 		     "positive integer, not 'abc'",
 		     "hz", "abc", NULL);
 	EXPECT_ERROR("tracepoint:nosuch:event", "tracepoint",
-		     "stdin:1:1: ERROR: tracepoint not found: nosuch:event",
+		     "stdin:1:1: ERROR: No matches for tracepoint nosuch:event.",
 		     "nosuch", "event", NULL);
 	EXPECT_ERROR("tracepoint:syscalls", "tracepoint",
 		     "stdin:1:1: ERROR: tracepoint probe type requires 2 "
 		     "arguments",
 		     "syscalls", NULL);
-	EXPECT_ERROR("kprobe:a:b", "kprobe",
-		     "stdin:1:1: ERROR: kprobe probe type requires 1 argument",
-		     "a", "b", NULL);
+	EXPECT_ERROR("kprobe:a:b:c", "kprobe",
+		     "stdin:1:1: ERROR: kprobe probe type requires 1 or 2 "
+		     "arguments ([MODULE:]FUNCTION)",
+		     "a", "b", "c", NULL);
 	EXPECT_ERROR("BEGIN:x", "BEGIN",
 		     "stdin:1:1: ERROR: BEGIN probes take no arguments", "x",
 		     NULL);

@@ -45,12 +45,14 @@ for k in $kernels; do
 	fi
 done
 
+# run.sh takes the build directory relative to the top of the tree
+rel_build=$(realpath --relative-to="$TOP" "$BUILD")
 cpus=$(( $(nproc) / jobs ))
 [ "$cpus" -ge 2 ] || cpus=2
 run_guest() {
 	local k=$1
 	"$TOP/tests/vm/guest.sh" --kernel "$k" --cpus "$cpus" --timeout "${VM_TIMEOUT:-1500}" -- \
-		tests/run.sh --build "$BUILD" --layers "$layers" >"$scratch/$k.out" 2>&1
+		tests/run.sh -v --build "$rel_build" --layers "$layers" >"$scratch/$k.out" 2>&1
 	echo $? >"$scratch/$k.rc"
 }
 running=0
