@@ -250,9 +250,11 @@ static uint32_t attach_many(struct run *r, uint32_t i, uint32_t lo,
 
 /* Attaches every target, in script order, but targets whose provider
  * says the kernel runs them last attached first in a second pass,
- * backwards. One that cannot be attached is judged by attach_failed;
- * when missing probes are errors, none attached at all is one too. */
-static int attach_all(struct run *r)
+ * backwards. One that cannot be attached is judged by attach_failed, and
+ * one left out is counted in *left_out (as the probes it stands for in
+ * "Attached N probes"); when missing probes are errors, none attached at
+ * all is one too. */
+static int attach_all(struct run *r, uint32_t *left_out)
 {
 	const struct compiled *c = r->c;
 	const char *fmt = r->o->format;
@@ -275,10 +277,12 @@ static int attach_all(struct run *r)
 				if (rev != (pass == 1))
 					continue;
 				bool stop = false;
-				attached += attach_many(r, i, 0, p->ntargets,
-							&first_err, &stop);
+				uint32_t got = attach_many(r, i, 0, p->ntargets,
+							   &first_err, &stop);
 				if (stop)
 					return first_err;
+				attached += got;
+				*left_out += p->ntargets - got;
 				done += p->ntargets;
 				progress_step(&r->pg, done);
 				continue;
@@ -297,6 +301,7 @@ static int attach_all(struct run *r)
 				}
 				if (attach_failed(r, t, err, &first_err))
 					return first_err;
+				*left_out += p->ncounted ? p->ncounted : 1;
 			}
 		}
 	}
@@ -548,6 +553,7 @@ static int run_setup(struct run *r)
 			   &r->res);
 	if (o->console)
 		r->out.console = o->console;
+	r->out.err = r->err;
 	r->out.no_warnings = o->no_warnings;
 	if (err) {
 		fprintf(r->err, "sonde: unknown output format '%s'\n",
@@ -609,22 +615,22 @@ int run_program(const struct compiled *c, const struct run_opts *o)
 		run_close(&r);
 		return 0;
 	}
-	if (!err) {
-		/* bpftrace counts every target, BEGIN and END included,
-		 * and each syscall of a dispatching program. */
+	/* BEGIN before the other probes attach, as in bpftrace: what it
+	 * sets up (a map of names, say) is there for their first event. */
+	if (!err)
+		err = run_progs(&r, false);
+	uint32_t left_out = 0;
+	if (!err)
+		err = attach_all(&r, &left_out);
+	if (!err && !o->quiet) {
+		/* bpftrace counts every target attached, BEGIN and END
+		 * included, and each syscall of a dispatching program. */
 		uint32_t shown = 0;
 		for (uint32_t i = 0; i < c->nprogs; i++)
 			shown += c->progs[i].ncounted ? c->progs[i].ncounted :
 							c->progs[i].ntargets;
-		if (!o->quiet)
-			out_attached_probes(&r.out, shown);
-		/* BEGIN before the other probes attach, as in bpftrace: what
-		 * it sets up (a map of names, say) is there for their first
-		 * event. */
-		err = run_progs(&r, false);
+		out_attached_probes(&r.out, shown - left_out);
 	}
-	if (!err)
-		err = attach_all(&r);
 	/* targets that need user space while they run */
 	for (uint32_t i = 0; !err && i < r.natts; i++)
 		if (r.atts[i].service)
