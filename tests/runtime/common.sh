@@ -149,6 +149,23 @@ subst() {
 	printf '%s' "$s"
 }
 
+# test_timeout: the test's TIMEOUT (default 10 s), times TIMEOUT_SCALE
+# where everything runs slower (the VM layer's emulated guests).
+test_timeout() {
+	echo $(( ${T_TIMEOUT:-10} * ${TIMEOUT_SCALE:-1} ))
+}
+
+# on_target CMD...: runs CMD where the tracer runs: here, or in the VM
+# layer's guest ($VM_RUN, tests/vm/vmrun), whose kernel, /sys and /proc
+# are not this machine's.
+on_target() {
+	if [ -n "${VM_RUN:-}" ]; then
+		"$VM_RUN" "$@"
+	else
+		"$@"
+	fi
+}
+
 # missing_requirement: prints why a REQUIRES word is not met (or nothing).
 missing_requirement() {
 	local w
@@ -156,16 +173,16 @@ missing_requirement() {
 		case "$w" in
 		tp:*)
 			local p=${w#tp:}
-			[ -d "$TRACEFS/events/${p/://}" ] || { echo "tracepoint ${p} not available"; return; }
+			on_target test -d "$TRACEFS/events/${p/://}" || { echo "tracepoint ${p} not available"; return; }
 			;;
-		btf) [ -f /sys/kernel/btf/vmlinux ] || { echo "no kernel BTF"; return; } ;;
-		cpus:*) [ "$(nproc)" -ge "${w#cpus:}" ] || { echo "needs ${w#cpus:} CPUs"; return; } ;;
+		btf) on_target test -f /sys/kernel/btf/vmlinux || { echo "no kernel BTF"; return; } ;;
+		cpus:*) [ "$(on_target nproc)" -ge "${w#cpus:}" ] || { echo "needs ${w#cpus:} CPUs"; return; } ;;
 		cmd:*) command -v "${w#cmd:}" >/dev/null || { echo "no ${w#cmd:} command"; return; } ;;
-		nokprobes) [ ! -e /sys/bus/event_source/devices/kprobe ] || { echo "this kernel has kprobes (the test is of the error without them)"; return; } ;;
+		nokprobes) on_target test ! -e /sys/bus/event_source/devices/kprobe || { echo "this kernel has kprobes (the test is of the error without them)"; return; } ;;
 		twl) [ -x "$TWL" ] || { echo "twl.c did not build"; return; } ;;
 		feat:*) sonde_info | grep -q "^  ${w#feat:}: yes" || { echo "this kernel lacks ${w#feat:} (sonde --info)"; return; } ;;
 		nofeat:*) sonde_info | grep -q "^  ${w#nofeat:}: no" || { echo "this kernel has ${w#nofeat:} (the test is of the path without it)"; return; } ;;
-		file:*) [ -f "${w#file:}" ] || { echo "no ${w#file:}"; return; } ;;
+		file:*) on_target test -f "${w#file:}" || { echo "no ${w#file:}"; return; } ;;
 		uwl) [ -x "$UWLNP" ] || { echo "uwl.c did not build (no <sys/sdt.h>?)"; return; } ;;
 		dwl) [ -x "${DWLDL:-}" ] || { echo "dwl.c did not build (no <sys/sdt.h>, objcopy?)"; return; } ;;
 		bpattach | breakpoints)
@@ -201,7 +218,7 @@ TRACEFS=/sys/kernel/tracing
 # run once, then cached.
 breakpoint_state() {
 	if [ -z "${BP_STATE:-}" ]; then
-		BP_STATE=$("${BPCANARY:-/nonexistent}" 2>/dev/null)
+		BP_STATE=$(on_target "${BPCANARY:-/nonexistent}" 2>/dev/null)
 		[ -n "$BP_STATE" ] || BP_STATE="none: the canary did not build"
 	fi
 	printf '%s\n' "$BP_STATE"
@@ -301,7 +318,7 @@ run_one() {
 	BGPID=
 	if has_key BG; then
 		# shellcheck disable=SC2046
-		$(subst "$T_BG") </dev/null >/dev/null 2>&1 &
+		on_target $(subst "$T_BG") </dev/null >/dev/null 2>&1 &
 		BGPID=$!
 	fi
 	eval "args=($(subst "$T_ARGS"))"
@@ -325,7 +342,7 @@ run_one() {
 	else
 		progargs=(-e "$(subst "$T_PROG")")
 	fi
-	{ env "${envs[@]}" timeout -k 5 "${T_TIMEOUT:-10}" "$bin" "${args[@]}" "${progargs[@]}" "${params[@]}" \
+	{ env "${envs[@]}" timeout -k 5 "$(test_timeout)" "$bin" "${args[@]}" "${progargs[@]}" "${params[@]}" \
 		</dev/null >"$scratch/out" 2>"$scratch/err"; } 2>/dev/null
 	RC=$?
 	if [ -n "$BGPID" ]; then
@@ -449,7 +466,7 @@ run_test_file() {
 	fi
 	run_one "$t" "$SONDE" "$d"
 	run_cleanup "$d"
-	SONDE_TIMEOUT=${T_TIMEOUT:-10}
+	SONDE_TIMEOUT=$(test_timeout)
 	if ! why=$(status_problem "${T_STATUS:-0}" "$d/err") || [ -n "$why" ]; then
 		echo "not ok $name: $why"
 		indent "$d/err" 10
