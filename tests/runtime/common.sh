@@ -16,7 +16,10 @@
 #                  run as the program; a tool that is not *.bt (a wrapper
 #                  such as tools/profile) is run itself, with PARAMS as its
 #                  words and $SONDE naming the tracer
-#   SETUP          block: bash run before the tracer (cwd: @TMP@); each line
+#   SETUP          block: bash run before the tracer (cwd: @TMP@; like
+#                  CLEANUP and CHECK it runs where the harness runs: what
+#                  must happen where the tracer runs, its /proc, /sys or
+#                  processes, goes through ${VM_RUN:-}); each line
 #                  KEY=VALUE it prints makes @KEY@ stand for VALUE in the
 #                  fields below; exit status 77 skips the test (its last
 #                  line of output saying why), any other failure fails it
@@ -46,6 +49,8 @@
 #                    nokprobes    the kernel has no kprobe PMU
 #                    feat:NAME    sonde --info says "NAME: yes"
 #                    nofeat:NAME  sonde --info says "NAME: no" (a fallback)
+#                    tty          a terminal made here (script(1)) reaches
+#                                 the tracer (not so in the VM layer)
 #                    nobreakpoints  they can be opened but never fire
 #   EXPECT         block: stdout must be exactly these lines (byte for byte,
 #                  each line ends with \n)
@@ -181,6 +186,7 @@ missing_requirement() {
 		nokprobes) on_target test ! -e /sys/bus/event_source/devices/kprobe || { echo "this kernel has kprobes (the test is of the error without them)"; return; } ;;
 		twl) [ -x "$TWL" ] || { echo "twl.c did not build"; return; } ;;
 		feat:*) sonde_info | grep -q "^  ${w#feat:}: yes" || { echo "this kernel lacks ${w#feat:} (sonde --info)"; return; } ;;
+		tty) [ -z "${VM_RUN:-}" ] || { echo "the VM layer's guest gets no terminal from here"; return; } ;;
 		nofeat:*) sonde_info | grep -q "^  ${w#nofeat:}: no" || { echo "this kernel has ${w#nofeat:} (the test is of the path without it)"; return; } ;;
 		file:*) on_target test -f "${w#file:}" || { echo "no ${w#file:}"; return; } ;;
 		uwl) [ -x "$UWLNP" ] || { echo "uwl.c did not build (no <sys/sdt.h>?)"; return; } ;;
@@ -315,11 +321,26 @@ run_one() {
 	local test=$1 bin=$2 scratch=$3 args=() params=() envs=() progargs
 	TMPD=$scratch/tmp
 	mkdir -p "$TMPD"
-	BGPID=
+	BGPID= BGKILL=
 	if has_key BG; then
-		# shellcheck disable=SC2046
-		on_target $(subst "$T_BG") </dev/null >/dev/null 2>&1 &
-		BGPID=$!
+		if [ -n "${VM_RUN:-}" ]; then
+			# @BGPID@ is the process in the guest; the host's vmrun
+			# is what is killed
+			rm -f "$scratch/bg.pid"
+			# shellcheck disable=SC2046
+			VMRUN_PIDFILE=$scratch/bg.pid "$VM_RUN" $(subst "$T_BG") </dev/null >/dev/null 2>&1 &
+			BGKILL=$!
+			local n=0
+			while [ ! -s "$scratch/bg.pid" ] && [ $n -lt 600 ]; do
+				sleep 0.05
+				n=$((n + 1))
+			done
+			BGPID=$(cat "$scratch/bg.pid" 2>/dev/null)
+		else
+			# shellcheck disable=SC2046
+			$(subst "$T_BG") </dev/null >/dev/null 2>&1 &
+			BGPID=$! BGKILL=$!
+		fi
 	fi
 	eval "args=($(subst "$T_ARGS"))"
 	eval "params=($(subst "$T_PARAMS"))"
@@ -342,12 +363,12 @@ run_one() {
 	else
 		progargs=(-e "$(subst "$T_PROG")")
 	fi
-	{ env "${envs[@]}" timeout -k 5 "$(test_timeout)" "$bin" "${args[@]}" "${progargs[@]}" "${params[@]}" \
+	{ env "${envs[@]}" timeout -k $((5 * ${TIMEOUT_SCALE:-1})) "$(test_timeout)" "$bin" "${args[@]}" "${progargs[@]}" "${params[@]}" \
 		</dev/null >"$scratch/out" 2>"$scratch/err"; } 2>/dev/null
 	RC=$?
-	if [ -n "$BGPID" ]; then
-		kill "$BGPID" 2>/dev/null
-		wait "$BGPID" 2>/dev/null
+	if [ -n "$BGKILL" ]; then
+		kill "$BGKILL" 2>/dev/null
+		wait "$BGKILL" 2>/dev/null
 	fi
 }
 

@@ -5,7 +5,8 @@
 #            redirections), run in a process group of its own
 #   ID.rc    its exit status, written when it ends
 #   ID.kill  asks for its process group to get SIGTERM, then SIGKILL 3 s
-#            later if it is still there
+#            later if it is still there; a request whose files the host
+#            removed before it ended (the host gave up) gets SIGKILL
 #   stop     ends the agent (the guest then powers off)
 # Why: the test harness (bash, a few dozen processes per test) costs
 # seconds per test under emulation; run on the host, it sends only the
@@ -38,7 +39,9 @@ while [ ! -e "$dir/stop" ]; do
 	done
 	for id in "${!pgid[@]}"; do
 		if [ ! -e "$dir/$id.req" ]; then
-			# the host took the result and cleaned up
+			# the host took the result, or gave up waiting for it
+			[ -e "$dir/$id.rc" ] || kill -KILL -- "-${pgid[$id]}" 2>/dev/null
+			rm -f "$dir/$id".*
 			unset "pgid[$id]" "killed[$id]"
 		elif [ -e "$dir/$id.kill" ] && [ ! -e "$dir/$id.rc" ]; then
 			if [ -z "${killed[$id]:-}" ]; then
