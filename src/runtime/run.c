@@ -75,13 +75,14 @@ struct run {
 	bool draining; /* the probes are detached: read what is left */
 	bool in_end;   /* END's records */
 	uint64_t stop_ns;   /* when a stop signal was first seen; 0: none */
-	uint64_t unprinted; /* records dropped after a stop (see below) */
+	uint64_t unprinted; /* records dropped after a stop (see below),
+			     * reported with the kernel's lost count */
 };
 
 /* After Ctrl-C or SIGTERM the records already sent are printed for this
- * long, then dropped and counted: a slow record (system()) queued by a
- * busy probe must not hold the exit for seconds. bpftrace drops them all
- * at once, silently. */
+ * long, then dropped and counted as lost: a slow record (system()) queued
+ * by a busy probe must not hold the exit for seconds. bpftrace drops them
+ * all at once, silently. */
 #define STOP_DRAIN_NS (200 * 1000 * 1000ull)
 
 static int prog_att_base(const struct compiled *c, uint32_t prog)
@@ -96,22 +97,25 @@ static int ringbuf_sample(void *ctx, void *data, size_t size)
 {
 	struct run *r = ctx;
 	/* After exit() the probes' later records are dropped, as bpftrace
-	 * does; END's are printed. A stop signal ends this batch (a
-	 * negative return ends ring_buffer__consume()); what is left is
-	 * printed once the probes are detached. */
+	 * does; END's are printed. */
 	if (!r->in_end && r->ev.exit_requested)
 		return r->draining ? 0 : -ECANCELED;
-	if (!r->in_end && stopping) {
-		if (!r->stop_ns)
-			r->stop_ns = fmt_now_ns();
-		if (!r->draining)
-			return -ECANCELED;
-		if (fmt_now_ns() - r->stop_ns > STOP_DRAIN_NS) {
-			r->unprinted++;
-			return 0;
-		}
+	if (r->in_end || !stopping)
+		return events_handle(&r->ev, data, size);
+	/* A stop signal. libbpf has moved past this record before calling
+	 * us, whatever we return, so it is printed (or, past the drain
+	 * limit, counted as lost); a negative return then ends this batch
+	 * so that the loop sees the stop, and what is left is read once the
+	 * probes are detached. */
+	uint64_t now = fmt_now_ns();
+	if (!r->stop_ns)
+		r->stop_ns = now;
+	if (r->draining && now - r->stop_ns > STOP_DRAIN_NS) {
+		r->unprinted++;
+		return 0;
 	}
-	return events_handle(&r->ev, data, size);
+	events_handle(&r->ev, data, size);
+	return r->draining ? 0 : -ECANCELED;
 }
 
 static int setup_signals(struct run *r)
@@ -660,13 +664,11 @@ int run_program(const struct compiled *c, const struct run_opts *o)
 		/* the records after exit() go unprinted anyway */
 		if (r.ev.exit_lost_known && r.ev.lost_before_exit < lost)
 			lost = r.ev.lost_before_exit;
+		/* the records the stop-drain limit dropped are lost too:
+		 * one report, as bpftrace's */
+		lost += r.unprinted;
 		if (lost)
 			out_lost_events(&r.out, lost);
-		if (r.unprinted)
-			fprintf(r.err, "sonde: %llu records sent before the "
-				"stop were not printed: the run was stopped "
-				"and they took too long\n",
-				(unsigned long long)r.unprinted);
 		report_full_maps(&r);
 	}
 	run_close(&r);
