@@ -657,6 +657,7 @@ static int run_object(const struct options *o)
 		.sets = o->obj_sets, .nsets = o->nobj_sets,
 		.perf_event = o->perf_event, .format = o->format,
 		.verbose = o->verbose, .stop_pid = (pid_t)o->pid,
+		.out_name = o->out_path,
 	};
 	if (o->out_path && !(oo.out = fopen(o->out_path, "w"))) {
 		fprintf(stderr, "sonde: cannot write %s: %s\n", o->out_path,
@@ -877,7 +878,8 @@ static int run_emitted(const struct options *o)
 		goto out;
 	}
 	struct run_opts ropts = {
-		.format = o->format, .out = r.out, .err = stderr,
+		.format = o->format, .out = r.out, .out_name = o->out_path,
+		.err = stderr,
 		.console = stdout, .verbose = o->verbose,
 		.unsafe = o->unsafe, .quiet = o->quiet,
 		.child = r.have_child ? &r.child : NULL,
@@ -988,7 +990,8 @@ int main(int argc, char **argv)
 			}
 		}
 		struct run_opts ropts = {
-			.format = o.format, .out = r.out, .err = stderr,
+			.format = o.format, .out = r.out,
+			.out_name = o.out_path, .err = stderr,
 			.console = stdout,
 			.verbose = o.verbose, .unsafe = o.unsafe,
 			.quiet = o.quiet,

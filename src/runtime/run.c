@@ -28,6 +28,7 @@
 #include "runtime/output.h"
 #include "runtime/progress.h"
 #include "runtime/run.h"
+#include "runtime/sink.h"
 #include "runtime/stacks.h"
 #include "util/errstr.h"
 
@@ -60,6 +61,8 @@ struct run {
 	uint32_t natts;
 	struct progress pg;            /* the attach progress line */
 	struct out out;
+	struct sink sink;    /* out.f: stdout or -o FILE, writes checked */
+	struct sink console; /* out.console when it is another stream */
 	struct out_resolver res;
 	struct stacks st;
 	struct events ev;
@@ -100,8 +103,11 @@ static int ringbuf_sample(void *ctx, void *data, size_t size)
 	 * does; END's are printed. */
 	if (!r->in_end && r->ev.exit_requested)
 		return r->draining ? 0 : -ECANCELED;
-	if (r->in_end || !stopping)
-		return events_handle(&r->ev, data, size);
+	if (r->in_end || !stopping) {
+		events_handle(&r->ev, data, size);
+		/* a failed write ends the batch: the run stops */
+		return r->sink.err && !r->draining ? -ECANCELED : 0;
+	}
 	/* A stop signal. libbpf has moved past this record before calling
 	 * us, whatever we return, so it is printed (or, past the drain
 	 * limit, counted as lost); a negative return then ends this batch
@@ -336,6 +342,18 @@ static int run_progs(struct run *r, bool end)
 	return 0;
 }
 
+/* A failed write stops the run, as a signal does (END runs, the probes
+ * are detached), once said; sonde then exits non-zero. */
+static bool output_failed(struct run *r)
+{
+	if (!r->sink.err && !r->console.err)
+		return false;
+	sink_report(&r->sink, r->err);
+	sink_report(&r->console, r->err);
+	r->stop = true;
+	return true;
+}
+
 static void consume(struct run *r)
 {
 	/* mappings first: the records may name processes gone by now */
@@ -346,6 +364,7 @@ static void consume(struct run *r)
 	 * follows the workload as it happens (unless -B full). */
 	if (r->o->buffering != RUN_BUF_FULL)
 		fflush(r->out.f);
+	output_failed(r);
 }
 
 /* unwatch(addr): every attachment that watches addr stops. */
@@ -449,6 +468,7 @@ static void print_maps_now(struct run *r)
 		ring_buffer__consume(r->rb);
 	mapdump_print_all(&r->out, m, n);
 	fflush(r->out.f);
+	output_failed(r);
 	free(m);
 }
 
@@ -492,6 +512,8 @@ static void run_close(struct run *r)
 	events_fini(&r->ev);
 	heatmap_free(r->hm, &r->out);
 	stacks_fini(&r->st);
+	sink_close(&r->console);
+	sink_close(&r->sink);
 	loader_close(&r->l);
 	if (r->o->child)
 		child_release(r->o->child);
@@ -527,21 +549,26 @@ static int run_setup(struct run *r)
 	r->res.nprobes = c->nprobe_names;
 	int64_t boot = fmt_boot_epoch_ns();
 	r->res.boot_wall_ns = boot > 0 ? boot : 0;
-	FILE *f = o->out ? o->out : stdout;
+	FILE *under = o->out ? o->out : stdout;
 	/* printf records are written unflushed and, by default, flushed
 	 * once per ring buffer batch (consume()): one write(2) per batch,
-	 * not per line. Nothing has been written to f yet, as setvbuf()
-	 * requires. */
-	if (o->buffering == RUN_BUF_NONE)
-		setvbuf(f, NULL, _IONBF, 0);
-	else if (o->buffering == RUN_BUF_LINE)
-		setvbuf(f, NULL, _IOLBF, 1 << 16);
-	else
-		setvbuf(f, NULL, _IOFBF, 1 << 16);
-	int err = out_init(&r->out, o->format ? o->format : "text", f,
-			   &r->res);
-	if (o->console)
-		r->out.console = o->console;
+	 * not per line. */
+	int mode = o->buffering == RUN_BUF_NONE ? _IONBF :
+		   o->buffering == RUN_BUF_LINE ? _IOLBF : _IOFBF;
+	int err = sink_open(&r->sink, under,
+			    o->out ? o->out_name : "stdout", mode, 1 << 16);
+	if (!err && o->console && o->console != under)
+		err = sink_open(&r->console, o->console, "stdout", _IOFBF,
+				1 << 12);
+	if (err) {
+		fprintf(r->err, "sonde: cannot set up the output: %s\n",
+			err_str(-err));
+		return err;
+	}
+	err = out_init(&r->out, o->format ? o->format : "text", r->sink.f,
+		       &r->res);
+	if (r->console.f)
+		r->out.console = r->console.f;
 	r->out.no_warnings = o->no_warnings;
 	if (err) {
 		fprintf(r->err, "sonde: unknown output format '%s'\n",
@@ -600,8 +627,10 @@ int run_program(const struct compiled *c, const struct run_opts *o)
 	if (!err && o->verify_only) {
 		fprintf(r.out.f, "%u programs passed the verifier\n",
 			r.c->nprogs);
+		sink_flush(&r.sink);
+		err = sink_report(&r.sink, r.err);
 		run_close(&r);
-		return 0;
+		return err;
 	}
 	if (!err) {
 		/* bpftrace counts every target, BEGIN and END included,
@@ -631,7 +660,7 @@ int run_program(const struct compiled *c, const struct run_opts *o)
 	}
 	if (!err) {
 		consume(&r);
-		if (o->child && !r.ev.exit_requested) {
+		if (o->child && !r.ev.exit_requested && !r.stop) {
 			err = child_start(o->child);
 			if (err)
 				fprintf(r.err, "sonde: cannot start the "
@@ -670,6 +699,10 @@ int run_program(const struct compiled *c, const struct run_opts *o)
 		if (lost)
 			out_lost_events(&r.out, lost);
 		report_full_maps(&r);
+		sink_flush(&r.sink);
+		sink_flush(&r.console);
+		if (output_failed(&r) && !err)
+			err = r.sink.err ? r.sink.err : r.console.err;
 	}
 	run_close(&r);
 	return err;

@@ -34,6 +34,47 @@ cli_all() {
 		echo "skip cli_not_root: no setpriv, or user nobody cannot run $SONDE"
 	fi
 	cli_stop_exact
+	cli_write_errors
+}
+
+# cli_write_case NAME HOW WORDS: sonde's stdout is HOW ("full": /dev/full;
+# "pipe": a pipe whose reader has gone, with SIGPIPE ignored, as some
+# service managers start programs). The workload would run 30 s; the
+# failed write must stop the run at once, be said once on stderr, and
+# make sonde exit 1; WORDS are the errno's. (bpftrace 0.17 runs on: `| head -1` never ends.)
+cli_write_case() {
+	local name=$1 how=$2 d=$scratch/cli_$1 prog n
+	mkdir -p "$d"
+	prog='tracepoint:syscalls:sys_enter_getpid /pid == cpid/ { printf("line %d\n", pid); }'
+	case $how in
+	full)
+		timeout -k 5 20 "$SONDE" -e "$prog" -c "$WL getpid 100000 sleep 30000" \
+			</dev/null >/dev/full 2>"$d/err"
+		echo $? >"$d/rc"
+		;;
+	pipe)
+		# the reader exits at once: every write gets EPIPE
+		{ trap '' PIPE
+		  timeout -k 5 20 "$SONDE" -e "$prog" -c "$WL getpid 100000 sleep 30000" \
+			</dev/null 2>"$d/err"
+		  echo $? >"$d/rc"; } | true
+		;;
+	esac
+	n=$(grep -c 'cannot write' "$d/err")
+	if [ "$(cat "$d/rc")" != 1 ]; then
+		echo "not ok $name: exit status $(cat "$d/rc"), expected 1"
+		indent "$d/err" 10
+	elif ! grep -qE "^sonde: cannot write to stdout: $3\$" "$d/err" || [ "$n" != 1 ]; then
+		echo "not ok $name: stderr has not exactly one line 'sonde: cannot write to stdout: $3'"
+		indent "$d/err" 10
+	else
+		echo "ok $name"
+	fi
+}
+
+cli_write_errors() {
+	cli_write_case cli_write_stdout_full full "No space left on device"
+	cli_write_case cli_write_stdout_pipe pipe "Broken pipe"
 }
 
 # Exactness at a stop: the -c workload makes exactly N getpid() calls,
