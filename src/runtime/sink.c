@@ -3,25 +3,21 @@
 
 #include <errno.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "util/errstr.h"
 
 static ssize_t sink_write(void *cookie, const char *buf, size_t size)
 {
 	struct sink *s = cookie;
-	size_t done = 0;
 	/* after a failure nothing is written: the run is stopping, and a
 	 * later write that succeeds would leave a hole in the output */
-	while (!s->err && done < size) {
-		ssize_t n = write(s->fd, buf + done, size - done);
-		if (n > 0)
-			done += (size_t)n;
-		else if (n == 0)
-			s->err = -EIO;
-		else if (errno != EINTR)
-			s->err = -errno;
-	}
+	if (s->err)
+		return 0;
+	/* the failed write(2) inside is the last call to set errno */
+	errno = 0;
+	size_t done = fwrite(buf, 1, size, s->under);
+	if (done < size || fflush(s->under))
+		s->err = errno ? -errno : -EIO;
 	/* fopencookie: the bytes taken, 0 for an error */
 	return (ssize_t)done;
 }
@@ -29,7 +25,7 @@ static ssize_t sink_write(void *cookie, const char *buf, size_t size)
 int sink_open(struct sink *s, FILE *under, const char *name, int mode,
 	      size_t size)
 {
-	*s = (struct sink){ .fd = fileno(under), .name = name };
+	*s = (struct sink){ .under = under, .name = name };
 	fflush(under);
 	cookie_io_functions_t io = { .write = sink_write };
 	s->f = fopencookie(s, "w", io);
