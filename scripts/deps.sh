@@ -22,6 +22,7 @@ PKGS=(
 	zsh                                   # the zsh completion's test (tests/completion)
 	mount util-linux iproute2             # tool tests: losetup (a loop disk), unshare + ip (a netns)
 	prometheus curl                       # promtool and a real Prometheus server scraping --metrics (tests/metrics)
+	time                                  # /usr/bin/time: CPU time and peak memory of the hostile inputs (tests/errors), the compile benchmark
 )
 
 # One dpkg-query for all; unknown packages print nothing and count as missing.

@@ -39,7 +39,12 @@ FUZZ_TARGETS ?= $(patsubst tests/fuzz/%.c,%,$(sort $(wildcard tests/fuzz/fuzz_*.
 FUZZ_HANG ?= 60
 FUZZ_SHARE := $(shell expr $(FUZZ_TIME) / $(words $(FUZZ_TARGETS)))
 DICT      := tests/fuzz/bpftrace.dict
-SEEDS     := $(wildcard tests/golden/ast/*.bt tests/golden/bpf/*.bt tests/errors/*.bt tools/*.bt /usr/sbin/*.bt)
+# tests/fuzz/seeds: hostile shapes within -max_len (deep straight-line
+# code, unrolls nested into 10k statements, big and many string
+# literals, values live across calls), which took seconds to minutes and
+# a gigabyte before the back end was made linear; FUZZ_HANG catches their
+# return.
+SEEDS     := $(wildcard tests/golden/ast/*.bt tests/golden/bpf/*.bt tests/errors/*.bt tests/fuzz/seeds/*.bt tools/*.bt /usr/sbin/*.bt)
 
 # run-TARGET is phony; a static pattern rule, since make skips implicit
 # rule search for phony targets.
