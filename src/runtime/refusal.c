@@ -28,13 +28,19 @@ static unsigned cond_jumps(const struct cprog *p)
 	return n;
 }
 
-/* The verifier's last words: the line before its statistics ("processed
- * N insns ..."), or its last line. */
+/* The verifier's last words: the line before its statistics
+ * ("verification time ...", "stack depth ...", "processed N insns ..."),
+ * or its last line. */
 static void last_words(const char *log, struct strbuf *sb)
 {
-	const char *end = strstr(log, "\nprocessed ");
-	if (!end)
-		end = log + strlen(log);
+	const char *end = log + strlen(log);
+	static const char *const stats[] = { "\nverification time ",
+					     "\nstack depth ", "\nprocessed " };
+	for (size_t k = 0; k < sizeof(stats) / sizeof(stats[0]); k++) {
+		const char *at = strstr(log, stats[k]);
+		if (at && at < end)
+			end = at;
+	}
 	while (end > log && (end[-1] == '\n' || end[-1] == ' '))
 		end--;
 	const char *start = end;

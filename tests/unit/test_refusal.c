@@ -31,7 +31,8 @@ static char *said(const struct cprog *p, int err, const char *log)
 	return s;
 }
 
-#define STATS "processed 147463 insns (limit 1000000) max_states_per_insn 0 " \
+#define STATS "verification time 11 usec\nstack depth 0\n" \
+	      "processed 147463 insns (limit 1000000) max_states_per_insn 0 " \
 	      "total_states 12288 peak_states 12288 mark_read 0\n"
 
 TEST(jump_sequence)
