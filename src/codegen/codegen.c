@@ -303,11 +303,12 @@ static int gen_program(struct cg *g, struct ast_probe *p,
 	g->bail = IR_NOJUMP;
 	g->first_loop = NULL;
 	g->probe_reg = IR_NOREG;
+	g->func_reg = IR_NOREG;
 	declare_vars(g, &p->body, true);
 	if (g->disp)
 		cg_sysdispatch_prologue(g, g->disp);
 	if (g->multi)
-		cg_multi_prologue(g);
+		cg_multi_prologue(g, p);
 	if (g->stop_flag >= 0 && t->prov->run == PROBE_RUN_ATTACHED) {
 		/* 3 instructions: a direct load of the flag, no helper */
 		ir_reg f = ir_reg_new(g->ir);
@@ -410,7 +411,7 @@ int codegen(struct arena *a, struct diag *d, struct ast_program *prog,
 			if (rc == 0) {
 				cp.targets = sp->targets;
 				cp.ntargets = sp->ntargets;
-				cp.cookies = cg_multi_cookies(&g, sp);
+				cp.cookies = cg_multi_cookies(&g, p, sp);
 				cp.name = arena_printf(a, "%s and %u more (one "
 						       "link)", cp.name,
 						       cp.ntargets - 1);

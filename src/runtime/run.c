@@ -39,9 +39,33 @@ static int sig_pipe_w = -1;
  * arriving faster than system() handles them) still stops. */
 static volatile sig_atomic_t stopping;
 
+/* While the probes are detached (detach_all): how many are left, and
+ * what is said, on detach_fd, to a Ctrl-C meanwhile (before the count,
+ * and after it). */
+static volatile sig_atomic_t detach_left;
+static int detach_fd = -1;
+static char detach_what[2][256];
+
+/* The Ctrl-C that comes while the kernel releases the probes is told why
+ * sonde has not ended yet (async-signal-safe: write(2) only). */
+static void say_detaching(void)
+{
+	char num[16], *p = num + sizeof(num);
+	unsigned v = (unsigned)detach_left;
+	do
+		*--p = (char)('0' + v % 10);
+	while (v /= 10);
+	ssize_t w = write(detach_fd, detach_what[0], strlen(detach_what[0]));
+	w = write(detach_fd, p, (size_t)(num + sizeof(num) - p));
+	w = write(detach_fd, detach_what[1], strlen(detach_what[1]));
+	(void)w;
+}
+
 static void on_signal(int sig)
 {
 	int saved = errno;
+	if (sig != SIGUSR1 && detach_left > 0 && detach_fd >= 0)
+		say_detaching();
 	if (sig != SIGUSR1)
 		stopping = 1;
 	char c = (char)sig;
@@ -230,7 +254,7 @@ static uint32_t attach_many(struct run *r, uint32_t i, uint32_t lo,
 	const struct probe_target *t = &p->targets[lo];
 	int e = t->prov->attach_multi(t, hi - lo, p->cookies + lo,
 				      r->l.prog_fds[i],
-				      &r->atts[prog_att_base(r->c, i)]);
+				      &r->atts[prog_att_base(r->c, i) + lo]);
 	if (!e)
 		return hi - lo;
 	if (hi - lo > 1) {
@@ -240,6 +264,37 @@ static uint32_t attach_many(struct run *r, uint32_t i, uint32_t lo,
 	}
 	warn_left_out(r, t, e, err);
 	return 0;
+}
+
+/* Targets in one link at most: the kernel releases a link's uprobes one
+ * after the other (each walks every process mapping the file), but
+ * several links at once, in probe_detach_all's threads. */
+#define MULTI_LINK_MAX 256
+
+/* attach_many() over program i's targets, but those the provider knows
+ * the kernel refuses are warned about and left out first: each run of
+ * the others is one link (one bad uprobe among 2,594 took 8 s of
+ * splitting, and left 24 links to detach). Returns how many were
+ * attached. */
+static uint32_t attach_runs(struct run *r, uint32_t i, int *err)
+{
+	const struct cprog *p = &r->c->progs[i];
+	int (*refuses)(const struct probe_target *) =
+		p->targets->prov->refuses;
+	uint32_t attached = 0, lo = 0;
+	for (uint32_t k = 0; k <= p->ntargets; k++) {
+		int e = k < p->ntargets && refuses ? refuses(&p->targets[k]) :
+						      0;
+		/* links of at most MULTI_LINK_MAX, which detach in parallel */
+		if (k < p->ntargets && !e && k - lo < MULTI_LINK_MAX)
+			continue;
+		if (k > lo)
+			attached += attach_many(r, i, lo, k, err);
+		if (e)
+			warn_left_out(r, &p->targets[k], e, err);
+		lo = k + 1;
+	}
+	return attached;
 }
 
 /* Attaches every target, in script order, but targets whose provider
@@ -270,8 +325,7 @@ static int attach_all(struct run *r)
 				bool rev = p->targets->prov->attach_reversed;
 				if (rev != (pass == 1))
 					continue;
-				attached += attach_many(r, i, 0, p->ntargets,
-							&first_err);
+				attached += attach_runs(r, i, &first_err);
 				done += p->ntargets;
 				progress_step(&r->pg, done);
 				continue;
@@ -309,10 +363,45 @@ static int attach_all(struct run *r)
 	return 0;
 }
 
+static void detach_tick(void *ctx, uint32_t done)
+{
+	struct run *r = ctx;
+	detach_left = (sig_atomic_t)(r->natts - done);
+	progress_step(&r->pg, done);
+}
+
+/* Detaches everything, with a progress line on a terminal when that takes
+ * over a second (uprobes one link each: ~0.1 s apiece). */
 static void detach_all(struct run *r)
 {
-	if (r->atts)
-		probe_detach_all(r->atts, r->natts);
+	if (!r->atts)
+		return;
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < r->natts; i++)
+		n += r->atts[i].nfds > 0;
+	if (!n)
+		return;
+	/* what a Ctrl-C meanwhile is told */
+	const char *first = NULL;
+	uint32_t nprogs = 0;
+	for (uint32_t i = 0; i < r->c->nprogs; i++)
+		if (!r->c->progs[i].is_begin && !r->c->progs[i].is_end &&
+		    !nprogs++)
+			first = r->c->progs[i].name;
+	snprintf(detach_what[0], sizeof(detach_what[0]), "\nsonde: the "
+		 "kernel is still releasing the probes (%s%s): ",
+		 first ? first : "", nprogs > 1 ? ", ..." : "");
+	snprintf(detach_what[1], sizeof(detach_what[1]), " of %u left, "
+		 "sonde ends when they are\n", n);
+	detach_fd = fileno(r->err);
+	detach_left = (sig_atomic_t)n;
+	const char *fmt = r->o->format;
+	progress_start(&r->pg, r->err, !r->o->quiet &&
+		       !(fmt && !strcmp(fmt, "json")), "Detaching probes",
+		       r->natts);
+	probe_detach_all(r->atts, r->natts, detach_tick, r);
+	progress_end(&r->pg);
+	detach_left = 0;
 }
 
 static int stop_counting(struct run *r)

@@ -35,6 +35,99 @@ cli_all() {
 	fi
 	cli_stop_exact
 	cli_write_errors
+	cli_uprobe_multi_func
+	cli_sigint_while_detaching
+}
+
+# wait_file FILE REGEX [TENTHS]: waits (up to TENTHS/10 s, default 20 s)
+# for a line of FILE to match.
+wait_file() {
+	local i
+	for ((i = 0; i < ${3:-200}; i++)); do
+		grep -qE -- "$2" "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# Every libc function (2,594 here), keyed by `func`: one uprobe_multi link
+# (the attach cookie names the function), so Ctrl-C ends the run within
+# 5 s. With a link each (as `func` made it before), the exit took 280 s:
+# the kernel releases uprobes one after the other, ~0.1 s each.
+cli_uprobe_multi_func() {
+	local name=cli_uprobe_multi_func d=$scratch/cli_uprobe_multi_func pid t0 t1 why=
+	if ! "$SONDE" --info 2>/dev/null | grep -q '^  uprobe_multi: yes'; then
+		echo "skip $name: this kernel lacks uprobe_multi (sonde --info)"
+		return
+	fi
+	mkdir -p "$d"
+	# (a previous run's files would be seen before the redirections
+	# empty them)
+	rm -f "$d/out" "$d/err"
+	__BPFTRACE_NOTIFY_PROBES_ATTACHED=1 BPFTRACE_MAX_PROBES=10000 \
+		BPFTRACE_MAX_BPF_PROGS=10000 timeout -k 30 60 "$SONDE" \
+		-e 'uprobe:libc:* { @[func] = count(); }' -c "sleep 30" \
+		</dev/null >"$d/out" 2>"$d/err" &
+	pid=$!
+	wait_file "$d/err" __BPFTRACE_NOTIFY_PROBES_ATTACHED 400 || why="never attached"
+	t0=$(date +%s%N)
+	kill -INT $pid 2>/dev/null
+	wait $pid
+	RC=$?
+	t1=$(date +%s%N)
+	if [ -z "$why" ] && [ $RC != 0 ]; then
+		why="exit status $RC"
+	elif [ -z "$why" ] && [ $(((t1 - t0) / 1000000)) -gt 5000 ]; then
+		why="it took $(((t1 - t0) / 1000000)) ms to end after Ctrl-C"
+	elif [ -z "$why" ] && ! grep -q '^Attaching [0-9]\{4\} probes' "$d/out"; then
+		why="not thousands of probes"
+	elif [ -z "$why" ] && ! grep -qE '^@\[(__)?nanosleep\]: [0-9]+$' "$d/out"; then
+		why="no @[nanosleep] (sleep's call) among the maps"
+	fi
+	if [ -n "$why" ]; then
+		echo "not ok $name: $why"
+		indent "$d/err" 10
+	else
+		echo "ok $name"
+	fi
+}
+
+# A Ctrl-C while the kernel is still releasing the probes (23 uprobes,
+# one link each since the body reads kstack: ~0.1 s apiece, one after
+# the other) is told why sonde has not ended, and how many are left.
+cli_sigint_while_detaching() {
+	local name=cli_sigint_while_detaching d=$scratch/cli_sigint_while_detaching pid spid why=
+	mkdir -p "$d"
+	rm -f "$d/out" "$d/err"
+	__BPFTRACE_NOTIFY_PROBES_ATTACHED=1 timeout -k 5 60 "$SONDE" -B line \
+		-e 'uprobe:libc:strc*,uprobe:libc:mem* { @[kstack] = count(); }' \
+		-c "sleep 30" </dev/null >"$d/out" 2>"$d/err" &
+	pid=$!
+	if ! wait_file "$d/err" __BPFTRACE_NOTIFY_PROBES_ATTACHED 400; then
+		why="never attached"
+	else
+		# to sonde itself: timeout passes on only the first
+		spid=$(pgrep -P $pid)
+		kill -INT $spid
+		# the maps print (flushed) before the probes are released,
+		# which takes seconds
+		wait_file "$d/out" '^@' || why="no maps printed"
+		sleep 0.3
+		kill -INT $spid
+	fi
+	wait $pid
+	RC=$?
+	if [ -z "$why" ] && [ $RC != 0 ]; then
+		why="exit status $RC"
+	elif [ -z "$why" ] && ! grep -qE '^sonde: the kernel is still releasing the probes \(uprobe:[^ ]+, \.\.\.\): [0-9]+ of 23 left, sonde ends when they are$' "$d/err"; then
+		why="the second Ctrl-C was not told what is still being detached"
+	fi
+	if [ -n "$why" ]; then
+		echo "not ok $name: $why"
+		indent "$d/err" 10
+	else
+		echo "ok $name"
+	fi
 }
 
 # cli_write_case NAME HOW WORDS: sonde's stdout is HOW ("full": /dev/full;
