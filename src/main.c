@@ -13,6 +13,7 @@
 #include "codegen/codegen.h"
 #include "lang/ast.h"
 #include "lang/builtins.h"
+#include "lang/cmacro.h"
 #include "lang/include.h"
 #include "lang/parser.h"
 #include "lang/sema.h"
@@ -606,7 +607,8 @@ static int compile(struct run *r, const struct options *o,
 	}
 	struct include_opts iopts = { o->includes, o->nincludes, o->incdirs,
 				      o->nincdirs, limits.kernel_source };
-	if (include_expand(&r->arena, diag, prog, &iopts) < 0)
+	if (include_expand(&r->arena, diag, prog, &iopts) < 0 ||
+	    cmacro_expand(&r->arena, diag, prog) < 0)
 		return 1;
 	struct sema_probe *probes;
 	/* -c without running has a stand-in child pid: still a process. */

@@ -27,6 +27,7 @@
 
 #include "codegen/codegen.h"
 #include "kernel/dwarf.h"
+#include "lang/cmacro.h"
 #include "lang/parser.h"
 #include "lang/sema.h"
 #include "model/compiled.h"
@@ -148,7 +149,8 @@ static int compile(const uint8_t *data, size_t size, FILE *out,
 						      (prog->nprobes + 1));
 	struct sema_opts so = { NULL, 0, true, 0 };
 	struct sema_result sr;
-	if (d.nerrors || !expand(a, &d, prog, sp) ||
+	if (d.nerrors || cmacro_expand(a, &d, prog) < 0 ||
+	    !expand(a, &d, prog, sp) ||
 	    sema_check(a, &d, prog, sp, &so, &sr) < 0 || d.nerrors)
 		return 0;
 	struct codegen_opts co = { 0 };
