@@ -39,6 +39,17 @@ cli_all() {
 	cli_sigint_while_detaching
 }
 
+# cli_result NAME WHY ERR: "ok NAME", or "not ok NAME: WHY" and the first
+# lines of stderr file ERR.
+cli_result() {
+	if [ -n "$2" ]; then
+		echo "not ok $1: $2"
+		indent "$3" 10
+	else
+		echo "ok $1"
+	fi
+}
+
 # wait_file FILE REGEX [TENTHS]: waits (up to TENTHS/10 s, default 20 s)
 # for a line of FILE to match.
 wait_file() {
@@ -84,12 +95,7 @@ cli_uprobe_multi_func() {
 	elif [ -z "$why" ] && ! grep -qE '^@\[(__)?nanosleep\]: [0-9]+$' "$d/out"; then
 		why="no @[nanosleep] (sleep's call) among the maps"
 	fi
-	if [ -n "$why" ]; then
-		echo "not ok $name: $why"
-		indent "$d/err" 10
-	else
-		echo "ok $name"
-	fi
+	cli_result "$name" "$why" "$d/err"
 }
 
 # A Ctrl-C while the kernel is still releasing the probes (23 uprobes,
@@ -122,12 +128,7 @@ cli_sigint_while_detaching() {
 	elif [ -z "$why" ] && ! grep -qE '^sonde: the kernel is still releasing the probes \(uprobe:[^ ]+, \.\.\.\): [0-9]+ of 23 left, sonde ends when they are$' "$d/err"; then
 		why="the second Ctrl-C was not told what is still being detached"
 	fi
-	if [ -n "$why" ]; then
-		echo "not ok $name: $why"
-		indent "$d/err" 10
-	else
-		echo "ok $name"
-	fi
+	cli_result "$name" "$why" "$d/err"
 }
 
 # cli_write_case NAME HOW WORDS: sonde's stdout is HOW ("full": /dev/full;
@@ -136,7 +137,7 @@ cli_sigint_while_detaching() {
 # failed write must stop the run at once, be said once on stderr, and
 # make sonde exit 1; WORDS are the errno's. (bpftrace 0.17 runs on: `| head -1` never ends.)
 cli_write_case() {
-	local name=$1 how=$2 d=$scratch/cli_$1 prog n
+	local name=$1 how=$2 d=$scratch/cli_$1 prog n why
 	mkdir -p "$d"
 	prog='tracepoint:syscalls:sys_enter_getpid /pid == cpid/ { printf("line %d\n", pid); }'
 	case $how in
@@ -154,15 +155,13 @@ cli_write_case() {
 		;;
 	esac
 	n=$(grep -c 'cannot write' "$d/err")
+	why=
 	if [ "$(cat "$d/rc")" != 1 ]; then
-		echo "not ok $name: exit status $(cat "$d/rc"), expected 1"
-		indent "$d/err" 10
+		why="exit status $(cat "$d/rc"), expected 1"
 	elif ! grep -qE "^sonde: cannot write to stdout: $3\$" "$d/err" || [ "$n" != 1 ]; then
-		echo "not ok $name: stderr has not exactly one line 'sonde: cannot write to stdout: $3'"
-		indent "$d/err" 10
-	else
-		echo "ok $name"
+		why="stderr has not exactly one line 'sonde: cannot write to stdout: $3'"
 	fi
+	cli_result "$name" "$why" "$d/err"
 }
 
 cli_write_errors() {
@@ -200,10 +199,5 @@ cli_stop_exact() {
 			break
 		fi
 	done
-	if [ -n "$why" ]; then
-		echo "not ok cli_stop_exact: $why"
-		indent "$d/err" 10
-	else
-		echo "ok cli_stop_exact"
-	fi
+	cli_result cli_stop_exact "$why" "$d/err"
 }
