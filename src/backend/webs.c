@@ -156,7 +156,9 @@ static int walk(struct webs *w, ir_reg v, const ir_reg *web_reg)
 				in->dst = web_reg[find(w->parent.data, last)];
 			continue;
 		}
-		uint32_t r = find(w->parent.data, reaching(w, v, i, last));
+		/* reaching() may grow the union-find: call it first */
+		uint32_t node = reaching(w, v, i, last);
+		uint32_t r = find(w->parent.data, node);
 		if (r >= w->ndefs)
 			continue; /* no definition reaches it */
 		if (!web_reg) {
