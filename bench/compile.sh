@@ -101,6 +101,11 @@ cell() {
 }
 ratio() { # ratio NAME1 NAME2 N FIELD: NAME1/NAME2 of the medians
 	local a b
+	# none against a run that was killed or failed
+	if grep -qE 'killed|failed' "$out/$1.$3.txt" "$out/$2.$3.txt"; then
+		echo "-"
+		return
+	fi
 	a=$(awk -v k="$4" '{ print $k }' "$out/$1.$3.txt" | med)
 	b=$(awk -v k="$4" '{ print $k }' "$out/$2.$3.txt" | med)
 	awk -v a="$a" -v b="$b" 'BEGIN { if (b > 0) printf "%.3f", a / b; else print "-" }'
