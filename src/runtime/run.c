@@ -619,7 +619,8 @@ static int setup_outputs(struct run *r)
 		struct mapdump_map *m = loader_user_maps(&r->l, &n);
 		if (!m)
 			return -ENOMEM;
-		struct heatmap_opts ho = { o->heatmap, o->heatmap_svg, -1 };
+		struct heatmap_opts ho = { o->heatmap, o->heatmap_svg, -1,
+					   r->sink.under };
 		err = heatmap_start(&r->hm, &r->out, &ho, m, n, r->err);
 		free(m);
 	}
