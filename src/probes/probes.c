@@ -256,13 +256,21 @@ struct detach_job {
 	_Atomic uint32_t *done;
 };
 
+/* Detaches atts[i]; counts it in *done when it held something. */
+static void detach_counted(struct probe_attachment *att,
+			   _Atomic uint32_t *done)
+{
+	bool held = att->nfds > 0;
+	probe_detach(att);
+	if (held)
+		atomic_fetch_add(done, 1);
+}
+
 static void *detach_range(void *arg)
 {
 	struct detach_job *j = arg;
-	for (uint32_t i = j->to; i-- > j->from;) {
-		probe_detach(&j->atts[i]);
-		atomic_fetch_add(j->done, 1);
-	}
+	for (uint32_t i = j->to; i-- > j->from;)
+		detach_counted(&j->atts[i], j->done);
 	return NULL;
 }
 
@@ -276,6 +284,9 @@ void probe_detach_all(struct probe_attachment *atts, uint32_t n,
 	if (nt > MAX_THREADS)
 		nt = MAX_THREADS;
 	_Atomic uint32_t done = 0;
+	uint32_t held = 0;
+	for (uint32_t i = 0; i < n; i++)
+		held += atts[i].nfds > 0;
 	pthread_t tids[MAX_THREADS];
 	struct detach_job jobs[MAX_THREADS];
 	pthread_attr_t attr;
@@ -294,14 +305,13 @@ void probe_detach_all(struct probe_attachment *atts, uint32_t n,
 	/* What no thread took (none could start, or too few probes), here,
 	 * one at a time, telling how far it got. */
 	for (uint32_t i = n; i-- > (started ? jobs[started - 1].to : 0);) {
-		probe_detach(&atts[i]);
-		atomic_fetch_add(&done, 1);
+		detach_counted(&atts[i], &done);
 		if (tick)
 			tick(ctx, atomic_load(&done));
 	}
 	/* The kernel may serialise the threads' closes (uprobes: ~0.1 s
 	 * each): say how far they are, every 100 ms. */
-	while (tick && atomic_load(&done) < n) {
+	while (tick && atomic_load(&done) < held) {
 		nanosleep(&(struct timespec){ 0, 100 * 1000 * 1000 }, NULL);
 		tick(ctx, atomic_load(&done));
 	}

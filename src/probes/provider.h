@@ -174,7 +174,8 @@ void probe_detach(struct probe_attachment *att);
  * 2,000 probes detach in a fraction of a second rather than a minute
  * (where the kernel does not serialise them: uprobes take ~0.1 s each,
  * one after the other). tick (may be NULL) is called from the calling
- * thread as they go, at least every 100 ms, with how many are done. */
+ * thread as they go, at least every 100 ms, with how many of those that
+ * held something (links, perf events) are done. */
 void probe_detach_all(struct probe_attachment *atts, uint32_t n,
 		      void (*tick)(void *ctx, uint32_t done), void *ctx);
 

@@ -366,7 +366,7 @@ static int attach_all(struct run *r)
 static void detach_tick(void *ctx, uint32_t done)
 {
 	struct run *r = ctx;
-	detach_left = (sig_atomic_t)(r->natts - done);
+	detach_left = (sig_atomic_t)(r->pg.total - done);
 	progress_step(&r->pg, done);
 }
 
@@ -391,14 +391,13 @@ static void detach_all(struct run *r)
 	snprintf(detach_what[0], sizeof(detach_what[0]), "\nsonde: the "
 		 "kernel is still releasing the probes (%s%s): ",
 		 first ? first : "", nprogs > 1 ? ", ..." : "");
-	snprintf(detach_what[1], sizeof(detach_what[1]), " of %u left, "
-		 "sonde ends when they are\n", n);
+	snprintf(detach_what[1], sizeof(detach_what[1]), " of their %u "
+		 "links and perf events left, sonde ends when they are\n", n);
 	detach_fd = fileno(r->err);
 	detach_left = (sig_atomic_t)n;
 	const char *fmt = r->o->format;
 	progress_start(&r->pg, r->err, !r->o->quiet &&
-		       !(fmt && !strcmp(fmt, "json")), "Detaching probes",
-		       r->natts);
+		       !(fmt && !strcmp(fmt, "json")), "Detaching probes", n);
 	probe_detach_all(r->atts, r->natts, detach_tick, r);
 	progress_end(&r->pg);
 	detach_left = 0;

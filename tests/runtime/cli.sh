@@ -125,7 +125,7 @@ cli_sigint_while_detaching() {
 	RC=$?
 	if [ -z "$why" ] && [ $RC != 0 ]; then
 		why="exit status $RC"
-	elif [ -z "$why" ] && ! grep -qE '^sonde: the kernel is still releasing the probes \(uprobe:[^ ]+, \.\.\.\): [0-9]+ of 23 left, sonde ends when they are$' "$d/err"; then
+	elif [ -z "$why" ] && ! grep -qE '^sonde: the kernel is still releasing the probes \(uprobe:[^ ]+, \.\.\.\): [0-9]+ of their 23 links and perf events left, sonde ends when they are$' "$d/err"; then
 		why="the second Ctrl-C was not told what is still being detached"
 	fi
 	cli_result "$name" "$why" "$d/err"
