@@ -90,7 +90,7 @@ cli_uprobe_multi_func() {
 		why="exit status $RC"
 	elif [ -z "$why" ] && [ $(((t1 - t0) / 1000000)) -gt 5000 ]; then
 		why="it took $(((t1 - t0) / 1000000)) ms to end after Ctrl-C"
-	elif [ -z "$why" ] && ! grep -q '^Attaching [0-9]\{4\} probes' "$d/out"; then
+	elif [ -z "$why" ] && ! cat "$d/out" "$d/err" | grep -qE '^Attach(ing|ed) [0-9]{4} probes'; then
 		why="not thousands of probes"
 	elif [ -z "$why" ] && ! grep -qE '^@\[(__)?nanosleep\]: [0-9]+$' "$d/out"; then
 		why="no @[nanosleep] (sleep's call) among the maps"
