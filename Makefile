@@ -115,6 +115,7 @@ bench: all
 	@bench/metrics.sh >>bench/RESULTS.md
 	@bench/uprobe_dwarf.sh >>bench/RESULTS.md
 	@bench/bigmap.sh >>bench/RESULTS.md
+	@bench/compile.sh >>bench/RESULTS.md
 
 clean:
 	rm -rf build build-asan build-fuzz

@@ -24,6 +24,7 @@ PKGS=(
 	prometheus curl                       # promtool and a real Prometheus server scraping --metrics (tests/metrics)
 	qemu-system-x86 busybox-static cpio   # the VM layer (tests/vm): guests booting Debian's stock kernels
 	zstd xz-utils kmod                    # ... unpacking those kernels and their modules (depmod)
+	time                                  # /usr/bin/time: CPU time and peak memory of the hostile inputs (tests/errors), the compile benchmark
 )
 
 # One dpkg-query for all; unknown packages print nothing and count as missing.

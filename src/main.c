@@ -13,6 +13,7 @@
 #include "codegen/codegen.h"
 #include "lang/ast.h"
 #include "lang/builtins.h"
+#include "lang/cmacro.h"
 #include "lang/include.h"
 #include "lang/parser.h"
 #include "lang/sema.h"
@@ -639,7 +640,8 @@ static int compile(struct run *r, const struct options *o,
 	}
 	struct include_opts iopts = { o->includes, o->nincludes, o->incdirs,
 				      o->nincdirs, limits.kernel_source };
-	if (include_expand(&r->arena, diag, prog, &iopts) < 0)
+	if (include_expand(&r->arena, diag, prog, &iopts) < 0 ||
+	    cmacro_expand(&r->arena, diag, prog) < 0)
 		return 1;
 	struct sema_probe *probes;
 	/* -c without running has a stand-in child pid: still a process. */
@@ -690,6 +692,7 @@ static int run_object(const struct options *o)
 		.sets = o->obj_sets, .nsets = o->nobj_sets,
 		.perf_event = o->perf_event, .format = o->format,
 		.verbose = o->verbose, .stop_pid = (pid_t)o->pid,
+		.out_name = o->out_path,
 	};
 	if (o->out_path && !(oo.out = fopen(o->out_path, "w"))) {
 		fprintf(stderr, "sonde: cannot write %s: %s\n", o->out_path,
@@ -910,7 +913,8 @@ static int run_emitted(const struct options *o)
 		goto out;
 	}
 	struct run_opts ropts = {
-		.format = o->format, .out = r.out, .err = stderr,
+		.format = o->format, .out = r.out, .out_name = o->out_path,
+		.err = stderr,
 		.console = stdout, .verbose = o->verbose,
 		.unsafe = o->unsafe, .quiet = o->quiet,
 		.child = r.have_child ? &r.child : NULL,
@@ -1021,7 +1025,8 @@ int main(int argc, char **argv)
 			}
 		}
 		struct run_opts ropts = {
-			.format = o.format, .out = r.out, .err = stderr,
+			.format = o.format, .out = r.out,
+			.out_name = o.out_path, .err = stderr,
 			.console = stdout,
 			.verbose = o.verbose, .unsafe = o.unsafe,
 			.quiet = o.quiet,

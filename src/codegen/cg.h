@@ -110,6 +110,7 @@ struct cg {
 	const struct cg_sysdispatch *disp;
 	bool multi;             /* one program for all targets (multiattach) */
 	ir_reg probe_reg;
+	ir_reg func_reg;        /* `func` from the attach cookie, or IR_NOREG */
 	VEC(struct cg_var) vars;
 	VEC(struct cg_loop) loops;
 	/* out->probe_names by hash (open addressing, index + 1, 0: free), so
@@ -157,8 +158,9 @@ void cg_sysdispatch_prologue(struct cg *g, const struct cg_sysdispatch *d);
 bool cg_multi_plan(const struct ast_probe *p, const struct sema_probe *sp);
 /* Whether probe p (body or predicate) uses any of builtins ids[0..n). */
 bool cg_probe_uses_any(const struct ast_probe *p, const int *ids, size_t n);
-void cg_multi_prologue(struct cg *g);
-const uint64_t *cg_multi_cookies(struct cg *g, const struct sema_probe *sp);
+void cg_multi_prologue(struct cg *g, const struct ast_probe *p);
+const uint64_t *cg_multi_cookies(struct cg *g, const struct ast_probe *p,
+				 const struct sema_probe *sp);
 /* Every emitter the registry names (in builtins.c, calls.c, context.c,
  * pt_regs.c, maps.c, stacks.c). */
 #define BUILTIN_VAR(id, name, ty, emit) \

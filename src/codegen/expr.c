@@ -831,6 +831,14 @@ static struct val cast(struct cg *g, struct ast_expr *e)
 static struct val string_lit(struct cg *g, struct ast_expr *e)
 {
 	uint32_t size = e->type->size;
+	if (size > IR_STACK_MAX) {
+		/* bpftrace's words for a literal over its string size: it
+		 * is built on the stack, which cannot hold it */
+		cg_error(g, e->span, "String is too long (over %d bytes, the "
+			 "size of BPF's stack): it takes %u bytes",
+			 IR_STACK_MAX, size);
+		size = 8;
+	}
 	ir_slot s = ir_slot_new(g->ir, size, 8);
 	uint32_t i = 0;
 	const unsigned char *b = (const unsigned char *)e->u.str.bytes;

@@ -3,6 +3,7 @@
  * or program instead ("libc", "bash"). Functions come from the ELF symbol
  * tables; the kernel wants a file offset, which the load segments give. */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 #include "kernel/regs.h"
 #include "kernel/umulti.h"
 #include "kernel/usrpath.h"
+#include "kernel/x86insn.h"
 #include "probes/impl.h"
 #include "util/arena.h"
 #include "util/demangle.h"
@@ -418,6 +420,23 @@ static int attach_multi(const struct probe_target *t, uint32_t n,
 	return fd < 0 ? fd : probe_att_push(att, fd);
 }
 
+/* ENOTSUPP (the kernel's 524) for an instruction whose prefix the kernel
+ * refuses a uprobe on (pthread_spin_lock's `lock decl`). */
+static int refuses(const struct probe_target *t)
+{
+#if defined(__x86_64__)
+	uint8_t code[16];
+	int fd = t->binary ? open(t->binary, O_RDONLY | O_CLOEXEC) : -1;
+	ssize_t n = fd < 0 ? -1 : pread(fd, code, sizeof(code),
+					(off_t)t->u.user.offset);
+	if (fd >= 0)
+		close(fd);
+	if (n > 0 && x86insn_uprobe_bad_prefix(code, (size_t)n))
+		return -524;
+#endif
+	return 0;
+}
+
 static bool multi_ok(const struct probe_target *t, uint32_t n)
 {
 	if (!feat_has(FEAT_UPROBE_MULTI))
@@ -438,6 +457,7 @@ const struct provider probe_uprobe_prov = {
 	.attach = probe_uprobe_attach,
 	.attach_multi = attach_multi,
 	.multi_ok = multi_ok,
+	.refuses = refuses,
 	.multi_attach_type = UMULTI_ATTACH_TYPE,
 	.attach_reversed = true,
 	.list = list,
@@ -451,6 +471,7 @@ const struct provider probe_uretprobe_prov = {
 	.attach = probe_uprobe_attach,
 	.attach_multi = attach_multi,
 	.multi_ok = multi_ok,
+	.refuses = refuses,
 	.multi_attach_type = UMULTI_ATTACH_TYPE,
 	.attach_reversed = true,
 	.list = list_ret,

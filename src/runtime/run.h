@@ -34,6 +34,7 @@ struct child;
 struct run_opts {
 	const char *format;  /* NULL: "text" */
 	FILE *out;           /* NULL: stdout */
+	const char *out_name; /* out's path, for a failed write's message */
 	FILE *console;       /* the two newlines before the exit maps (stdout
 				with -o FILE); NULL: out */
 	FILE *err;           /* NULL: stderr */

@@ -35,11 +35,24 @@ FUZZ_TARGETS ?= $(patsubst tests/fuzz/%.c,%,$(sort $(wildcard tests/fuzz/fuzz_*.
 # A hang is an input taking longer than FUZZ_HANG s. The first input that
 # expands a kernel-wide wildcard reads kallsyms (kept for the rest of the
 # run), which took 15 s under ASan when every such input read it, and a
-# tracer attaching elsewhere holds tracefs for seconds.
+# tracer attaching elsewhere holds tracefs for seconds (bench/FUZZ.md saw
+# one input take 47 s under ASan on a busy machine).
 FUZZ_HANG ?= 60
+# The hostile seeds (tests/fuzz/seeds) are first run one by one, each
+# within FUZZ_SEED_HANG s: under ASan they take at most 2 s (three nested
+# unrolls, refused at 4M instructions), where before the back end was
+# linear hostile_literals.bt took 9 s natively (about 30 under ASan) and
+# hostile_unroll_nested.bt 1.1 GB; a return of that fails the run.
+FUZZ_SEED_HANG ?= 10
 FUZZ_SHARE := $(shell expr $(FUZZ_TIME) / $(words $(FUZZ_TARGETS)))
 DICT      := tests/fuzz/bpftrace.dict
-SEEDS     := $(wildcard tests/golden/ast/*.bt tests/golden/bpf/*.bt tests/errors/*.bt tools/*.bt /usr/sbin/*.bt)
+# tests/fuzz/seeds: hostile shapes within -max_len (deep straight-line
+# code, unrolls nested into 10k statements, big and many string
+# literals, values live across calls), which took seconds to minutes and
+# a gigabyte before the back end was made linear; FUZZ_SEED_HANG catches
+# their return.
+HOSTILE   := $(wildcard tests/fuzz/seeds/*.bt)
+SEEDS     := $(wildcard tests/golden/ast/*.bt tests/golden/bpf/*.bt tests/errors/*.bt tools/*.bt /usr/sbin/*.bt) $(HOSTILE)
 
 # run-TARGET is phony; a static pattern rule, since make skips implicit
 # rule search for phony targets.
@@ -62,6 +75,13 @@ $(FBUILD)/fuzz_%: $(FBUILD)/tests/fuzz/fuzz_%.o $(LIB_OBJS)
 $(FUZZ_TARGETS:%=run-%): run-%: $(FBUILD)/%
 	@mkdir -p $(FBUILD)/corpus/$* $(FBUILD)/artifacts
 	@for f in $(SEEDS); do cp -f "$$f" "$(FBUILD)/corpus/$*/seed-$$(echo "$$f" | tr / _)"; done
+	@for f in $(HOSTILE); do \
+		if ! timeout -k 5 $(FUZZ_SEED_HANG) $(FBUILD)/$* "$$f" >$(FBUILD)/$*.seed.log 2>&1; then \
+			tail -n 30 $(FBUILD)/$*.seed.log; \
+			echo "fuzz $*: FAILED on $$f (a crash, or over $(FUZZ_SEED_HANG) s)"; \
+			exit 1; \
+		fi; \
+	done
 	@echo "fuzz $*: $(FUZZ_SHARE) s, corpus $(FBUILD)/corpus/$*"
 	@if ASAN_OPTIONS=detect_leaks=1:$${ASAN_OPTIONS:-} \
 		$(FBUILD)/$* $(FBUILD)/corpus/$* -dict=$(DICT) -max_len=4096 \
