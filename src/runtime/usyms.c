@@ -403,11 +403,10 @@ static void put(struct strbuf *sb, const char *name, uint64_t off,
 		sb_printf(sb, "+%" PRIu64, off);
 }
 
-int usyms_resolve(struct usyms *u, int32_t pid, uint64_t addr, bool offset,
-		  struct strbuf *sb, const char **module)
+int usyms_frame(struct usyms *u, int32_t pid, uint64_t addr,
+		struct usyms_frame *f)
 {
-	if (module)
-		*module = NULL;
+	memset(f, 0, sizeof(*f));
 	struct upid *p = find_pid(u, pid);
 	if (!p && usyms_snapshot(u, pid, false) == 0)
 		p = find_pid(u, pid);
@@ -422,17 +421,23 @@ int usyms_resolve(struct usyms *u, int32_t pid, uint64_t addr, bool offset,
 			m = find_map(p, addr);
 	}
 	if (m) {
-		if (module)
-			*module = m->file->path;
+		f->path = m->file->path;
+		f->start = m->start;
+		f->end = m->end;
+		f->pgoff = m->pgoff;
 		struct elf_syms *es = file_syms(m->file, pid);
 		uint64_t vaddr, off;
 		const struct elf_sym *s;
-		if (es && !elfsym_off_to_vaddr(es, addr - m->start + m->pgoff,
-					       &vaddr) &&
-		    ((m->file->dbg &&
-		      (s = elfsym_lookup(m->file->dbg, vaddr, &off))) ||
-		     (s = elfsym_lookup(es, vaddr, &off)))) {
-			put(sb, s->name, off, offset);
+		if (!es || elfsym_off_to_vaddr(es, addr - m->start + m->pgoff,
+					       &vaddr))
+			return -ENOENT;
+		f->elf = es;
+		f->vaddr = vaddr;
+		if ((m->file->dbg &&
+		     (s = elfsym_lookup(m->file->dbg, vaddr, &off))) ||
+		    (s = elfsym_lookup(es, vaddr, &off))) {
+			f->sym = s->name;
+			f->sym_off = off;
 			return 0;
 		}
 		return -ENOENT;
@@ -440,8 +445,21 @@ int usyms_resolve(struct usyms *u, int32_t pid, uint64_t addr, bool offset,
 	const struct jitsym *j = find_jit(p, addr);
 	if (!j)
 		return -ENOENT;
+	f->path = "[perf-map]";
+	f->sym = j->name;
+	f->sym_off = addr - j->start;
+	return 0;
+}
+
+int usyms_resolve(struct usyms *u, int32_t pid, uint64_t addr, bool offset,
+		  struct strbuf *sb, const char **module)
+{
+	struct usyms_frame f;
+	int err = usyms_frame(u, pid, addr, &f);
 	if (module)
-		*module = "[perf-map]";
-	put(sb, j->name, addr - j->start, offset);
+		*module = f.path;
+	if (err)
+		return err;
+	put(sb, f.sym, f.sym_off, offset);
 	return 0;
 }
