@@ -9,6 +9,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "kernel/elfsym.h"
 #include "kernel/kallsyms.h"
@@ -620,6 +621,54 @@ int pprof_profile(const struct pprof_src *s, const struct pprof_snap *now,
 	vec_free(&b.stack);
 	pprof_enc_free(b.enc);
 	return err;
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+struct pprof_window {
+	struct pprof_snap *before;
+	int64_t wall_ns;
+	uint64_t mono_ns;
+};
+
+struct pprof_window *pprof_window_begin(const struct pprof_src *s, int *err)
+{
+	struct pprof_snap *snap = pprof_snap_take(s, err);
+	if (!snap)
+		return NULL;
+	struct pprof_window *w = xcalloc(1, sizeof(*w));
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	w->wall_ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	w->mono_ns = mono_ns();
+	w->before = snap;
+	return w;
+}
+
+int pprof_window_end(const struct pprof_src *s, struct pprof_window *w,
+		     struct strbuf *gz)
+{
+	int err;
+	struct pprof_snap *now = pprof_snap_take(s, &err);
+	if (!now)
+		return err;
+	err = pprof_profile(s, now, w->before, w->wall_ns,
+			    (int64_t)(mono_ns() - w->mono_ns), gz);
+	pprof_snap_free(now);
+	return err;
+}
+
+void pprof_window_free(struct pprof_window *w)
+{
+	if (!w)
+		return;
+	pprof_snap_free(w->before);
+	free(w);
 }
 
 int pprof_write_file(const struct pprof_src *s, const char *path,

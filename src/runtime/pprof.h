@@ -75,6 +75,15 @@ int pprof_profile(const struct pprof_src *s, const struct pprof_snap *now,
 		  const struct pprof_snap *before, int64_t time_ns,
 		  int64_t duration_ns, struct strbuf *gz);
 
+/* A window for /debug/pprof/profile: begun when a scrape asks, ended N
+ * seconds later with the profile of what the maps gained meanwhile. */
+struct pprof_window;
+struct pprof_window *pprof_window_begin(const struct pprof_src *s,
+					int *err);
+int pprof_window_end(const struct pprof_src *s, struct pprof_window *w,
+		     struct strbuf *gz);
+void pprof_window_free(struct pprof_window *w);
+
 /* --pprof FILE at exit: the whole run's profile. Messages go to err.
  * Returns 0 or -errno. */
 int pprof_write_file(const struct pprof_src *s, const char *path,

@@ -534,7 +534,7 @@ static int setup_outputs(struct run *r)
 	}
 	if (!err && o->metrics)
 		err = metrics_start(&r->metrics, r->c, &r->l, &r->res,
-				    o->metrics, o->quiet, r->err);
+				    &r->psrc, o->metrics, o->quiet, r->err);
 	return err;
 }
 
