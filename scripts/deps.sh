@@ -13,6 +13,7 @@ PKGS=(
 	libmicrohttpd-dev                     # --metrics' HTTP server (optional: the build leaves --metrics out without it)
 	libdw-dev                             # elfutils' libdw: DWARF of probed programs
 	libiberty-dev                         # cplus_demangle (static: no run-time dependency)
+	libprotobuf-c-dev protobuf-c-compiler # pprof profiles: protobuf encoding, and protoc-c compiling profile.proto at build time
 	g++                                   # C++ test programs (demangling)
 	clang libclang-rt-14-dev              # fuzzer + sanitizers (libclang_rt.fuzzer), BPF test objects
 	bpftrace                              # the reference: comparison tests, /usr/sbin/*.bt
@@ -22,6 +23,7 @@ PKGS=(
 	zsh                                   # the zsh completion's test (tests/completion)
 	mount util-linux iproute2             # tool tests: losetup (a loop disk), unshare + ip (a netns)
 	prometheus curl                       # promtool and a real Prometheus server scraping --metrics (tests/metrics)
+	golang-go                             # go tool pprof, the reader of every profile sonde writes (tests/pprof)
 )
 
 # One dpkg-query for all; unknown packages print nothing and count as missing.
