@@ -263,6 +263,10 @@ struct builder {
 	struct intern locs;      /* (pid, addr, leaf) -> loc_ids index */
 	VEC(uint64_t) loc_ids;
 	VEC(uint64_t) stack;     /* the sample being built, leaf first */
+	struct {                 /* the last user mapping made */
+		const char *path;
+		uint64_t start, end, pgoff, id;
+	} last;
 	uint64_t main_mapping;   /* the first program's, else library's */
 	bool main_is_program;
 };
@@ -277,9 +281,13 @@ static bool is_program(const char *path)
 
 static void hex_id(char *out, const uint8_t *id, uint32_t n)
 {
-	out[0] = 0;
-	for (uint32_t i = 0; i < n && i < 20; i++)
-		sprintf(out + 2 * i, "%02x", id[i]);
+	static const char digits[] = "0123456789abcdef";
+	uint32_t i;
+	for (i = 0; i < n && i < 20; i++) {
+		out[2 * i] = digits[id[i] >> 4];
+		out[2 * i + 1] = digits[id[i] & 15];
+	}
+	out[2 * i] = 0;
 }
 
 static uint64_t kernel_location(struct builder *b, uint64_t addr)
@@ -322,7 +330,10 @@ static uint64_t user_location(struct builder *b, int32_t pid, uint64_t addr,
 	usyms_frame(b->u, pid, addr, &f);
 	uint64_t mapping = 0;
 	bool lines = f.elf && srcline_available(f.elf->path);
-	if (f.path && strcmp(f.path, "[perf-map]")) {
+	if (f.path && f.path == b->last.path && f.start == b->last.start &&
+	    f.end == b->last.end && f.pgoff == b->last.pgoff) {
+		mapping = b->last.id; /* the frame before's mapping */
+	} else if (f.path && strcmp(f.path, "[perf-map]")) {
 		char bid[41] = "";
 		if (f.elf)
 			hex_id(bid, f.elf->build_id, f.elf->build_id_len);
@@ -331,6 +342,11 @@ static uint64_t user_location(struct builder *b, int32_t pid, uint64_t addr,
 					   f.elf && f.elf->nsyms, lines,
 					   lines, lines };
 		mapping = pprof_enc_mapping(b->enc, &m);
+		b->last.path = f.path;
+		b->last.start = f.start;
+		b->last.end = f.end;
+		b->last.pgoff = f.pgoff;
+		b->last.id = mapping;
 		if (!b->main_is_program) {
 			if (is_program(f.path) || !b->main_mapping)
 				b->main_mapping = mapping;

@@ -238,8 +238,10 @@ static int gzip(const uint8_t *data, size_t len, struct strbuf *out)
 {
 	z_stream z;
 	memset(&z, 0, sizeof(z));
-	/* 15 + 16: a gzip header and trailer rather than zlib's */
-	if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8,
+	/* 15 + 16: a gzip header and trailer rather than zlib's; the fastest
+	 * level, as Go's runtime/pprof writes (the default level took a
+	 * quarter of a 10,000-stack profile's time for 15% less) */
+	if (deflateInit2(&z, Z_BEST_SPEED, Z_DEFLATED, 15 + 16, 8,
 			 Z_DEFAULT_STRATEGY) != Z_OK)
 		return -ENOMEM;
 	size_t bound = deflateBound(&z, (uLong)len);
