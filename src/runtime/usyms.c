@@ -260,7 +260,8 @@ static int read_maps(struct usyms *u, struct upid *p)
 		vec_free(&maps);
 		return -ENOENT;
 	}
-	qsort(maps.data, maps.len, sizeof(*maps.data), cmp_map);
+	if (maps.len) /* (an exited process's maps may be empty) */
+		qsort(maps.data, maps.len, sizeof(*maps.data), cmp_map);
 	vec_free(&p->maps);
 	p->maps.data = maps.data;
 	p->maps.len = maps.len;
@@ -290,7 +291,8 @@ static void read_perf_map(struct upid *p)
 	}
 	free(line);
 	fclose(f);
-	qsort(p->jit.data, p->jit.len, sizeof(*p->jit.data), cmp_jit);
+	if (p->jit.len)
+		qsort(p->jit.data, p->jit.len, sizeof(*p->jit.data), cmp_jit);
 }
 
 int usyms_snapshot(struct usyms *u, int32_t pid, bool refresh)

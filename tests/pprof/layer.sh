@@ -350,7 +350,7 @@ report pprof-bad-input "$why" "$scratch/bad1.err" "$scratch/bad2.err"
 p=$scratch/tool.pb.gz
 "$PWL" phases 0 10 "$scratch/tool.marker" &
 bg=$!
-SONDE_TIMEOUT=20 SONDE="$SONDE" timeout -k 5 20 "$TOP/tools/profile" -F 99 -p "$bg" --pprof "$p" 1 \
+SONDE_TIMEOUT=20 SONDE="$SONDE" timeout -k 5 20 "$TOP/tools/profile" -F 99 -p "$bg" --pprof "$p" 2 \
 	>"$scratch/tool.out" 2>"$scratch/tool.err"
 RC=$?
 kill "$bg" 2>/dev/null
@@ -359,7 +359,8 @@ why=$(status_problem 0 "$scratch/tool.err")
 if [ -z "$why" ]; then
 	pp -tags -sample_index=samples "$p" >"$scratch/tool.tags"
 	mt=$(map_total "$scratch/tool.out")
-	if [ "$mt" -lt 20 ]; then
+	# (a loaded machine gives the spinning workload a fraction of a CPU)
+	if [ "$mt" -lt 5 ]; then
 		why="only $mt samples"
 	elif ! grep -qE "^ +$mt(\.0)? \( *100(\.0)?%\): pprofwl$" "$scratch/tool.tags"; then
 		why="the comm label is not pprofwl on all $mt samples"
