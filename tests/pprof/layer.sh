@@ -203,23 +203,8 @@ fi
 report pprof-two-maps "$why" "$err" "$scratch/two.raw"
 
 # ---- pprof-endpoint ----
-# start_sonde OUT ERR ARGS...: sonde in the background (pid SPID); waits
-# for its "metrics at" line and sets URL (http://ADDR:PORT), or returns 1.
-start_sonde() {
-	local o=$1 e=$2
-	shift 2
-	timeout -k 5 60 "$SONDE" "$@" </dev/null >"$o" 2>"$e" &
-	SPID=$!
-	URL=
-	for _ in $(seq 100); do
-		URL=$(sed -n 's|^sonde: metrics at \(http://.*\)/metrics$|\1|p' "$e")
-		[ -n "$URL" ] && return 0
-		kill -0 "$SPID" 2>/dev/null || return 1
-		sleep 0.1
-	done
-	return 1
-}
-profile_url() { echo "$URL/debug/pprof/profile?seconds=$1"; }
+# (start_sonde and stop_sonde: tests/lib.sh)
+profile_url() { echo "${URL%/metrics}/debug/pprof/profile?seconds=$1"; }
 
 why=
 if ! "$SONDE" -h | grep -q -- '--metrics' || ! command -v curl >/dev/null; then
@@ -236,7 +221,7 @@ else
 		curl -s -m 10 -D "$scratch/ep.headers" -o "$scratch/ep.pb.gz" "$(profile_url 1)"
 		pp -top "$scratch/ep.pb.gz" >"$scratch/ep.top"
 		# go tool pprof as its own client: it asks for ?seconds=1
-		go tool pprof -symbolize=none -seconds 1 -top "$URL/debug/pprof/profile" >"$scratch/ep.go" 2>&1
+		go tool pprof -symbolize=none -seconds 1 -top "${URL%/metrics}/debug/pprof/profile" >"$scratch/ep.go" 2>&1
 		# three at once
 		cpids=()
 		for i in 1 2 3; do
@@ -247,7 +232,7 @@ else
 		curl -s -m 1 -o /dev/null "$(profile_url 3)"
 		: >"$scratch/ep.bad"
 		for s in 0 -1 abc 3601 '' 99999999999999999999; do
-			curl -s -m 5 -w ' %{http_code}\n' "$URL/debug/pprof/profile?seconds=$s" >>"$scratch/ep.bad"
+			curl -s -m 5 -w ' %{http_code}\n' "${URL%/metrics}/debug/pprof/profile?seconds=$s" >>"$scratch/ep.bad"
 		done
 		wait "${cpids[@]}"
 		# eight at once are taken, a ninth is refused
@@ -291,8 +276,7 @@ else
 			fi
 		fi
 	fi
-	kill "$SPID" 2>/dev/null
-	wait "$SPID" 2>/dev/null
+	stop_sonde
 	# a window open when the run ends: sent then, with its true duration
 	if [ -z "$why" ]; then
 		out=$scratch/ep-end.out err=$scratch/ep-end.err marker=$scratch/ep-end.marker
@@ -338,8 +322,7 @@ if [ -z "$why" ] && "$SONDE" -h | grep -q -- '--metrics' && command -v curl >/de
 		why="sonde did not start serving"
 	else
 		body=$(curl -s -m 5 -w ' %{http_code}' "$(profile_url 1)")
-		kill "$SPID" 2>/dev/null
-		wait "$SPID" 2>/dev/null
+		stop_sonde
 		[ "$body" = "sonde: the script has no map keyed by kstack or ustack with count() or sum() values to profile
  404" ] || why="the endpoint without stack maps answered: $body"
 	fi
