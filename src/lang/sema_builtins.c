@@ -224,9 +224,12 @@ static const struct type *ty_stack(struct sema *s, struct ast_expr *e,
 				mode = STACK_PERF;
 			else if (!strcmp(a->u.name, "raw"))
 				mode = STACK_RAW;
+			else if (!strcmp(a->u.name, "build_id"))
+				mode = STACK_BUILD_ID;
 			else {
 				sema_err(s, a->span, "unknown stack mode '%s' "
-					"(bpftrace, perf or raw)", a->u.name);
+					"(bpftrace, perf, raw or build_id)",
+					a->u.name);
 				return &type_none;
 			}
 			a->type = &type_void;
@@ -243,6 +246,11 @@ static const struct type *ty_stack(struct sema *s, struct ast_expr *e,
 				"limit");
 			return &type_none;
 		}
+	}
+	if (mode == STACK_BUILD_ID && !user) {
+		sema_err(s, e->span, "'build_id' stack mode can only be used "
+			 "for ustack");
+		return &type_none;
 	}
 	return type_stack(s->arena, user, mode, limit);
 }
@@ -349,8 +357,16 @@ static const struct type *ty_curtask(struct sema *s, struct ast_expr *e,
 static const struct type *ty_stack_var(struct sema *s, struct ast_expr *e,
 				       struct ast_expr *target)
 {
-	return type_stack(s->arena, e->builtin == BI_USTACK_VAR,
-			  (enum stack_mode)limits.stack_mode, 127);
+	bool user = e->builtin == BI_USTACK_VAR;
+	enum stack_mode mode = (enum stack_mode)limits.stack_mode;
+	if (mode == STACK_BUILD_ID && !user) {
+		/* as bpftrace 0.26 */
+		diag_warning(s->report, e->span, "'build_id' stack mode can "
+			     "only be used for ustack. Falling back to 'raw' "
+			     "mode.");
+		mode = STACK_RAW;
+	}
+	return type_stack(s->arena, user, mode, 127);
 }
 
 static const struct type *ty_args(struct sema *s, struct ast_expr *e,

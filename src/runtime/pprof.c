@@ -279,17 +279,6 @@ static bool is_program(const char *path)
 	return path[0] == '/' && !strstr(base, ".so");
 }
 
-static void hex_id(char *out, const uint8_t *id, uint32_t n)
-{
-	static const char digits[] = "0123456789abcdef";
-	uint32_t i;
-	for (i = 0; i < n && i < 20; i++) {
-		out[2 * i] = digits[id[i] >> 4];
-		out[2 * i + 1] = digits[id[i] & 15];
-	}
-	out[2 * i] = 0;
-}
-
 static uint64_t kernel_location(struct builder *b, uint64_t addr)
 {
 	uint64_t mapping = 0;
@@ -334,14 +323,15 @@ static uint64_t user_location(struct builder *b, int32_t pid, uint64_t addr,
 	    f.end == b->last.end && f.pgoff == b->last.pgoff) {
 		mapping = b->last.id; /* the frame before's mapping */
 	} else if (f.path && strcmp(f.path, "[perf-map]")) {
-		char bid[41] = "";
+		struct strbuf bid = STRBUF_INIT;
 		if (f.elf)
-			hex_id(bid, f.elf->build_id, f.elf->build_id_len);
+			sb_hex(&bid, f.elf->build_id, f.elf->build_id_len);
 		struct pprof_mapping m = { f.start, f.end, f.pgoff, f.path,
-					   bid[0] ? bid : NULL,
+					   bid.len ? bid.buf : NULL,
 					   f.elf && f.elf->nsyms, lines,
 					   lines, lines };
 		mapping = pprof_enc_mapping(b->enc, &m);
+		sb_free(&bid);
 		b->last.path = f.path;
 		b->last.start = f.start;
 		b->last.end = f.end;
@@ -398,6 +388,19 @@ static uint64_t location(struct builder *b, int32_t pid, uint64_t addr,
 	return id;
 }
 
+/* A build_id-mode frame: an offset in the file with that build id, which
+ * only a symbolising server (by build id) can name. */
+static uint64_t build_id_location(struct builder *b, struct stack_frame fr)
+{
+	struct strbuf bid = STRBUF_INIT;
+	sb_hex(&bid, fr.build_id, 20);
+	struct pprof_mapping m = { 0, UINT64_MAX, 0, NULL, bid.buf,
+				   false, false, false, false };
+	uint64_t mapping = pprof_enc_mapping(b->enc, &m);
+	sb_free(&bid);
+	return pprof_enc_location(b->enc, mapping, fr.ip, NULL, 0);
+}
+
 /* Appends the frames of the stack at data (of type t), leaf first. */
 static void add_stack(struct builder *b, const struct type *t,
 		      const uint8_t *data)
@@ -412,9 +415,9 @@ static void add_stack(struct builder *b, const struct type *t,
 	const uint8_t *ips;
 	uint32_t n = type_stack_frames(t, data, &ips);
 	for (uint32_t i = 0; i < n; i++) {
-		uint64_t ip;
-		memcpy(&ip, ips + 8 * i, 8);
-		uint64_t id = location(b, pid, ip, i == 0);
+		struct stack_frame fr = type_stack_frame(t, ips, i);
+		uint64_t id = fr.build_id ? build_id_location(b, fr) :
+					    location(b, pid, fr.ip, i == 0);
 		vec_push(&b->stack, id);
 	}
 }

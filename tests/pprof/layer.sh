@@ -24,6 +24,9 @@
 #                      one column each (the profile one with its cpu
 #                      time), no period, and the getppid column's total
 #                      is the number of getppid calls (stackwl's rounds)
+#   pprof-build-id     @[ustack(build_id)]: frames are offsets in a mapping
+#                      named by the file's build id (what a symbolising
+#                      server needs), and they name stackwl's functions
 #   pprof-endpoint     --metrics' /debug/pprof/profile?seconds=1, scraped
 #                      with curl after alpha is over: 200, octet-stream,
 #                      a profile of beta with no alpha in it although the
@@ -201,6 +204,29 @@ if [ -z "$why" ]; then
 	fi
 fi
 report pprof-two-maps "$why" "$err" "$scratch/two.raw"
+
+# ---- pprof-build-id: ustack(build_id) frames keep no address ----
+p=$scratch/bid.pb.gz out=$scratch/bid.out err=$scratch/bid.err
+run_sonde "$out" "$err" -q --pprof "$p" -c "$SWL 20000" \
+	-e 'profile:hz:199 /pid == cpid/ { @[ustack(build_id)] = count(); }'
+why=$(status_problem 0 "$err")
+if [ -z "$why" ]; then
+	pp -raw "$p" >"$scratch/bid.raw"
+	bid=$(readelf -n "$SWL" | awk '/Build ID/ { print $3 }')
+	# the mapping of stackwl's build id; its locations' addresses are
+	# file offsets, which addr2line names
+	m=$(awk -v b="$bid" '/^Mappings/ { s = 1 } s && $3 == b { print $1 }' "$scratch/bid.raw" | tr -d :)
+	offs=$(awk -v m="M=$m" '/^Locations/ { s = 1; next } /^Mappings/ { s = 0 } s && $3 == m { print $2 }' "$scratch/bid.raw")
+	names=$(printf '%s\n' $offs | xargs -r addr2line -f -e "$SWL" | awk 'NR % 2' | sort -u | tr '\n' ' ')
+	if [ -z "$m" ]; then
+		why="no mapping with stackwl's build id $bid"
+	elif [ "$(samples_total "$p" 1)" != "$(map_total "$out")" ]; then
+		why="the profile's total is not the map's"
+	elif ! grep -qw spin <<<"$names" || ! grep -qw main <<<"$names"; then
+		why="the offsets of stackwl's mapping do not name spin and main: $names"
+	fi
+fi
+report pprof-build-id "$why" "$err" "$scratch/bid.raw"
 
 # ---- pprof-endpoint ----
 # (start_sonde and stop_sonde: tests/lib.sh)
