@@ -5,8 +5,8 @@
  * instead of 100 s of one each), and the program learns which target fired
  * from its attach cookie, which holds the target's index in the names of
  * `probe`. Only where one program serves them all: a body that reads
- * nothing typed per target (args, func) and no kernel stack (which starts
- * in the link's handler, not the perf event's).
+ * nothing typed per target (args, func, a PIE's uaddr) and no kernel stack
+ * (which starts in the link's handler, not the perf event's).
  */
 #include "codegen/cg.h"
 #include "lang/builtins.h"
@@ -22,7 +22,8 @@ bool cg_probe_uses_any(const struct ast_probe *p, const int *ids, size_t n)
 
 bool cg_multi_plan(const struct ast_probe *p, const struct sema_probe *sp)
 {
-	static const int ids[] = { BI_ARGS, BI_FUNC, BI_KSTACK_VAR, BI_KSTACK };
+	static const int ids[] = { BI_ARGS, BI_FUNC, BI_KSTACK_VAR, BI_KSTACK,
+				   BI_UADDR };
 	if (sp->ntargets < CG_MULTI_MIN || !sp->targets[0].prov->attach_multi ||
 	    !sp->targets[0].prov->multi_ok ||
 	    cg_probe_uses_any(p, ids, sizeof(ids) / sizeof(*ids)))

@@ -325,8 +325,8 @@ static bool expr_uses(const struct ast_expr *e, int id)
 		return e->builtin == id;
 	case E_MAP:
 		return list_uses(&e->u.map.keys, id);
-	case E_CALL:
-		return list_uses(&e->u.call.args, id);
+	case E_CALL: /* (sema sets a function's id) */
+		return e->builtin == id || list_uses(&e->u.call.args, id);
 	case E_UNARY:
 		return expr_uses(e->u.unary.operand, id);
 	case E_BINARY:
