@@ -519,6 +519,7 @@ static int expand_probes(struct arena *a, struct diag *d,
 	struct probe_env env = { .arena = a, .diag = d, .params = o->params,
 				 .nparams = o->nparams, .pid = (int)o->pid,
 				 .cpid = cpid, .cmd = o->cmd,
+				 .unsafe = o->unsafe,
 				 .no_attach = o->verify || o->dry_run ||
 					      o->dump || o->emit_elf };
 	int rc = 0;

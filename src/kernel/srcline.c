@@ -7,6 +7,8 @@
 #include "kernel/srcline.h"
 
 #include <dwarf.h>
+#include <errno.h>
+#include <stdio.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <stdlib.h>
@@ -263,6 +265,98 @@ int srcline_frames(const char *path, uint64_t vaddr, struct srcline *out,
 		line = udata(&die, DW_AT_call_line);
 	}
 	return n;
+}
+
+/* Whether the path components of suffix end path ("b/c.c" ends
+ * "/a/b/c.c", not "/a/bb/c.c"). */
+static bool path_ends_with(const char *path, const char *suffix)
+{
+	while (suffix[0] == '.' && suffix[1] == '/')
+		suffix += 2;
+	size_t n = strlen(path), k = strlen(suffix);
+	return k && k <= n && !strcmp(path + n - k, suffix) &&
+	       (k == n || path[n - k - 1] == '/');
+}
+
+/* The source of compile unit cu that ends with file, or NULL. */
+static const char *cu_source(Dwarf_Die *cu, const char *file)
+{
+	Dwarf_Files *files;
+	size_t n;
+	if (dwarf_getsrcfiles(cu, &files, &n) != 0)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		const char *src = dwarf_filesrc(files, i, NULL, NULL);
+		if (src && path_ends_with(src, file))
+			return src;
+	}
+	return NULL;
+}
+
+int srcline_address(const char *path, const char *file, uint64_t line,
+		    uint64_t col, uint64_t *vaddr, const char **why)
+{
+	static char msg[512];
+	struct sfile *f = open_file(path);
+	if (!f->dw) {
+		snprintf(msg, sizeof(msg), "No DWARF debug info found for "
+			 "'%s', cannot attach by source code location.", path);
+		*why = msg;
+		return -ENOENT;
+	}
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+	Dwarf_Die cu, match;
+	const char *src = NULL;
+	while (dwarf_nextcu(f->dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		const char *s = dwarf_offdie(f->dw, off + hsize, &cu) ?
+					cu_source(&cu, file) :
+					NULL;
+		off = next;
+		if (!s)
+			continue;
+		if (src && strcmp(src, s)) {
+			snprintf(msg, sizeof(msg), "Ambiguous source path, "
+				 "matches multiple files: %s, %s", src, s);
+			*why = msg;
+			return -ENOENT;
+		}
+		if (!src) {
+			src = s;
+			match = cu;
+		}
+	}
+	if (!src) {
+		snprintf(msg, sizeof(msg), "No compilation unit matches %s",
+			 file);
+		*why = msg;
+		return -ENOENT;
+	}
+	Dwarf_Lines *lines;
+	size_t nlines;
+	if (dwarf_getsrclines(&match, &lines, &nlines) == 0)
+		for (size_t i = 0; i < nlines; i++) {
+			Dwarf_Line *l = dwarf_onesrcline(lines, i);
+			int ln, lc;
+			const char *ls = l ? dwarf_linesrc(l, NULL, NULL) : NULL;
+			Dwarf_Addr a;
+			if (!ls || dwarf_lineno(l, &ln) || dwarf_linecol(l, &lc) ||
+			    !path_ends_with(ls, src) || (uint64_t)ln != line ||
+			    (col && (uint64_t)lc != col) ||
+			    dwarf_lineaddr(l, &a))
+				continue;
+			*vaddr = a;
+			return 0;
+		}
+	if (col)
+		snprintf(msg, sizeof(msg), "Unable to map '%s:%llu:%llu' to "
+			 "address", file, (unsigned long long)line,
+			 (unsigned long long)col);
+	else
+		snprintf(msg, sizeof(msg), "Unable to map '%s:%llu' to address",
+			 file, (unsigned long long)line);
+	*why = msg;
+	return -ENOENT;
 }
 
 void srcline_unload(void)

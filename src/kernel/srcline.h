@@ -24,6 +24,15 @@ struct srcline {
  * strings stay valid until the next call. */
 int srcline_frames(const char *path, uint64_t vaddr, struct srcline *out,
 		   int max);
+/* The link-time address of the first statement at file:line (and column
+ * col; 0: any) of the ELF file path, as a debugger sets a breakpoint
+ * there: file names a compile unit's source (its last path components),
+ * and only statements of that source count, not of headers it includes.
+ * Returns 0, or -ENOENT with why (a sentence, bpftrace's words) set to
+ * what is missing: no debug info, no unit, an ambiguous name, no such
+ * statement. */
+int srcline_address(const char *path, const char *file, uint64_t line,
+		    uint64_t col, uint64_t *vaddr, const char **why);
 /* Whether path has debug info (line tables) at all. */
 bool srcline_available(const char *path);
 /* Closes every file read. */

@@ -130,6 +130,8 @@ struct probe_env {
 	/* Nothing will be attached (--dry-run, -d, --verify): a probe type
 	 * this kernel cannot attach is no error then. */
 	bool no_attach;
+	/* --unsafe: uprobes on files that are no ELF, at an address */
+	bool unsafe;
 	bool seen_begin, seen_end; /* one of each per script */
 	/* The probe being expanded uses `args`: providers that type it at a
 	 * cost (uprobes, from DWARF, per function) do so only then. */
