@@ -54,8 +54,11 @@ static int find_cd(int fd, uint64_t fsize, uint64_t *cd_off, uint64_t *cd_len,
 	if (!buf)
 		return -ENOMEM;
 	int err = read_at(fd, buf, len, fsize - len);
+	/* the last record whose comment ends the file (a comment may hold
+	 * the signature too) */
 	for (size_t i = len - EOCD_LEN + 1; !err && i-- > 0;)
-		if (le32(buf + i) == EOCD_SIG) {
+		if (le32(buf + i) == EOCD_SIG &&
+		    i + EOCD_LEN + le16(buf + i + 20) == len) {
 			*entries = le16(buf + i + 10);
 			*cd_len = le32(buf + i + 12);
 			*cd_off = le32(buf + i + 16);

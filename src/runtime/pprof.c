@@ -4,7 +4,6 @@
 #define _GNU_SOURCE
 #include "runtime/pprof.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
