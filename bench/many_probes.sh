@@ -48,7 +48,7 @@ p = subprocess.Popen([tracer, "-e", script], stdout=subprocess.PIPE,
                      stderr=subprocess.STDOUT, text=True, env=env)
 stop, n = None, "?"
 for line in p.stdout:
-    if line.startswith("Attaching"):
+    if line.startswith(("Attaching", "Attached")):
         n = line.split()[1]
     if line.strip() == "stop" and stop is None:
         stop = time.monotonic() - t0
@@ -122,7 +122,7 @@ if [ -x "$B/xlated" ] && [ -x "$B/cputime" ] && [ -r "$B/syscalls_count.bpf.o" ]
 		"${cmd[@]}" >"$out/pe.$t.out" 2>&1 </dev/null &
 		pid=$!
 		for _ in $(seq 300); do
-			grep -qs '^Attaching' "$out/pe.$t.out" && break
+			grep -qsE '^Attach(ing|ed) ' "$out/pe.$t.out" && break
 			sleep 0.1
 		done
 		sleep 0.5

@@ -67,7 +67,7 @@ for ((r = 1; r <= rounds; r++)); do
 		"$sonde" "${args[@]}" -e "$prog" >"$out/sonde.out" 2>"$out/sonde.err" </dev/null &
 		spid=$!
 		for _ in $(seq 100); do
-			grep -qs '^Attaching' "$out/sonde.out" && break
+			grep -qs '^Attached' "$out/sonde.err" && break
 			sleep 0.1
 		done
 		sleep 0.3

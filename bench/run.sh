@@ -94,12 +94,13 @@ tracer_cmd() {
 
 # First line of a failure, squeezed for a table cell.
 reason_of() {
-	grep -h -v -e '^Attaching' -e 'RLIMIT_MEMLOCK' -e '^$' "$@" 2>/dev/null | head -n 1 |
+	grep -h -v -E -e '^Attach(ing|ed) [0-9]' -e 'RLIMIT_MEMLOCK' -e '^$' "$@" 2>/dev/null | head -n 1 |
 		tr -d '|' | cut -c1-70
 }
 
 # start_tracer NAME CMD... : runs CMD in the background (stdout NAME.out,
-# stderr NAME.err), waits for "Attaching N probe" and then 0.5 s more so
+# stderr NAME.err), waits for "Attaching N probe" (bpftrace 0.17, the C
+# loader) or "Attached N probe" (sonde, bpftrace 0.24+) and then 0.5 s more so
 # the attach is done. Sets TPID; returns 1 (with REASON) if it failed.
 start_tracer() {
 	local name=$1; shift
@@ -107,7 +108,7 @@ start_tracer() {
 	TPID=$!
 	local i
 	for ((i = 0; i < 300; i++)); do
-		if grep -qs '^Attaching [0-9]* probe' "$name.out" "$name.err"; then
+		if grep -qsE '^Attach(ing|ed) [0-9]* probe' "$name.out" "$name.err"; then
 			sleep 0.5
 			kill -0 $TPID 2>/dev/null && return 0
 			break
@@ -117,7 +118,7 @@ start_tracer() {
 	done
 	stop_tracer
 	REASON=$(reason_of "$name.err" "$name.out")
-	[ $i -ge 300 ] && REASON="no 'Attaching' line within 30 s"
+	[ $i -ge 300 ] && REASON="no 'Attached' line within 30 s"
 	[ -n "$REASON" ] || REASON="exited before attaching"
 	return 1
 }

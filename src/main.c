@@ -66,7 +66,10 @@ struct options {
 	const char *metrics;     /* --metrics */
 	/* bpftrace's options (issue 13) */
 	bool info, no_warnings;     /* --info, --no-warnings */
-	int helper_check;           /* -k: 1, -kk: 2 */
+	bool warnings;              /* -k, --warnings */
+	/* bpftrace 0.26's warning level: 0 with --no-warnings, 2 with -k,
+	 * else 1 (codegen's cg_helper_check) */
+	int helper_check;
 	bool usdt_file_activation;  /* --usdt-file-activation */
 	const char *includes[64];   /* --include FILE */
 	const char *incdirs[64];    /* -I DIR */
@@ -99,9 +102,9 @@ static void usage(FILE *out)
 	      "  -B none|line|full  output buffering (default: flushed after "
 	      "each batch\n"
 	      "                 of events)\n"
-	      "  -q             quiet: no \"Attaching N probes...\" line\n"
-	      "  -k, -kk        report helper failures at run time (-k: all\n"
-	      "                 but reads and map lookups, -kk: all)\n"
+	      "  -q             quiet: no \"Attached N probes\" line\n"
+	      "  -k, --warnings also report failed reads and map lookups "
+	      "at run time\n"
 	      "  -v             verbose: libbpf messages and verifier logs\n"
 	      "  -d, -dd        debug (dry run): print the syntax tree and the "
 	      "IR; -dd the\n"
@@ -313,12 +316,16 @@ static int parse_options(int argc, char **argv, struct options *o)
 	       OPT_PROG, OPT_SET, OPT_PERF_EVENT, OPT_VERIFY, OPT_FOLDED,
 	       OPT_FLAMEGRAPH, OPT_TOOLS, OPT_HEATMAP, OPT_HEATMAP_SVG,
 	       OPT_METRICS, OPT_USDT_FILE_ACTIVATION, OPT_DUMP, OPT_INFO,
-	       OPT_NO_WARNINGS, OPT_INCLUDE, OPT_EMIT_ELF, OPT_PPROF };
+	       OPT_NO_WARNINGS, OPT_INCLUDE, OPT_EMIT_ELF, OPT_WARNINGS,
+	       OPT_PPROF };
+	static const char warnings_conflict[] =
+		"ERROR: USAGE: -k, --warnings conflicts with --no-warnings\n";
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ "info", no_argument, NULL, OPT_INFO },
 		{ "no-warnings", no_argument, NULL, OPT_NO_WARNINGS },
+		{ "warnings", no_argument, NULL, OPT_WARNINGS },
 		{ "include", required_argument, NULL, OPT_INCLUDE },
 		{ "usdt-file-activation", no_argument, NULL,
 		  OPT_USDT_FILE_ACTIVATION },
@@ -392,8 +399,19 @@ static int parse_options(int argc, char **argv, struct options *o)
 			break;
 		case 'q': o->quiet = 1; break;
 		case 'k':
-			if (o->helper_check < 2)
-				o->helper_check++;
+		case OPT_WARNINGS:
+			if (o->warnings) {
+				fputs("ERROR: USAGE: -kk has been deprecated. Use "
+				      "a single -k for runtime warnings for "
+				      "errors in map lookups and probe reads.\n",
+				      stderr);
+				return -1;
+			}
+			if (o->no_warnings) {
+				fputs(warnings_conflict, stderr);
+				return -1;
+			}
+			o->warnings = true;
 			break;
 		case 'v': o->verbose = 1; break;
 		case 'l': o->list = 1; break;
@@ -429,7 +447,13 @@ static int parse_options(int argc, char **argv, struct options *o)
 			printf("sonde v%s\n", SONDE_VERSION);
 			exit(0);
 		case OPT_INFO: o->info = true; break;
-		case OPT_NO_WARNINGS: o->no_warnings = true; break;
+		case OPT_NO_WARNINGS:
+			if (o->warnings) {
+				fputs(warnings_conflict, stderr);
+				return -1;
+			}
+			o->no_warnings = true;
+			break;
 		/* bpftrace's way to raise USDT semaphores in every process
 		 * running the file: sonde always hands semaphores to the
 		 * kernel (the uprobe's ref_ctr_offset), which raises them in
@@ -450,6 +474,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 			return -1;
 		}
 	}
+	o->helper_check = o->no_warnings ? 0 : o->warnings ? 2 : 1;
 	if (check_outputs(o) < 0)
 		return -1;
 	if (o->cmd && o->pid) {
@@ -508,28 +533,36 @@ static int parse_options(int argc, char **argv, struct options *o)
 	return 0;
 }
 
-/* Expands every attach point of every probe into its targets. */
+/* Expands every attach point of every probe into its targets. A probe
+ * none of whose attach points exists here is removed from prog when
+ * missing probes are only warned about or ignored. */
 static int expand_probes(struct arena *a, struct diag *d,
-			 const struct options *o,
-			 const struct ast_program *prog, int cpid,
-			 struct sema_probe **out)
+			 const struct options *o, struct ast_program *prog,
+			 int cpid, struct sema_probe **out)
 {
 	struct sema_probe *sp = arena_alloc(a, sizeof(*sp) *
 						       (prog->nprobes + 1));
 	struct probe_env env = { .arena = a, .diag = d, .params = o->params,
 				 .nparams = o->nparams, .pid = (int)o->pid,
 				 .cpid = cpid, .cmd = o->cmd,
-				 .unsafe = o->unsafe,
 				 .no_attach = o->verify || o->dry_run ||
-					      o->dump || o->emit_elf };
+					      o->dump || o->emit_elf,
+				 .unsafe = o->unsafe };
 	int rc = 0;
+	uint32_t kept = 0;
 	for (uint32_t i = 0; i < prog->nprobes; i++) {
 		const struct ast_probe *p = &prog->probes[i];
 		env.want_args = ast_probe_uses_builtin(p, BI_ARGS);
-		if (probe_expand_probe(&env, p->attach, p->nattach,
-				       &sp[i].targets, &sp[i].ntargets) < 0)
+		int e = probe_expand_probe(&env, p->attach, p->nattach,
+					   &sp[kept].targets,
+					   &sp[kept].ntargets);
+		if (e < 0)
 			rc = -1;
+		if (e == 1)
+			continue;
+		prog->probes[kept++] = prog->probes[i];
 	}
+	prog->nprobes = kept;
 	*out = sp;
 	return rc;
 }
@@ -849,7 +882,7 @@ static int emit_program(const struct options *o, const struct src_file *f,
 static int run_emitted(const struct options *o)
 {
 	if (o->nobj_progs || o->nobj_sets || o->perf_event || o->nparams ||
-	    o->helper_check || o->prog_text || o->nincludes || o->nincdirs) {
+	    o->warnings || o->prog_text || o->nincludes || o->nincdirs) {
 		fputs("sonde: an object --emit-elf wrote was compiled whole: "
 		      "--prog, --set, --perf-event, -e, -k, -I, --include and "
 		      "positional parameters are given to --emit-elf instead\n",

@@ -126,9 +126,13 @@ struct val cg_bi_probe(struct cg *g, struct ast_expr *e, struct ast_expr *tg)
 	return cg_reg_val(e->type, ir_const(g->ir, (int64_t)g->probe_index));
 }
 
+/* Before 6.2 (strscpy, not strscpy_pad) the helper leaves the bytes after
+ * the name as they were, and a comm is a map key compared on all 16 bytes:
+ * the slot is zeroed first (two stores) on every kernel. */
 struct val cg_bi_comm(struct cg *g, struct ast_expr *e, struct ast_expr *tg)
 {
 	ir_slot s = ir_slot_new(g->ir, 16, 8);
+	cg_zero(g, s, 0, 16);
 	ir_reg len = ir_const(g->ir, 16);
 	ir_reg p = ir_reg_new(g->ir);
 	ir_slot_addr(g->ir, p, s, 0);

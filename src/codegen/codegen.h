@@ -20,7 +20,9 @@ struct codegen_opts {
 	int64_t cpid;      /* -c child's pid, 0 without -c */
 	uint64_t start_ns; /* bpf_ktime_get_ns() at start, for `elapsed` */
 	struct strbuf *dump_ir; /* when set, -d ir text is appended here */
-	int helper_check;  /* -k: 1, -kk: 2 (cg_helper_check) */
+	/* bpftrace 0.26's warning level (cg_helper_check): 0 with
+	 * --no-warnings, 1 by default, 2 with -k */
+	int helper_check;
 	/* no program stands for several syscall tracepoints (--emit-elf:
 	 * an object's programs attach as its attach points expand) */
 	bool no_dispatch;

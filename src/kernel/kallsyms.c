@@ -132,7 +132,7 @@ uint64_t ksyms_addr(const char *name)
  * again, over 20 ms each time. */
 static struct {
 	char *text; /* the file, names NUL-terminated in place */
-	const char **names;
+	struct ksym_fn *fns;
 	uint32_t n;
 } tf;
 
@@ -169,7 +169,22 @@ static char *text_symbol(char *line)
 	return p;
 }
 
-int ksyms_traceable(const char *const **names)
+/* "NAME [MODULE]" (available_filter_functions) or a kallsyms line's
+ * "NAME\t[MODULE]": the module's name, NUL-terminated in place, or NULL
+ * (vmlinux). Cuts name at its end. */
+static const char *cut_module(char *name)
+{
+	char *end = name + strcspn(name, " \t");
+	char *mod = end + strspn(end, " \t");
+	*end = '\0';
+	if (*mod != '[')
+		return NULL;
+	mod++;
+	mod[strcspn(mod, "]")] = '\0';
+	return mod;
+}
+
+int ksyms_traceable(const struct ksym_fn **fns)
 {
 	if (!tf.text) {
 		FILE *f = fopen("/sys/kernel/tracing/"
@@ -183,31 +198,42 @@ int ksyms_traceable(const char *const **names)
 		char *text = read_all(f);
 		fclose(f);
 		size_t cap = 1 << 14;
-		tf.names = xreallocarray(NULL, cap, sizeof(*tf.names));
+		tf.fns = xreallocarray(NULL, cap, sizeof(*tf.fns));
 		for (char *line = text; *line;) {
 			char *eol = strchr(line, '\n');
 			if (eol)
 				*eol = '\0';
 			char *name = syms ? text_symbol(line) : line;
-			if (name)
-				name[strcspn(name, " \t")] = '\0';
+			const char *mod = name ? cut_module(name) : NULL;
 			if (name && *name) {
 				if (tf.n == cap)
-					tf.names = xreallocarray(tf.names,
-						cap *= 2, sizeof(*tf.names));
-				tf.names[tf.n++] = name;
+					tf.fns = xreallocarray(tf.fns,
+						cap *= 2, sizeof(*tf.fns));
+				tf.fns[tf.n++] = (struct ksym_fn){ name, mod };
 			}
 			line = eol ? eol + 1 : line + strlen(line);
 		}
 		tf.text = text;
 	}
-	*names = tf.names;
+	*fns = tf.fns;
 	return (int)tf.n;
+}
+
+bool ksyms_is_traceable(const char *module, const char *name)
+{
+	const struct ksym_fn *fns;
+	int n = ksyms_traceable(&fns);
+	for (int i = 0; i < n; i++)
+		if (!strcmp(fns[i].name, name) &&
+		    (!module || (fns[i].module ? !strcmp(fns[i].module, module) :
+						 !strcmp(module, "vmlinux"))))
+			return true;
+	return false;
 }
 
 void ksyms_unload(void)
 {
-	free(tf.names);
+	free(tf.fns);
 	free(tf.text);
 	memset(&tf, 0, sizeof(tf));
 	free(ks.syms);

@@ -6,6 +6,7 @@
 #ifndef SONDE_KALLSYMS_H
 #define SONDE_KALLSYMS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct ksym {
@@ -30,7 +31,14 @@ uint32_t ksyms_count(void);
  * line's name once (duplicates stay): available_filter_functions, or
  * where it cannot be opened the text symbols ('t', 'T') of /proc/kallsyms.
  * Read on first use and kept. Returns their number, or -errno. */
-int ksyms_traceable(const char *const **names);
+struct ksym_fn {
+	const char *name;
+	const char *module; /* NULL: vmlinux */
+};
+int ksyms_traceable(const struct ksym_fn **fns);
+/* Whether function name of module (NULL: any; "vmlinux": the kernel's
+ * own) is among the traceable ones (false when they cannot be read). */
+bool ksyms_is_traceable(const char *module, const char *name);
 /* Frees the symbols and the traceable functions. */
 void ksyms_unload(void);
 

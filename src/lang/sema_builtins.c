@@ -741,9 +741,12 @@ static const struct type *ty_addrspace(struct sema *s, struct ast_expr *e,
 	if (!want_int_arg(s, e, 0))
 		return &type_none;
 	const struct type *t = arg(e, 0)->type;
+	bool user = e->builtin == BI_UPTR;
 	if (t->kind == TY_PTR)
-		return type_ptr(s->arena, t->elem, e->builtin == BI_UPTR);
-	return t;
+		return type_ptr(s->arena, t->elem, user);
+	/* an integer (arg1 of a kprobe) becomes an address of that space,
+	 * which str() and casts then read from */
+	return type_int_addr(s->arena, t, user ? AS_USER : AS_KERNEL);
 }
 
 static const struct type *ty_strncmp(struct sema *s, struct ast_expr *e,

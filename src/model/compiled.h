@@ -63,7 +63,7 @@ struct cprog {
 	/* Per target: its attach cookie, the targets attached all at once
 	 * by their provider's attach_multi; NULL: one attach per target. */
 	const uint64_t *cookies;
-	/* the probes it stands for in "Attaching N probes" (0: ntargets):
+	/* the probes it stands for in "Attached N probes" (0: ntargets):
 	 * one program dispatching on the syscall number counts each */
 	uint32_t ncounted;
 	bool is_begin, is_end;    /* run once through BPF_PROG_TEST_RUN */

@@ -18,6 +18,7 @@ struct limits limits = {
 	.perf_rb_pages = 0,
 	.log_size = 16u << 20,
 	.stack_mode = STACK_BPFTRACE,
+	.missing_probes = MISSING_ERROR,
 };
 
 /* SONDE_NAME wins over BPFTRACE_NAME; *used is the spelling found. */
@@ -117,6 +118,9 @@ int limits_from_env(FILE *err)
 	static const char *const modes[] = { "bpftrace", "perf", "raw",
 					     "build_id", NULL };
 	static const char *const bools[] = { "0", "1", NULL };
+	/* in enum missing_probes' order */
+	static const char *const missing[] = { "error", "warn", "ignore",
+					       NULL };
 	int demangle = limits.no_cpp_demangle;
 	int rc = 0;
 	/* 200: strings live on the 512-byte BPF stack (bpftrace's limit) */
@@ -134,6 +138,8 @@ int limits_from_env(FILE *err)
 		   &limits.stack_mode);
 	rc |= word(err, "NO_CPP_DEMANGLE", bools, "0 or 1", &demangle);
 	limits.no_cpp_demangle = demangle;
+	rc |= word(err, "MISSING_PROBES", missing, "error, warn or ignore",
+		   &limits.missing_probes);
 	rc |= path(err, "BTF", false, &limits.btf);
 	rc |= path(err, "KERNEL_SOURCE", true, &limits.kernel_source);
 	return rc ? -1 : 0;

@@ -24,10 +24,16 @@ struct limits {
 	int stack_mode;         /* enum stack_mode of kstack/ustack without
 				   a mode argument */
 	bool no_cpp_demangle;   /* print C++ symbols as they are mangled */
+	int missing_probes;     /* enum missing_probes: an attach point that
+				   does not exist or cannot be attached */
 	const char *btf;        /* a vmlinux BTF file instead of
 				   /sys/kernel/btf/vmlinux; NULL: none */
 	const char *kernel_source; /* kernel headers' tree for #include */
 };
+
+/* bpftrace 0.26's missing_probes config: what an explicit attach point
+ * that does not exist here, or cannot be attached, costs the run. */
+enum missing_probes { MISSING_ERROR, MISSING_WARN, MISSING_IGNORE };
 
 extern struct limits limits;
 

@@ -591,6 +591,7 @@ int obj_run(const struct obj_opts *o)
 	int err = out_init(&r.out, o->format ? o->format : "text",
 			   o->out ? o->out : stdout, NULL);
 	r.out.console = stdout; /* o->out is -o FILE */
+	r.out.err = r.err;
 	if (err) {
 		fail(&r, "unknown output format '%s'", o->format);
 		goto out;

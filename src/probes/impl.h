@@ -12,13 +12,13 @@
 bool probe_refuse(struct probe_env *env, const struct attach_point *a,
 		  enum feat_id f, const char *alt);
 
-/* What a's function, tracepoint or probe name names does not exist here:
- * reports it at a's span (printf-style) as an error, or as a warning
- * when the probe has other attach points (env->missing_ok). Returns the
- * expand hook's result: -1 after an error, 0 (nothing added) after a
- * warning. */
-int probe_missing(struct probe_env *env, const struct attach_point *a,
-		  const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* a names a function, tracepoint or probe that does not exist here: as
+ * bpftrace 0.26's missing_probes config says (limits.missing_probes),
+ * "No matches for PROVIDER TARGET:FUNC." is an error, a warning, or
+ * nothing; a wildcard that matches nothing is always left out quietly.
+ * Returns the expand hook's result: -1 after an error, else 0 (nothing
+ * added). */
+int probe_missing(struct probe_env *env, const struct attach_point *a);
 
 /* Parses a positive decimal count (or "$N", a positional parameter) from
  * an attach point part. Returns 0, -EINVAL when it is not a number, or

@@ -39,7 +39,12 @@ static void add(const struct kbtf_func *f, void *ctx_)
 	bool kprobe = strstr(kind, "probe") != NULL;
 	struct probe_target *t = probe_target_add(a, c->out, c->n);
 	t->prov = ret ? &probe_kretfunc_prov : &probe_kfunc_prov;
-	t->name = probe_btf_name(a, kind, kprobe ? NULL : f->module, f->name);
+	/* bpftrace 0.26 names them fentry:vmlinux:FUNC, fexit:MODULE:FUNC
+	 * (kfunc and kretfunc are aliases); a kprobe standing in keeps the
+	 * kprobe's name */
+	t->name = kprobe ? probe_btf_name(a, kind, NULL, f->name) :
+		  probe_btf_name(a, ret ? "fexit" : "fentry",
+				 f->module ? f->module : "vmlinux", f->name);
 	t->u.raw.name = f->name;
 	t->u.raw.module = f->module;
 	t->layout = CTXL_U64_ARRAY;
@@ -86,11 +91,8 @@ static int expand(struct probe_env *env, const struct attach_point *a,
 			   name, strerror(-r));
 		return -1;
 	}
-	if (r == 0) {
-		diag_error(env->diag, a->span, "no kernel function %s%s%s in "
-			   "BTF", module ? module : "", module ? ":" : "", name);
-		return -1;
-	}
+	if (r == 0)
+		return probe_missing(env, a);
 	/* Checked after the lookup so that --dry-run still finds typing
 	 * errors on kernels that refuse fentry. */
 	if (probe_refuse(env, a, FEAT_FENTRY, feat_has(FEAT_KPROBE) ?

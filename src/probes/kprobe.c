@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "kernel/features.h"
 #include "kernel/glob.h"
@@ -31,24 +32,30 @@ const char *probe_kprobe_fallback(bool kprobes, bool fentry,
 
 /* Calls fn for each traceable kernel function matching pat, each name
  * once (kernel/kallsyms.h: available_filter_functions, or the text
- * symbols of kallsyms where it cannot be read). Stops when fn returns
- * non-zero and returns that; else 0, or -errno. */
-static int each_function(const char *pat,
+ * symbols of kallsyms where it cannot be read), of module (NULL: any;
+ * "vmlinux": the kernel's own). Stops when fn returns non-zero and
+ * returns that; else 0, or -errno. */
+static int each_function(const char *module, const char *pat,
 			 int (*fn)(const char *name, void *ctx), void *ctx)
 {
-	const char *const *names;
-	int n = ksyms_traceable(&names);
+	const struct ksym_fn *fns;
+	int n = ksyms_traceable(&fns);
 	if (n < 0)
 		return n;
+	bool vmlinux = module && !strcmp(module, "vmlinux");
 	const char *prev = "";
 	int rc = 0;
 	for (int i = 0; !rc && i < n; i++) {
+		const char *name = fns[i].name, *mod = fns[i].module;
+		if (module && (vmlinux ? mod != NULL :
+					 !mod || !glob_match(module, mod)))
+			continue;
 		/* duplicates (static functions of the same name) are adjacent
 		 * often enough; the rest are harmless */
-		if (!strcmp(names[i], prev) || !glob_match(pat, names[i]))
+		if (!strcmp(name, prev) || !glob_match(pat, name))
 			continue;
-		prev = names[i];
-		rc = fn(names[i], ctx);
+		prev = name;
+		rc = fn(name, ctx);
 	}
 	return rc;
 }
@@ -56,6 +63,7 @@ static int each_function(const char *pat,
 struct adder {
 	struct probe_env *env;
 	const struct attach_point *a;
+	const char *module; /* as written, or NULL */
 	struct probe_target **out;
 	uint32_t *n, before;
 };
@@ -74,7 +82,9 @@ static int add(const char *spec, void *ctx)
 	bool ret = !strcmp(ad->a->provider, "kretprobe");
 	struct probe_target *t = probe_target_add(ar, ad->out, ad->n);
 	t->prov = ret ? &probe_kretprobe_prov : &probe_kprobe_prov;
-	t->name = arena_printf(ar, "%s:%s", ad->a->provider, spec);
+	t->name = ad->module ? arena_printf(ar, "%s:%s:%s", ad->a->provider,
+					    ad->module, spec) :
+			       arena_printf(ar, "%s:%s", ad->a->provider, spec);
 	char *func = arena_strdup(ar, spec);
 	char *plus = strchr(func, '+');
 	if (plus) {
@@ -90,16 +100,30 @@ static int add(const char *spec, void *ctx)
 	return 0;
 }
 
+/* Whether module (from kprobe:MODULE:FUNC) is loaded: a wildcard matches
+ * the loaded modules' functions only, so only a plain name is checked. */
+static bool module_loaded(const char *module)
+{
+	if (!strcmp(module, "vmlinux") || glob_has_wildcard(module))
+		return true;
+	char path[300];
+	snprintf(path, sizeof(path), "/sys/module/%s", module);
+	return access(path, F_OK) == 0;
+}
+
+/* kprobe:[MODULE:]FUNC[+OFFSET], kretprobe:[MODULE:]FUNC */
 static int expand(struct probe_env *env, const struct attach_point *a,
 		  struct probe_target **out, uint32_t *n)
 {
 	bool ret = !strcmp(a->provider, "kretprobe");
-	if (a->nparts != 1 || !a->parts[0][0]) {
-		diag_error(env->diag, a->span, "%s probe type requires 1 "
-			   "argument", a->provider);
+	if (a->nparts < 1 || a->nparts > 2 || !a->parts[a->nparts - 1][0]) {
+		diag_error(env->diag, a->span, "%s probe type requires 1 or 2 "
+			   "arguments ([MODULE:]FUNCTION)", a->provider);
 		return -1;
 	}
-	const char *spec = a->parts[0];
+	const char *spec = a->parts[a->nparts - 1];
+	const char *module = a->nparts == 2 && a->parts[0][0] ? a->parts[0] :
+								  NULL;
 	const char *alt = probe_kprobe_fallback(feat_has(FEAT_KPROBE),
 						feat_has(FEAT_FENTRY),
 						a->provider, spec);
@@ -113,6 +137,12 @@ static int expand(struct probe_env *env, const struct attach_point *a,
 				 "kfunc: or tracepoint: probes" :
 				 "tracepoint: or rawtracepoint: probes"))
 		return -1;
+	if (module && !module_loaded(module)) {
+		diag_error(env->diag, a->span, "specified module %s in probe "
+			   "%s:%s:%s is not loaded.", module, a->provider,
+			   module, spec);
+		return -1;
+	}
 	const char *plus = strchr(spec, '+');
 	if (plus) {
 		char *end;
@@ -124,21 +154,34 @@ static int expand(struct probe_env *env, const struct attach_point *a,
 			return -1;
 		}
 	}
-	struct adder ad = { env, a, out, n, *n };
-	if (!glob_has_wildcard(spec))
+	struct adder ad = { env, a, module, out, n, *n };
+	if (!glob_has_wildcard(spec)) {
+		char *func = arena_strdup(env->arena, spec);
+		func[strcspn(func, "+")] = '\0';
+		/* bpftrace 0.26: a function the kernel does not list as
+		 * traceable is warned about; with --unsafe it is still tried
+		 * (the list may be missing or stale), else it is missing. */
+		if (!ksyms_is_traceable(module, func)) {
+			if (limits.missing_probes != MISSING_IGNORE)
+				diag_warning(env->diag, a->span, "%s is not "
+					     "traceable (either non-existing, "
+					     "inlined, or marked as \"notrace\"); "
+					     "attaching to it will likely fail",
+					     func);
+			if (!env->unsafe)
+				return probe_missing(env, a);
+		}
 		return add(spec, &ad);
+	}
 	uint32_t before = *n;
-	int err = each_function(spec, add, &ad);
+	int err = each_function(module, spec, add, &ad);
 	if (err < 0) {
 		diag_error(env->diag, a->span, "cannot list the kernel's "
 			   "functions: %s", strerror(-err));
 		return -1;
 	}
-	if (*n == before && !env->nunbuilt) {
-		diag_error(env->diag, a->span, "no kernel function matches %s",
-			   spec);
-		return -1;
-	}
+	if (*n == before && !env->nunbuilt)
+		return probe_missing(env, a);
 	return 0;
 }
 
@@ -173,7 +216,8 @@ static int list(const char *pattern, bool verbose, FILE *out)
 	/* "kprobe:PAT" filters by function name as the functions are read */
 	bool own = !strncmp(pattern, "kprobe:", 7);
 	struct lister l = { own ? NULL : pattern, out };
-	int err = each_function(own ? pattern + 7 : "*", print_match, &l);
+	int err = each_function(NULL, own ? pattern + 7 : "*", print_match,
+				&l);
 	return err < 0 ? err : 0;
 }
 

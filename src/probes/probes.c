@@ -7,12 +7,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "kernel/glob.h"
 #include "kernel/perf.h"
 #include "model/limits.h"
 #include "model/serial.h"
 #include "probes/impl.h"
 #include "util/arena.h"
 #include "util/diag.h"
+#include "util/strbuf.h"
 
 /* Every probe type, by the name of its provider, probe_NAME_prov, defined
  * in its own file: a new type is that file and one line here. */
@@ -107,6 +109,11 @@ int probe_expand(struct probe_env *env, const struct attach_point *a,
 	int rc = p->expand(env, a, out, n);
 	if (rc < 0)
 		return rc;
+	bool wild = false;
+	for (uint32_t i = 0; i < a->nparts; i++)
+		wild |= glob_has_wildcard(a->parts[i]);
+	for (uint32_t i = before; i < *n; i++)
+		(*out)[i].wild = wild;
 	/* Checked as each attach point expands, before sema and codegen
 	 * spend time and memory on every target. */
 	env->nexpanded += *n - before + env->nunbuilt;
@@ -127,20 +134,41 @@ int probe_expand(struct probe_env *env, const struct attach_point *a,
 	return -1;
 }
 
-int probe_missing(struct probe_env *env, const struct attach_point *a,
-		  const char *fmt, ...)
+/* "PROVIDER TARGET:FUNC" of a, as bpftrace 0.26 names an attach point in
+ * its missing-probe messages. */
+static const char *ap_words(struct probe_env *env, const struct attach_point *a)
 {
-	va_list ap;
-	va_start(ap, fmt);
-	char msg[512];
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	if (!env->missing_ok) {
-		diag_error(env->diag, a->span, "%s", msg);
+	struct strbuf sb = STRBUF_INIT;
+	/* 0.26's names for kfunc and kretfunc */
+	const char *prov = !strcmp(a->provider, "kfunc") ? "fentry" :
+			   !strcmp(a->provider, "kretfunc") ? "fexit" :
+							      a->provider;
+	sb_printf(&sb, "%s ", prov);
+	for (uint32_t i = 0; i < a->nparts; i++)
+		sb_printf(&sb, "%s%s", i ? ":" : "", a->parts[i]);
+	const char *w = arena_strdup(env->arena, sb_str(&sb));
+	sb_free(&sb);
+	return w;
+}
+
+int probe_missing(struct probe_env *env, const struct attach_point *a)
+{
+	/* A wildcard that matches nothing here is no mistake (dcsnoop.bt's
+	 * lookup_fast.constprop.* exists on some kernels only): bpftrace
+	 * drops it, and an empty probe is judged by probe_expand_probe. */
+	for (uint32_t i = 0; i < a->nparts; i++)
+		if (glob_has_wildcard(a->parts[i]))
+			return 0;
+	switch (limits.missing_probes) {
+	case MISSING_ERROR:
+		diag_error(env->diag, a->span, "No matches for %s.",
+			   ap_words(env, a));
 		return -1;
+	case MISSING_WARN:
+		diag_warning(env->diag, a->span, "No matches for %s. Skipping.",
+			     ap_words(env, a));
+		return 0;
 	}
-	diag_warning(env->diag, a->span, "%s: this attach point is left out",
-		     msg);
 	return 0;
 }
 
@@ -149,18 +177,26 @@ int probe_expand_probe(struct probe_env *env, const struct attach_point *att,
 		       uint32_t *n)
 {
 	int rc = 0;
-	env->missing_ok = nattach > 1;
 	for (uint32_t k = 0; k < nattach; k++)
 		if (probe_expand(env, &att[k], out, n) < 0)
 			rc = -1;
-	env->missing_ok = false;
-	if (rc == 0 && *n == 0 && nattach) {
-		struct span sp = span_join(att[0].span, att[nattach - 1].span);
-		diag_error(env->diag, sp, "none of this probe's %u attach "
-			   "points exists here", nattach);
-		rc = -1;
+	if (rc < 0 || *n || !nattach)
+		return rc;
+	/* Nothing of the probe exists here: bpftrace 0.26's ProbePrune. */
+	struct span sp = span_join(att[0].span, att[nattach - 1].span);
+	switch (limits.missing_probes) {
+	case MISSING_ERROR:
+		diag_error(env->diag, sp, "Probe has no valid attach points. "
+			   "If this is expected, set the 'missing_probes' "
+			   "config variable to 'warn'.");
+		return -1;
+	case MISSING_WARN:
+		diag_warning(env->diag, sp, "Probe has no valid attach points. "
+			     "It is being removed which may cause issues with "
+			     "program behavior.");
+		break;
 	}
-	return rc;
+	return 1;
 }
 
 bool probe_refuse(struct probe_env *env, const struct attach_point *a,

@@ -85,6 +85,9 @@ struct probe_watch_data {
 struct probe_target {
 	const struct provider *prov;
 	const char *name;  /* canonical, as the `probe` builtin prints it */
+	bool wild;         /* from an attach point with a wildcard: one that
+			      cannot be attached is left out, whatever
+			      missing_probes says of explicit ones */
 	/* What the program's context offers, for sema and codegen: */
 	const struct type *args; /* record type of `args`, or NULL */
 	unsigned features; /* CTX_* available */
@@ -130,7 +133,9 @@ struct probe_env {
 	/* Nothing will be attached (--dry-run, -d, --verify): a probe type
 	 * this kernel cannot attach is no error then. */
 	bool no_attach;
-	/* --unsafe: uprobes on files that are no ELF, at an address */
+	/* --unsafe: a kprobe on a function the kernel does not list as
+	 * traceable is still tried; uprobes on files that are no ELF, at
+	 * an address */
 	bool unsafe;
 	bool seen_begin, seen_end; /* one of each per script */
 	/* The probe being expanded uses `args`: providers that type it at a
@@ -144,9 +149,6 @@ struct probe_env {
 	 * having passed the limit already (kprobe:* matches 60,000
 	 * functions); probe_expand adds them to nexpanded. */
 	uint64_t nunbuilt;
-	/* Set by probe_expand_probe for a probe with several attach points:
-	 * a missing function or tracepoint is a warning (probe_missing). */
-	bool missing_ok;
 };
 
 /* What attaching one target left open (perf event and link fds), closed
@@ -256,10 +258,11 @@ int probe_register(const struct provider *p);
  * reported with a's span; returns -1 then, else 0. */
 int probe_expand(struct probe_env *env, const struct attach_point *a,
 		 struct probe_target **out, uint32_t *n);
-/* Expands the nattach attach points of one probe (at span) into *out.
- * As bpftrace does, an attach point of several whose function or
- * tracepoint does not exist here is warned about and left out; the
- * probe is an error when none is left. Returns -1 after an error. */
+/* Expands the nattach attach points of one probe into *out. What does
+ * not exist here is judged by limits.missing_probes (probe_missing); a
+ * probe left with no target is an error, or, when missing probes are
+ * warned about or ignored, removed. Returns -1 after an error, 1 when the
+ * probe is to be removed, else 0. */
 int probe_expand_probe(struct probe_env *env, const struct attach_point *att,
 		       uint32_t nattach, struct probe_target **out,
 		       uint32_t *n);

@@ -94,11 +94,10 @@ static int expand(struct probe_env *env, const struct attach_point *a,
 			   "%s: %s", name, strerror(-r));
 		return -1;
 	}
-	if (r == 0) {
-		diag_error(env->diag, a->span, "raw tracepoint not found: %s%s%s",
-			   module ? module : "", module ? ":" : "", name);
-		return -1;
-	}
+	/* Without a module the name is looked for in every one, as a
+	 * wildcard is (bpftrace 0.26: "*:NAME"): none is an empty probe. */
+	if (r == 0 && module)
+		return probe_missing(env, a);
 	return 0;
 }
 

@@ -57,8 +57,7 @@ static int expand(struct probe_env *env, const struct attach_point *a,
 	if (r == 1 && m.err)
 		r = m.err;
 	if (r == 0)
-		return probe_missing(env, a, "tracepoint not found: %s:%s",
-				     a->parts[0], a->parts[1]);
+		return probe_missing(env, a);
 	if (r < 0) {
 		diag_error(env->diag, a->span, "cannot read tracepoint %s:%s: %s",
 			   a->parts[0], a->parts[1], strerror(-r));

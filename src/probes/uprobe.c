@@ -156,11 +156,8 @@ static int expand_cpp(struct probe_env *env, const struct attach_point *a,
 		probe_uprobe_add(env, a, f, s->name, off, s->addr, s->name,
 				 out, n);
 	}
-	if (*n == before && !many) {
-		diag_error(env->diag, a->span, "no function %s in %s",
-			   a->parts[1], path);
-		return -1;
-	}
+	if (*n == before && !many)
+		return probe_missing(env, a);
 	return 0;
 }
 
@@ -223,8 +220,7 @@ int probe_uprobe_expand_file(struct probe_env *env,
 		}
 		free(first);
 		if (*n == before && !many)
-			return probe_missing(env, a, "no function in %s "
-					     "matches %s", path, spec);
+			return probe_missing(env, a);
 		return 0;
 	}
 	if (!elfsym_find(es, spec) && strstr(spec, "::"))
@@ -251,8 +247,7 @@ int probe_uprobe_expand_file(struct probe_env *env,
 	if (!s && many)
 		return 0;
 	if (!s)
-		return probe_missing(env, a, "no function %s in %s", name,
-				     path);
+		return probe_missing(env, a);
 	if (s->size && delta >= s->size) {
 		diag_error(env->diag, a->span, "Offset outside the function "
 			   "bounds ('%s' size is %llu)", name,
@@ -299,11 +294,8 @@ static int expand_many(struct probe_env *env, const struct attach_point *a,
 				  &m);
 	if (rc == -1)
 		return -1;
-	if (*n == before) {
-		diag_error(env->diag, a->span, "no %s probe matches %s:%s",
-			   a->provider, a->parts[0], a->parts[1]);
-		return -1;
-	}
+	if (*n == before)
+		return probe_missing(env, a);
 	return 0;
 }
 

@@ -145,13 +145,8 @@ static int expand(struct probe_env *env, const struct attach_point *a,
 	 * event of an already running process the one bpftrace sees */
 	if (*n > before)
 		qsort(*out + before, *n - before, sizeof(**out), cmp_target);
-	if (*n == before) {
-		diag_error(env->diag, a->span, "no USDT probe matches %s%s%s:%s",
-			   file[0] ? file : "(any file)",
-			   a->nparts == 3 ? ":" : "",
-			   a->nparts == 3 ? a->parts[1] : "", name);
-		return -1;
-	}
+	if (*n == before)
+		return probe_missing(env, a);
 	return 0;
 }
 

@@ -326,6 +326,11 @@ static void hm_lost(struct out *o, uint64_t n) FORWARD(lost_events, n)
 static void hm_helper_error(struct out *o, const char *helper, int64_t ret,
 			    struct span at) FORWARD(helper_error, helper, ret, at)
 static void hm_value(struct out *o, const struct type *t, const void *d) FORWARD(value, t, d)
+static void hm_end(struct out *o)
+{
+	struct heatmap *h = o->ctx;
+	h->inner->end(o);
+}
 
 static const struct out_ops heatmap_ops = {
 	.name = "heatmap",
@@ -339,6 +344,7 @@ static const struct out_ops heatmap_ops = {
 	.helper_error = hm_helper_error,
 	.value = hm_value,
 	.map = hm_map,
+	.end = hm_end,
 };
 
 static bool want_color(const struct heatmap_opts *o, FILE *f)

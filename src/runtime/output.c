@@ -22,6 +22,7 @@ int out_init(struct out *o, const char *format, FILE *f,
 			o->ops = formats[i];
 			o->f = f;
 			o->console = f;
+			o->err = stderr;
 			o->res = res;
 			o->ctx = NULL;
 			return 0;
@@ -81,9 +82,3 @@ void out_scalar(struct strbuf *sb, const struct type *t, const void *value,
 		sb_printf(sb, "%" PRIu64, v / div);
 }
 
-void out_exit_begin(struct out *o)
-{
-	fflush(o->f);
-	fputs("\n\n", o->console);
-	fflush(o->console);
-}

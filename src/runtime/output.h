@@ -70,7 +70,7 @@ struct out;
 
 struct out_ops {
 	const char *name; /* "text", "json" */
-	/* "Attaching N probes..." */
+	/* "Attached N probes", once everything is attached */
 	void (*attached_probes)(struct out *o, uint32_t n);
 	/* Formatted printf() text, time() text, cat() file contents,
 	 * system() output, join() result (without its newline). */
@@ -87,12 +87,16 @@ struct out_ops {
 	void (*value)(struct out *o, const struct type *t, const void *data);
 	/* print(@m) and the maps printed at exit */
 	void (*map)(struct out *o, const struct out_map *m);
+	/* Once, after END, before the maps printed at exit (out_end). */
+	void (*end)(struct out *o);
 };
 
 struct out {
 	const struct out_ops *ops;
 	FILE *f;
 	FILE *console; /* the exit newlines: stdout with -o FILE, else f */
+	FILE *err;     /* what text prints beside the program's output
+			  (bpftrace 0.24+'s "Attached N probes"): stderr */
 	const struct out_resolver *res; /* NULL: all fallbacks */
 	void *ctx; /* the state of a wrapper of ops (runtime/heatmap.c) */
 	bool no_warnings; /* --no-warnings: text prints no -k warnings */
@@ -146,10 +150,13 @@ static inline void out_map(struct out *o, const struct out_map *m)
 {
 	o->ops->map(o, m);
 }
-/* Once, after END, before the maps printed at exit: two newlines, in
- * every format, to o->console (bpftrace writes them to stdout even when
- * -o sends the rest to a file). */
-void out_exit_begin(struct out *o);
+/* Once, after END, before the maps printed at exit: text writes two
+ * newlines to o->console (bpftrace writes them to stdout even when -o
+ * sends the rest to a file); JSON writes nothing, as bpftrace 0.26. */
+static inline void out_exit_begin(struct out *o)
+{
+	o->ops->end(o);
+}
 
 /* Helpers shared by the formats. */
 

@@ -1,5 +1,6 @@
 /* The JSON format (-f json): one object per line, as bpftrace 0.17. */
 #include <inttypes.h>
+#include <string.h>
 
 #include "model/types.h"
 #include "runtime/hist.h"
@@ -46,27 +47,37 @@ static void join(struct out *o, const char *s, size_t len)
 static void attached_probes(struct out *o, uint32_t n)
 {
 	fprintf(o->f,
-		"{\"type\": \"attached_probes\", \"data\": {\"probes\": %u}}\n",
-		n);
+		"{\"type\": \"attached_probes\", \"count\": %u, "
+		"\"data\": {\"probes\": %u}}\n",
+		n, n);
 	fflush(o->f);
 }
 
+/* As bpftrace 0.26's json.cpp: msg is strerror() of the return code
+ * whatever the helper, and the place is the expression's. */
 static void helper_error(struct out *o, const char *helper, int64_t ret,
 			 struct span at)
 {
-	fprintf(o->f,
-		"{\"type\": \"helper_error\", \"helper\": \"%s\", "
-		"\"retcode\": %" PRId64 ", \"line\": %u, \"col\": %u}\n",
-		helper, ret, at.line, at.col);
-	fflush(o->f);
+	struct strbuf sb = STRBUF_INIT;
+	const char *msg = strerror((int)-ret);
+	const char *file = at.file ? at.file->name : "";
+	sb_append(&sb, "{\"type\": \"helper_error\", \"msg\": ");
+	vfmt_json_string(&sb, msg, strlen(msg));
+	sb_printf(&sb, ", \"helper\": \"%s\", \"retcode\": %" PRId64
+		  ", \"filename\": ", helper, ret);
+	vfmt_json_string(&sb, file, strlen(file));
+	sb_printf(&sb, ", \"line\": %u, \"col\": %u}\n", at.line, at.col);
+	out_write(o, &sb);
+	sb_free(&sb);
 }
 
+/* With a count beside data, as 0.26's json.cpp writes it. */
 static void lost_events(struct out *o, uint64_t n)
 {
 	fprintf(o->f,
-		"{\"type\": \"lost_events\", \"data\": {\"events\": %" PRIu64
-		"}}\n",
-		n);
+		"{\"type\": \"lost_events\", \"count\": %" PRIu64
+		", \"data\": {\"events\": %" PRIu64 "}}\n",
+		n, n);
 	fflush(o->f);
 }
 
@@ -140,6 +151,11 @@ static void map(struct out *o, const struct out_map *m)
 	sb_free(&sb);
 }
 
+static void end(struct out *o)
+{
+	fflush(o->f);
+}
+
 const struct out_ops out_json_ops = {
 	.name = "json",
 	.attached_probes = attached_probes,
@@ -152,4 +168,5 @@ const struct out_ops out_json_ops = {
 	.helper_error = helper_error,
 	.value = value,
 	.map = map,
+	.end = end,
 };

@@ -1,4 +1,5 @@
-/* The text format: bpftrace 0.17's default output. */
+/* The text format: bpftrace's default output. */
+#include <errno.h>
 #include <inttypes.h>
 #include <string.h>
 
@@ -15,10 +16,12 @@ static void raw(struct out *o, const char *s, size_t len)
 	fwrite(s, 1, len, o->f);
 }
 
+/* On stderr, as bpftrace 0.24+ prints it, so that stdout holds only what
+ * the program prints. */
 static void attached_probes(struct out *o, uint32_t n)
 {
-	fprintf(o->f, "Attaching %u probe%s...\n", n, n == 1 ? "" : "s");
-	fflush(o->f);
+	fprintf(o->err, "Attached %u probe%s\n", n, n == 1 ? "" : "s");
+	fflush(o->err);
 }
 
 static void join(struct out *o, const char *s, size_t len)
@@ -30,25 +33,41 @@ static void join(struct out *o, const char *s, size_t len)
 
 static void lost_events(struct out *o, uint64_t n)
 {
-	fprintf(o->f, "Lost %" PRIu64 " events\n", n);
-	fflush(o->f);
+	fprintf(o->err, "Lost %" PRIu64 " events\n", n);
+	fflush(o->err);
 }
 
-/* bpftrace's text: a located WARNING on the output, not on stderr. */
+/* What went wrong, in bpftrace 0.26's words (output/text.cpp): a full map
+ * and a missing key have sentences of their own; a lookup's return code
+ * is 0 (the program reads a missing key as 0). */
+static const char *helper_error_text(const char *helper, int64_t ret)
+{
+	if (!strcmp(helper, "map_update_elem") && ret == -E2BIG)
+		return "Map full; can't update element. Try increasing "
+		       "max_map_keys config or manually setting the max "
+		       "entries in a map declaration e.g. `let @a = "
+		       "hash(5000)`";
+	if (!strcmp(helper, "map_delete_elem") && ret == -ENOENT)
+		return "Can't delete map element because it does not exist.";
+	if (!strcmp(helper, "map_lookup_elem"))
+		return "Can't lookup map element because it does not exist.";
+	return strerror((int)-ret);
+}
+
+/* A located WARNING on stderr, as bpftrace 0.26 prints it: the reason,
+ * then "Additional Info - helper: NAME, retcode: N", then the source line
+ * with a caret. */
 static void helper_error(struct out *o, const char *helper, int64_t ret,
 			 struct span at)
 {
 	if (o->no_warnings)
 		return;
 	struct diag d;
-	diag_init(&d, o->f);
-	if (ret < 0)
-		diag_report(&d, "WARNING", at, "Failed to %s: %s (%" PRId64 ")",
-			    helper, strerror((int)-ret), ret);
-	else
-		diag_report(&d, "WARNING", at, "Failed to %s: %" PRId64,
-			    helper, ret);
-	fflush(o->f);
+	diag_init(&d, o->err);
+	diag_report(&d, "WARNING", at,
+		    "%s\nAdditional Info - helper: %s, retcode: %" PRId64,
+		    helper_error_text(helper, ret), helper, ret);
+	fflush(o->err);
 }
 
 static void value(struct out *o, const struct type *t, const void *data)
@@ -110,6 +129,13 @@ static void map(struct out *o, const struct out_map *m)
 	sb_free(&sb);
 }
 
+static void end(struct out *o)
+{
+	fflush(o->f);
+	fputs("\n\n", o->console);
+	fflush(o->console);
+}
+
 const struct out_ops out_text_ops = {
 	.name = "text",
 	.attached_probes = attached_probes,
@@ -122,4 +148,5 @@ const struct out_ops out_text_ops = {
 	.helper_error = helper_error,
 	.value = value,
 	.map = map,
+	.end = end,
 };

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "model/compiled.h"
+#include "model/limits.h"
 #include "kernel/features.h"
 #include "probes/provider.h"
 #include "runtime/cgpath.h"
@@ -207,16 +208,30 @@ static int attach_one(struct run *r, uint32_t i, uint32_t k)
 			       &r->atts[prog_att_base(r->c, i) + k]);
 }
 
-/* A target that could not be attached while others were: said on a line
- * of its own, and the first such error kept in *first. */
-static void warn_left_out(struct run *r, const struct probe_target *t,
+/* A target that could not be attached: as bpftrace 0.26's missing_probes
+ * config says for an explicit one (an error that stops the run, a
+ * warning, or nothing); one a wildcard reached is left out with a
+ * warning (unless ignored), as one that does not exist is. The first
+ * error is kept in *first. Returns true when the run must stop. */
+static bool attach_failed(struct run *r, const struct probe_target *t,
 			  int err, int *first)
 {
 	progress_end(&r->pg);
-	fprintf(r->err, "sonde: warning: cannot attach probe %s: %s; it is "
-		"left out\n", t->name, err_str(err));
 	if (!*first)
 		*first = err;
+	enum missing_probes mp = (enum missing_probes)limits.missing_probes;
+	if (mp == MISSING_ERROR && !t->wild) {
+		fprintf(r->err, "ERROR: cannot attach probe %s: %s\n"
+			"ERROR: Unable to attach probe: %s. If this is "
+			"expected, set the 'missing_probes' config variable "
+			"to 'warn'.\n", t->name, err_str(err), t->name);
+		return true;
+	}
+	if (mp != MISSING_IGNORE)
+		fprintf(r->err, "WARNING: cannot attach probe %s: %s\n"
+			"WARNING: Unable to attach probe: %s. Skipping.\n",
+			t->name, err_str(err), t->name);
+	return false;
 }
 
 /* Targets [lo, hi) of program i at once (cprog.cookies), their links
@@ -226,7 +241,7 @@ static void warn_left_out(struct run *r, const struct probe_target *t,
  * out as attach_all does. Returns how many were attached; *err is the
  * first error. */
 static uint32_t attach_many(struct run *r, uint32_t i, uint32_t lo,
-			    uint32_t hi, int *err)
+			    uint32_t hi, int *err, bool *stop)
 {
 	const struct cprog *p = &r->c->progs[i];
 	const struct probe_target *t = &p->targets[lo];
@@ -237,20 +252,21 @@ static uint32_t attach_many(struct run *r, uint32_t i, uint32_t lo,
 		return hi - lo;
 	if (hi - lo > 1) {
 		uint32_t mid = lo + (hi - lo) / 2;
-		return attach_many(r, i, lo, mid, err) +
-		       attach_many(r, i, mid, hi, err);
+		uint32_t done = attach_many(r, i, lo, mid, err, stop);
+		return *stop ? done : done + attach_many(r, i, mid, hi, err,
+							 stop);
 	}
-	warn_left_out(r, t, e, err);
+	*stop = attach_failed(r, t, e, err);
 	return 0;
 }
 
 /* Attaches every target, in script order, but targets whose provider
  * says the kernel runs them last attached first in a second pass,
- * backwards. With more than one target, one that cannot be attached (a
- * function the kernel cannot probe) is warned about and left out, as
- * bpftrace does; it is an error when it is the only one, or when none
- * could be attached. */
-static int attach_all(struct run *r)
+ * backwards. One that cannot be attached is judged by attach_failed, and
+ * one left out is counted in *left_out (as the probes it stands for in
+ * "Attached N probes"); when missing probes are errors, none attached at
+ * all is one too. */
+static int attach_all(struct run *r, uint32_t *left_out)
 {
 	const struct compiled *c = r->c;
 	const char *fmt = r->o->format;
@@ -272,8 +288,13 @@ static int attach_all(struct run *r)
 				bool rev = p->targets->prov->attach_reversed;
 				if (rev != (pass == 1))
 					continue;
-				attached += attach_many(r, i, 0, p->ntargets,
-							&first_err);
+				bool stop = false;
+				uint32_t got = attach_many(r, i, 0, p->ntargets,
+							   &first_err, &stop);
+				if (stop)
+					return first_err;
+				attached += got;
+				*left_out += p->ntargets - got;
 				done += p->ntargets;
 				progress_step(&r->pg, done);
 				continue;
@@ -290,21 +311,15 @@ static int attach_all(struct run *r)
 					attached++;
 					continue;
 				}
-				if (total == 1) {
-					/* the message on a line of its own */
-					progress_end(&r->pg);
-					fprintf(r->err, "sonde: cannot attach "
-						"probe %s: %s\n", t->name,
-						err_str(err));
-					return err;
-				}
-				warn_left_out(r, t, err, &first_err);
+				if (attach_failed(r, t, err, &first_err))
+					return first_err;
+				*left_out += p->ncounted ? p->ncounted : 1;
 			}
 		}
 	}
 	progress_end(&r->pg);
-	if (total && !attached) {
-		fprintf(r->err, "sonde: none of the %llu probes could be "
+	if (total && !attached && limits.missing_probes == MISSING_ERROR) {
+		fprintf(r->err, "ERROR: none of the %llu probes could be "
 			"attached\n", (unsigned long long)total);
 		return first_err;
 	}
@@ -562,6 +577,7 @@ static int run_setup(struct run *r)
 			   &r->res);
 	if (o->console)
 		r->out.console = o->console;
+	r->out.err = r->err;
 	r->out.no_warnings = o->no_warnings;
 	if (err) {
 		fprintf(r->err, "sonde: unknown output format '%s'\n",
@@ -623,22 +639,22 @@ int run_program(const struct compiled *c, const struct run_opts *o)
 		run_close(&r);
 		return 0;
 	}
-	if (!err) {
-		/* bpftrace counts every target, BEGIN and END included,
-		 * and each syscall of a dispatching program. */
+	/* BEGIN before the other probes attach, as in bpftrace: what it
+	 * sets up (a map of names, say) is there for their first event. */
+	if (!err)
+		err = run_progs(&r, false);
+	uint32_t left_out = 0;
+	if (!err)
+		err = attach_all(&r, &left_out);
+	if (!err && !o->quiet) {
+		/* bpftrace counts every target attached, BEGIN and END
+		 * included, and each syscall of a dispatching program. */
 		uint32_t shown = 0;
 		for (uint32_t i = 0; i < c->nprogs; i++)
 			shown += c->progs[i].ncounted ? c->progs[i].ncounted :
 							c->progs[i].ntargets;
-		if (!o->quiet)
-			out_attached_probes(&r.out, shown);
-		/* BEGIN before the other probes attach, as in bpftrace: what
-		 * it sets up (a map of names, say) is there for their first
-		 * event. */
-		err = run_progs(&r, false);
+		out_attached_probes(&r.out, shown - left_out);
 	}
-	if (!err)
-		err = attach_all(&r);
 	/* targets that need user space while they run */
 	for (uint32_t i = 0; !err && i < r.natts; i++)
 		if (r.atts[i].service)

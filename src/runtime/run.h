@@ -7,7 +7,7 @@
  *   -o FILE        out: where program output goes (stdout by default)
  *   -v             verbose: libbpf messages, verifier logs
  *   --unsafe       unsafe: system() may run commands
- *   -q             quiet: no "Attaching N probes..."
+ *   -q             quiet: no "Attached N probes"
  *   -c CMD         child: spawned (child_spawn_cmd) before compiling, so
  *                  codegen knows cpid; started after BEGIN; the run stops
  *                  when it exits

@@ -109,7 +109,7 @@ static void vreport(struct diag *d, const char *kind, struct span sp,
 		fprintf(d->out, "%s:%u:%u: %s: ", sp.file->name, sp.line,
 			sp.col, kind);
 	else
-		fprintf(d->out, "sonde: %s: ", kind);
+		fprintf(d->out, "%s: ", kind);
 	vfprintf(d->out, fmt, ap);
 	fputc('\n', d->out);
 	if (sp.file)
@@ -153,7 +153,7 @@ void diag_verror(struct diag *d, struct span sp, const char *fmt, va_list ap)
 	d->recent[d->nrecent++ % 8] = h;
 	if (d->nerrors - d->nrepeats > d->max_errors)
 		return;
-	report_text(d, "error", sp, "%s", msg);
+	report_text(d, "ERROR", sp, "%s", msg);
 }
 
 void diag_error(struct diag *d, struct span sp, const char *fmt, ...)
@@ -170,7 +170,7 @@ void diag_warning(struct diag *d, struct span sp, const char *fmt, ...)
 	if (d->no_warnings || !d->out) /* !out: a muted pass (sema) */
 		return;
 	va_start(ap, fmt);
-	vreport(d, "warning", sp, fmt, ap);
+	vreport(d, "WARNING", sp, fmt, ap);
 	va_end(ap);
 }
 

@@ -1,8 +1,10 @@
 /*
  * Diagnostics with source locations. Every error carries a span and prints
- *   FILE:LINE:COL: error: MESSAGE
+ *   FILE:LINE:COL: ERROR: MESSAGE
  *   <source line>
  *   <caret and underline>
+ * with bpftrace's words for the kind (ERROR, WARNING); one without a place
+ * prints "ERROR: MESSAGE", as bpftrace's unlocated messages do.
  * Errors are collected (counted) so that several can be reported per run.
  */
 #ifndef SONDE_DIAG_H

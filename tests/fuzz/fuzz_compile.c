@@ -166,7 +166,7 @@ static int compile(const uint8_t *data, size_t size, FILE *out,
 
 static const char *bad_refusal(const char *msg)
 {
-	static const char head[] = FUZZ_FILE ":", sep[] = ": error: ";
+	static const char head[] = FUZZ_FILE ":", sep[] = ": ERROR: ";
 	uint32_t nerrors = 0;
 	for (const char *line = msg; *line;) {
 		const char *eol = strchrnul(line, '\n');

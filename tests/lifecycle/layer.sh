@@ -63,7 +63,7 @@ for probes in one many all $ulib; do
 		esac
 		spid=$!
 		why=
-		if ! wait_for "$out" '^Attaching'; then
+		if ! wait_for "$out" '^Attached'; then
 			why="never attached"
 		else
 			case $how in

@@ -140,7 +140,7 @@ check_bad() { # ADDR REGEX
 	run_sonde "$scratch/bad.out" "$scratch/bad.err" --metrics "$1" -e 'tracepoint:syscalls:sys_enter_getppid { @c = count(); }'
 	if [ "$RC" != 1 ] || ! grep -qE "$2" "$scratch/bad.err"; then
 		bad_why="--metrics $1: exit status $RC, or not the expected message"
-	elif grep -q '^Attaching' "$scratch/bad.out"; then
+	elif grep -q '^Attached' "$scratch/bad.err"; then
 		bad_why="--metrics $1: probes were attached"
 	fi
 }

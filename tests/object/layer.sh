@@ -48,7 +48,7 @@ has() { grep -qxF -- "$2" "$D/$1.out"; }
 # ---- tracepoint: counts per pid ----
 run tracepoint -c "$WL writes" "$D/count_write.bpf.o"
 pid_lines=$(grep -c '^@counts\[[0-9]*\]: [0-9]*$' "$D/tracepoint.out")
-if [ $rc = 0 ] && head -1 "$D/tracepoint.out" | grep -qx 'Attaching 1 probe...' && [ "$pid_lines" -ge 1 ]; then
+if [ $rc = 0 ] && grep -qx 'Attached 1 probe' "$D/tracepoint.err" && [ "$pid_lines" -ge 1 ]; then
 	ok tracepoint
 else nok tracepoint "rc=$rc, want @counts[PID]: N lines" "$D/tracepoint.out"; cat "$D/tracepoint.err"; fi
 
@@ -71,7 +71,6 @@ else nok json "want {\"type\": \"map\", \"data\": {\"@counts\": {\"PID\": 7}}}" 
 #   tracepoint:syscalls:sys_enter_write /pid == $PID/ { @ = hist(args->count); }
 # on "objwl writes" (sonde's language version must print it too).
 cat >"$D/hist.expected" <<'EOT'
-Attaching 1 probe...
 
 
 @: 
@@ -125,7 +124,7 @@ else nok tp_btf "want @btf_counts[$nr_write]: 18" "$D/tpbtf.out"; cat "$D/tpbtf.
 
 # ---- uprobe / uretprobe ----
 run uprobe -c "$WL calls" "$D/uprobe.bpf.o"
-if [ $rc = 0 ] && has uprobe "Attaching 2 probes..." && has uprobe "@calls[1]: 1" && has uprobe "@calls[3]: 3" && has uprobe "@rets[4]: 2" && has uprobe "@rets[6]: 3"; then ok uprobe
+if [ $rc = 0 ] && grep -qx 'Attached 2 probes' "$D/uprobe.err" && has uprobe "@calls[1]: 1" && has uprobe "@calls[3]: 3" && has uprobe "@rets[4]: 2" && has uprobe "@rets[6]: 3"; then ok uprobe
 else nok uprobe "want @calls[n]: n and @rets[2n]: n" "$D/uprobe.out"; cat "$D/uprobe.err"; fi
 
 # ---- perf_event at a frequency ----

@@ -37,10 +37,10 @@ check() {
 	# bpftrace's tools name kernel struct members of the kernels they were
 	# written for (runqlen.bt: cfs_rq's nr_running, gone in 6.x; bpftrace
 	# 0.17 refuses it the same way here)
-	local lacks="cannot run here|no kernel (symbol|function)|Failed to resolve kernel symbol|no function .* in /|no tracepoint|does not exist|not found in BTF"
-	[[ $1 == bpftrace/* ]] && lacks+="|^[^ ]* error: struct [a-z_0-9]+ has no field named"
+	local lacks="cannot run here|no kernel (symbol|function)|No matches for |Failed to resolve kernel symbol|no function .* in /|no tracepoint|does not exist|not found in BTF"
+	[[ $1 == bpftrace/* ]] && lacks+="|^[^ ]* ERROR: struct [a-z_0-9]+ has no field named"
 	if grep -qE "$lacks" "$err"; then
-		echo "skip $1:loads: this system lacks what it needs: $(grep -m1 error: "$err" | sed 's/^[^ ]* error: //')"
+		echo "skip $1:loads: this system lacks what it needs: $(grep -m1 ERROR: "$err" | sed 's/^[^ ]* ERROR: //')"
 	elif ! why=$(status_problem 0 "$err") || [ -n "$why" ]; then
 		echo "not ok $1:loads: $why"
 		indent "$err" 10

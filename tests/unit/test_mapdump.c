@@ -198,8 +198,8 @@ TEST(exit_maps_text_and_json)
 
 	cap_open(&c, "json");
 	CHECK(mapdump_print_exit(&c.o, maps, 6) == 0);
+	/* no exit newlines in JSON, as bpftrace 0.26 */
 	CHECK_STR(cap_close(&c),
-		  "\n\n"
 		  "{\"type\": \"map\", \"data\": {\"@\": {\"1,a\": 1}}}\n"
 		  "{\"type\": \"stats\", \"data\": {\"@a\": 3}}\n"
 		  "{\"type\": \"hist\", \"data\": {\"@h\": [{\"min\": 4, \"max\": 7, \"count\": 1}, {\"min\": 8, \"max\": 15, \"count\": 0}, {\"min\": 16, \"max\": 31, \"count\": 0}, {\"min\": 32, \"max\": 63, \"count\": 0}, {\"min\": 64, \"max\": 127, \"count\": 1}]}}\n"
@@ -443,7 +443,7 @@ TEST(empty_maps_at_exit)
 	CHECK_STR(cap_close(&c), "\n\n" "\n" "\n\n" "\n");
 	cap_open(&c, "json");
 	mapdump_print_exit(&c.o, maps, 3);
-	CHECK_STR(cap_close(&c), "\n\n");
+	CHECK_STR(cap_close(&c), "");
 	close_maps();
 }
 

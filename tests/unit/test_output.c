@@ -28,27 +28,38 @@ static const char *fmt(const struct type *t, const void *data, bool json,
 
 /* A memory stream standing in for stdout. */
 struct capture {
-	char *buf;
-	size_t len;
+	char *buf, *ebuf; /* what the format wrote to o.f and to o.err */
+	size_t len, elen;
 	struct out o;
 };
 
 static void cap_open(struct capture *c, const char *format,
 		     const struct out_resolver *res)
 {
-	c->buf = NULL;
-	c->len = 0;
+	c->buf = c->ebuf = NULL;
+	c->len = c->elen = 0;
 	FILE *f = open_memstream(&c->buf, &c->len);
 	CHECK(out_init(&c->o, format, f, res) == 0);
+	c->o.err = open_memstream(&c->ebuf, &c->elen);
 }
 
+/* Returns what went to o.f; cap_err() then returns what went to o.err. */
+static char *last_err;
 static const char *cap_close(struct capture *c)
 {
 	fclose(c->o.f);
+	fclose(c->o.err);
 	static char *last;
 	free(last);
+	free(last_err);
 	last = c->buf;
+	last_err = c->ebuf;
 	return c->buf;
+}
+
+static const char *cap_err(void)
+{
+	return last_err;
 }
 
 TEST(ints_of_every_width)
@@ -324,9 +335,11 @@ TEST(text_events)
 	int64_t five = 5;
 	out_value(&c.o, &type_s64, &five);
 	out_exit_begin(&c.o);
-	CHECK_STR(cap_close(&c), "Attaching 1 probe...\nAttaching 2 probes...\n"
-				 "ab\n12:00:00\nnonlsys\n/bin/echo,hi\n"
-				 "Lost 3 events\n5\n\n\n");
+	CHECK_STR(cap_close(&c), "ab\n12:00:00\nnonlsys\n/bin/echo,hi\n"
+				 "5\n\n\n");
+	/* bpftrace 0.26: on stderr, beside the program's output */
+	CHECK_STR(cap_err(), "Attached 1 probe\nAttached 2 probes\n"
+			     "Lost 3 events\n");
 }
 
 TEST(json_events)
@@ -344,15 +357,59 @@ TEST(json_events)
 	out_value(&c.o, type_string(&A, 4), s);
 	out_exit_begin(&c.o);
 	CHECK_STR(cap_close(&c),
-		  "{\"type\": \"attached_probes\", \"data\": {\"probes\": 2}}\n"
+		  "{\"type\": \"attached_probes\", \"count\": 2, "
+		  "\"data\": {\"probes\": 2}}\n"
 		  "{\"type\": \"printf\", \"data\": \"hi \\\"x\\\"\\n\"}\n"
 		  "{\"type\": \"time\", \"data\": \"05\"}\n"
 		  "{\"type\": \"cat\", \"data\": \"a\\\"b\\n\\u0001c\\n\"}\n"
 		  "{\"type\": \"syscall\", \"data\": \"sys\\n\"}\n"
 		  "{\"type\": \"join\", \"data\": \"/bin/echo hi there\"}\n"
-		  "{\"type\": \"lost_events\", \"data\": {\"events\": 3}}\n"
-		  "{\"type\": \"value\", \"data\": \"s\\\"x\"}\n"
-		  "\n\n");
+		  "{\"type\": \"lost_events\", \"count\": 3, "
+		  "\"data\": {\"events\": 3}}\n"
+		  "{\"type\": \"value\", \"data\": \"s\\\"x\"}\n");
+}
+
+/* -k's reports, as bpftrace 0.26 prints them: text on stderr in the
+ * located form with the helper and its return code, JSON on the output. */
+TEST(helper_errors)
+{
+	static const char text[] = "BEGIN { $x = @m[1]; }";
+	struct src_file file = { "stdin", text, sizeof(text) - 1 };
+	struct span at = { &file, 13, 5, 1, 14 };
+	struct capture c;
+	cap_open(&c, "text", NULL);
+	out_helper_error(&c.o, "map_lookup_elem", 0, at);
+	out_helper_error(&c.o, "probe_read", -14, at);
+	out_helper_error(&c.o, "map_update_elem", -7, at);
+	CHECK_STR(cap_close(&c), "");
+	CHECK_STR(cap_err(),
+		  "stdin:1:14: WARNING: Can't lookup map element because it "
+		  "does not exist.\n"
+		  "Additional Info - helper: map_lookup_elem, retcode: 0\n"
+		  "BEGIN { $x = @m[1]; }\n"
+		  "             ^~~~~\n"
+		  "stdin:1:14: WARNING: Bad address\n"
+		  "Additional Info - helper: probe_read, retcode: -14\n"
+		  "BEGIN { $x = @m[1]; }\n"
+		  "             ^~~~~\n"
+		  "stdin:1:14: WARNING: Map full; can't update element. Try "
+		  "increasing max_map_keys config or manually setting the max "
+		  "entries in a map declaration e.g. `let @a = hash(5000)`\n"
+		  "Additional Info - helper: map_update_elem, retcode: -7\n"
+		  "BEGIN { $x = @m[1]; }\n"
+		  "             ^~~~~\n");
+	cap_open(&c, "text", NULL);
+	c.o.no_warnings = true;
+	out_helper_error(&c.o, "probe_read", -14, at);
+	CHECK_STR(cap_close(&c), "");
+	CHECK_STR(cap_err(), "");
+	cap_open(&c, "json", NULL);
+	out_helper_error(&c.o, "probe_read", -14, at);
+	CHECK_STR(cap_close(&c),
+		  "{\"type\": \"helper_error\", \"msg\": \"Bad address\", "
+		  "\"helper\": \"probe_read\", \"retcode\": -14, "
+		  "\"filename\": \"stdin\", \"line\": 1, \"col\": 14}\n");
+	CHECK_STR(cap_err(), "");
 }
 
 TEST(unknown_format)
@@ -402,6 +459,7 @@ int main(void)
 	RUN(records_and_arrays);
 	RUN(text_events);
 	RUN(json_events);
+	RUN(helper_errors);
 	RUN(unknown_format);
 	RUN(map_through_both_formats);
 	sb_free(&SB);

@@ -174,8 +174,8 @@ TEST(begin_printf_exit)
 	struct run_opts o = { 0 };
 	char *out, *err;
 	CHECK(run_capture(&c, &o, &out, &err) == 0);
-	CHECK_STR(out, "Attaching 2 probes...\na=42 b=-7\na=1 b=2\n\n\n");
-	CHECK_STR(err, "");
+	CHECK_STR(out, "a=42 b=-7\na=1 b=2\n\n\n");
+	CHECK_STR(err, "Attached 2 probes\n");
 	CHECK(count_fds() == fds);
 	free(out);
 	free(err);
@@ -292,8 +292,8 @@ TEST(tracepoint_count_then_sigterm)
 	char *outs, *err;
 	CHECK(run_capture(&c, &o, &outs, &err) == 0);
 	pthread_join(th, NULL);
-	CHECK_STR(outs, "Attaching 1 probe...\n\n\n@c: 10\n");
-	CHECK_STR(err, "");
+	CHECK_STR(outs, "\n\n@c: 10\n");
+	CHECK_STR(err, "Attached 1 probe\n");
 	CHECK(count_fds() == fds);
 	free(outs);
 	free(err);
@@ -320,8 +320,8 @@ TEST(interval_exit)
 	char *out, *err;
 	CHECK(run_capture(&c, &o, &out, &err) == 0);
 	/* Other CPUs never fire: interval is on one CPU, and it stopped. */
-	CHECK_STR(out, "Attaching 1 probe...\na=3 b=4\n\n\n");
-	CHECK_STR(err, "");
+	CHECK_STR(out, "a=3 b=4\n\n\n");
+	CHECK_STR(err, "Attached 1 probe\n");
 	CHECK(count_fds() == fds);
 	free(out);
 	free(err);
@@ -346,8 +346,8 @@ TEST(profile_exit)
 	struct run_opts o = { 0 };
 	char *out, *err;
 	CHECK(run_capture(&c, &o, &out, &err) == 0);
-	CHECK_STR(out, "Attaching 1 probe...\n\n\n");
-	CHECK_STR(err, "");
+	CHECK_STR(out, "\n\n");
+	CHECK_STR(err, "Attached 1 probe\n");
 	CHECK(count_fds() == fds);
 	free(out);
 	free(err);
@@ -371,7 +371,7 @@ TEST(child_exit_stops)
 	struct run_opts o = { .child = &ch };
 	char *out, *err;
 	CHECK(run_capture(&c, &o, &out, &err) == 0);
-	CHECK_STR(out, "Attaching 1 probe...\n\n\n");
+	CHECK_STR(out, "\n\n");
 	CHECK(ch.reaped && WIFEXITED(ch.status) && WEXITSTATUS(ch.status) == 0);
 	CHECK(count_fds() == fds);
 	free(out);
@@ -454,8 +454,8 @@ TEST(lost_events_and_pid_exit)
 	char *outs, *err;
 	CHECK(run_capture(&c, &o, &outs, &err) == 0);
 	CHECK(waitpid(pid, NULL, 0) == pid);
-	CHECK_STR(outs, "Attaching 1 probe...\n\n\nLost 5 events\n");
-	CHECK_STR(err, "");
+	CHECK_STR(outs, "\n\n");
+	CHECK_STR(err, "Attached 1 probe\nLost 5 events\n");
 	CHECK(count_fds() == fds);
 	free(outs);
 	free(err);
@@ -567,32 +567,33 @@ TEST(provider_timers)
 TEST(provider_errors)
 {
 	EXPECT_ERROR("interval:xs:1", "interval",
-		     "stdin:1:1: error: xs is not an accepted unit of time",
+		     "stdin:1:1: ERROR: xs is not an accepted unit of time",
 		     "xs", "1", NULL);
 	EXPECT_ERROR("interval:s", "interval",
-		     "stdin:1:1: error: interval probe type requires 2 "
+		     "stdin:1:1: ERROR: interval probe type requires 2 "
 		     "arguments",
 		     "s", NULL);
 	EXPECT_ERROR("interval:s:0", "interval",
-		     "stdin:1:1: error: interval period should be a positive "
+		     "stdin:1:1: ERROR: interval period should be a positive "
 		     "integer, not '0'",
 		     "s", "0", NULL);
 	EXPECT_ERROR("profile:hz:abc", "profile",
-		     "stdin:1:1: error: profile frequency should be a "
+		     "stdin:1:1: ERROR: profile frequency should be a "
 		     "positive integer, not 'abc'",
 		     "hz", "abc", NULL);
 	EXPECT_ERROR("tracepoint:nosuch:event", "tracepoint",
-		     "stdin:1:1: error: tracepoint not found: nosuch:event",
+		     "stdin:1:1: ERROR: No matches for tracepoint nosuch:event.",
 		     "nosuch", "event", NULL);
 	EXPECT_ERROR("tracepoint:syscalls", "tracepoint",
-		     "stdin:1:1: error: tracepoint probe type requires 2 "
+		     "stdin:1:1: ERROR: tracepoint probe type requires 2 "
 		     "arguments",
 		     "syscalls", NULL);
-	EXPECT_ERROR("kprobe:a:b", "kprobe",
-		     "stdin:1:1: error: kprobe probe type requires 1 argument",
-		     "a", "b", NULL);
+	EXPECT_ERROR("kprobe:a:b:c", "kprobe",
+		     "stdin:1:1: ERROR: kprobe probe type requires 1 or 2 "
+		     "arguments ([MODULE:]FUNCTION)",
+		     "a", "b", "c", NULL);
 	EXPECT_ERROR("BEGIN:x", "BEGIN",
-		     "stdin:1:1: error: BEGIN probes take no arguments", "x",
+		     "stdin:1:1: ERROR: BEGIN probes take no arguments", "x",
 		     NULL);
 }
 
