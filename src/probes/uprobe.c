@@ -143,7 +143,6 @@ static int expand_cpp(struct probe_env *env, const struct attach_point *a,
 		      const struct uprobe_file *f, const struct elf_syms *es,
 		      struct probe_target **out, uint32_t *n, bool many)
 {
-	const char *path = f->path;
 	uint32_t before = *n;
 	uint64_t off;
 	for (uint32_t i = 0; i < es->nsyms; i++) {

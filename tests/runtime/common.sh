@@ -317,8 +317,15 @@ run_one() {
 	mkdir -p "$TMPD"
 	BGPID=
 	if has_key BG; then
+		# On the host the command itself goes in the background: through
+		# the on_target function it would run in a subshell, whose pid
+		# (@BGPID@, and the one killed after the run) is not its own.
 		# shellcheck disable=SC2046
-		on_target $(subst "$T_BG") </dev/null >/dev/null 2>&1 &
+		if [ -n "${VM_RUN:-}" ]; then
+			on_target $(subst "$T_BG") </dev/null >/dev/null 2>&1 &
+		else
+			$(subst "$T_BG") </dev/null >/dev/null 2>&1 &
+		fi
 		BGPID=$!
 	fi
 	eval "args=($(subst "$T_ARGS"))"
