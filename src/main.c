@@ -59,6 +59,7 @@ struct options {
 	size_t nobj_progs, nobj_sets;
 	const char *perf_event;
 	const char *folded, *flamegraph; /* --folded, --flamegraph */
+	const char *pprof;       /* --pprof */
 	int list_tools;        /* --tools */
 	char tool_path[4096];  /* -t NAME, or a bare NAME, found */
 	int heatmap;             /* --heatmap */
@@ -135,6 +136,10 @@ static void usage(FILE *out)
 	      "  --flamegraph FILE.svg\n"
 	      "                 at exit, draw them as an interactive SVG flame "
 	      "graph\n"
+	      "  --pprof FILE   at exit, write them (count() or sum() values) "
+	      "as a gzipped\n"
+	      "                 pprof profile (go tool pprof, Parca, "
+	      "Pyroscope)\n"
 	      "  --heatmap      draw each print of a hist()/lhist() map as a "
 	      "heatmap row\n"
 	      "                 (time down, buckets across, shade = count)\n"
@@ -144,7 +149,9 @@ static void usage(FILE *out)
 	      "  --metrics [ADDR:]PORT\n"
 	      "                 serve the maps at http://ADDR:PORT/metrics for "
 	      "Prometheus\n"
-	      "                 (ADDR defaults to 127.0.0.1)\n"
+	      "                 (ADDR defaults to 127.0.0.1), and their stacks "
+	      "at\n"
+	      "                 /debug/pprof/profile?seconds=N\n"
 	      "\n"
 	      "object mode (a clang-built BPF object instead of a program):\n"
 	      "  --object FILE.bpf.o      load FILE, attach its programs by "
@@ -310,7 +317,8 @@ static int parse_options(int argc, char **argv, struct options *o)
 	       OPT_PROG, OPT_SET, OPT_PERF_EVENT, OPT_VERIFY, OPT_FOLDED,
 	       OPT_FLAMEGRAPH, OPT_TOOLS, OPT_HEATMAP, OPT_HEATMAP_SVG,
 	       OPT_METRICS, OPT_USDT_FILE_ACTIVATION, OPT_DUMP, OPT_INFO,
-	       OPT_NO_WARNINGS, OPT_INCLUDE, OPT_EMIT_ELF, OPT_WARNINGS };
+	       OPT_NO_WARNINGS, OPT_INCLUDE, OPT_EMIT_ELF, OPT_WARNINGS,
+	       OPT_PPROF };
 	static const char warnings_conflict[] =
 		"ERROR: USAGE: -k, --warnings conflicts with --no-warnings\n";
 	static const struct option longopts[] = {
@@ -332,6 +340,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "perf-event", required_argument, NULL, OPT_PERF_EVENT },
 		{ "folded", required_argument, NULL, OPT_FOLDED },
 		{ "flamegraph", required_argument, NULL, OPT_FLAMEGRAPH },
+		{ "pprof", required_argument, NULL, OPT_PPROF },
 		{ "tools", no_argument, NULL, OPT_TOOLS },
 		{ "heatmap", no_argument, NULL, OPT_HEATMAP },
 		{ "heatmap-svg", required_argument, NULL, OPT_HEATMAP_SVG },
@@ -415,6 +424,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		case OPT_PERF_EVENT: o->perf_event = optarg; break;
 		case OPT_FOLDED: o->folded = optarg; break;
 		case OPT_FLAMEGRAPH: o->flamegraph = optarg; break;
+		case OPT_PPROF: o->pprof = optarg; break;
 		case OPT_HEATMAP: o->heatmap = 1; break;
 		case OPT_HEATMAP_SVG: o->heatmap_svg = optarg; break;
 		case OPT_METRICS: o->metrics = optarg; break;
@@ -833,7 +843,7 @@ static int emit_program(const struct options *o, const struct src_file *f,
 {
 	if (o->pid || o->out_path || o->format || o->verify || o->dry_run ||
 	    o->dump || o->object || o->folded || o->flamegraph ||
-	    o->heatmap || o->heatmap_svg || o->metrics) {
+	    o->pprof || o->heatmap || o->heatmap_svg || o->metrics) {
 		fputs("sonde: --emit-elf only compiles: -p, -o, -f, --verify, "
 		      "--dry-run, -d, --object and the output options belong "
 		      "to the run (sonde --object FILE ...)\n", stderr);
@@ -921,6 +931,7 @@ static int run_emitted(const struct options *o)
 		.pid = (pid_t)o->pid, .verify_only = o->verify,
 		.buffering = o->buffering,
 		.folded = o->folded, .flamegraph = o->flamegraph,
+		.pprof = o->pprof,
 		.no_warnings = o->no_warnings,
 	};
 	rc = run_program(&so.c, &ropts) < 0;
@@ -1035,6 +1046,7 @@ int main(int argc, char **argv)
 			.verify_only = o.verify,
 			.buffering = o.buffering,
 			.folded = o.folded, .flamegraph = o.flamegraph,
+			.pprof = o.pprof,
 			.heatmap = o.heatmap, .heatmap_svg = o.heatmap_svg,
 			.metrics = o.metrics,
 			.usdt_file_activation = o.usdt_file_activation,

@@ -25,6 +25,8 @@ enum val_kind {
 	V_CTX,  /* the bytes are in the context at ctx_off (tracepoints) */
 	V_NONE, /* no value (void calls) */
 	V_STACK, /* kstack/ustack of .type, captured where it is stored */
+	V_TUPLE, /* tuple .expr holding stacks, too big for the BPF stack:
+		  * its fields are evaluated where it is stored */
 };
 
 struct val {
@@ -37,6 +39,7 @@ struct val {
 	bool user; /* V_ADDR: the address is in user space */
 	bool any;  /* V_ADDR: of unknown space (read by the helper that
 		    * tries both, as bpftrace does) */
+	struct ast_expr *expr; /* V_TUPLE */
 };
 
 /* Memory being written: a stack slot, or (ptr != IR_NOREG) map value

@@ -6,9 +6,9 @@
  * from its attach cookie: the target's index in the names of `probe` in
  * its low 32 bits and, when the body reads `func`, its function's index in
  * the high 32. Only where one program serves them all: a body that reads
- * nothing typed per target (args), no kernel stack (which starts in the
- * link's handler, not the perf event's), and `func` only where every
- * target names its function.
+ * nothing typed per target (args, a PIE's uaddr), no kernel stack (which
+ * starts in the link's handler, not the perf event's), and `func` only
+ * where every target names its function.
  */
 #include "codegen/cg.h"
 #include "lang/builtins.h"
@@ -30,7 +30,7 @@ static bool uses_func(const struct ast_probe *p)
 
 bool cg_multi_plan(const struct ast_probe *p, const struct sema_probe *sp)
 {
-	static const int ids[] = { BI_ARGS, BI_KSTACK_VAR, BI_KSTACK };
+	static const int ids[] = { BI_ARGS, BI_KSTACK_VAR, BI_KSTACK, BI_UADDR };
 	if (sp->ntargets < CG_MULTI_MIN || !sp->targets[0].prov->attach_multi ||
 	    !sp->targets[0].prov->multi_ok ||
 	    cg_probe_uses_any(p, ids, sizeof(ids) / sizeof(*ids)))

@@ -413,7 +413,9 @@ struct uses {
 static void note_use(struct ast_expr *e, void *ctx)
 {
 	struct uses *u = ctx;
-	u->found |= e->kind == E_BUILTIN && e->builtin == u->id;
+	/* (sema sets a function call's id too: kstack(N) is BI_KSTACK) */
+	u->found |= (e->kind == E_BUILTIN || e->kind == E_CALL) &&
+		    e->builtin == u->id;
 }
 
 bool ast_probe_uses_builtin(const struct ast_probe *p, int id)

@@ -133,8 +133,10 @@ struct probe_env {
 	/* Nothing will be attached (--dry-run, -d, --verify): a probe type
 	 * this kernel cannot attach is no error then. */
 	bool no_attach;
-	bool unsafe; /* --unsafe: a kprobe on a function the kernel does not
-			list as traceable is still tried */
+	/* --unsafe: a kprobe on a function the kernel does not list as
+	 * traceable is still tried; uprobes on files that are no ELF, at
+	 * an address */
+	bool unsafe;
 	bool seen_begin, seen_end; /* one of each per script */
 	/* The probe being expanded uses `args`: providers that type it at a
 	 * cost (uprobes, from DWARF, per function) do so only then. */

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "model/compiled.h"
@@ -27,6 +28,7 @@
 #include "runtime/mapdump.h"
 #include "runtime/metrics.h"
 #include "runtime/output.h"
+#include "runtime/pprof.h"
 #include "runtime/progress.h"
 #include "runtime/run.h"
 #include "runtime/sink.h"
@@ -100,6 +102,9 @@ struct run {
 	bool stop;
 	struct heatmap *hm;    /* --heatmap, --heatmap-svg */
 	struct metrics metrics; /* --metrics */
+	struct pprof_src psrc;  /* --pprof, and --metrics' profiles */
+	int64_t attached_wall_ns; /* when the probes were attached */
+	uint64_t attached_ns;
 	bool draining; /* the probes are detached: read what is left */
 	bool in_end;   /* END's records */
 	uint64_t stop_ns;   /* when a stop signal was first seen; 0: none */
@@ -112,6 +117,13 @@ struct run {
  * by a busy probe must not hold the exit for seconds. bpftrace drops them
  * all at once, silently. */
 #define STOP_DRAIN_NS (200 * 1000 * 1000ull)
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
 
 static int prog_att_base(const struct compiled *c, uint32_t prog)
 {
@@ -593,6 +605,11 @@ static int print_maps(struct run *r)
 	if (!err && (r->o->folded || r->o->flamegraph))
 		err = flamegraph_write(m, n, &r->res, r->o->folded,
 				       r->o->flamegraph, r->err);
+	if (!err && r->o->pprof)
+		err = pprof_write_file(&r->psrc, r->o->pprof,
+				       r->attached_wall_ns,
+				       (int64_t)(mono_ns() - r->attached_ns),
+				       r->err);
 	free(m);
 	return err;
 }
@@ -634,6 +651,13 @@ static int setup_outputs(struct run *r)
 {
 	const struct run_opts *o = r->o;
 	int err = 0;
+	r->psrc = (struct pprof_src){ r->c, r->l.map_fds, &r->st, &r->res };
+	if (o->pprof && !pprof_has_maps(r->c)) {
+		fprintf(r->err, "sonde: --pprof: no map keyed by kstack or "
+			"ustack with count() or sum() values to write a "
+			"profile of\n");
+		return -ENOENT;
+	}
 	if (o->heatmap || o->heatmap_svg) {
 		size_t n;
 		struct mapdump_map *m = loader_user_maps(&r->l, &n);
@@ -646,7 +670,7 @@ static int setup_outputs(struct run *r)
 	}
 	if (!err && o->metrics)
 		err = metrics_start(&r->metrics, r->c, &r->l, &r->res,
-				    o->metrics, o->quiet, r->err);
+				    &r->psrc, o->metrics, o->quiet, r->err);
 	return err;
 }
 
@@ -769,6 +793,8 @@ int run_program(const struct compiled *c, const struct run_opts *o)
 		fputs("__BPFTRACE_NOTIFY_PROBES_ATTACHED\n", r.err);
 		fflush(r.err);
 	}
+	r.attached_wall_ns = (int64_t)fmt_now_ns();
+	r.attached_ns = mono_ns();
 	if (!err) {
 		consume(&r);
 		if (o->child && !r.ev.exit_requested && !r.stop) {

@@ -15,6 +15,8 @@
  *   --folded FILE, --flamegraph FILE
  *                  folded, flamegraph: stack-keyed maps written at exit
  *                  (runtime/flamegraph.h)
+ *   --pprof FILE   pprof: stack-keyed maps as a pprof profile at exit
+ *                  (runtime/pprof.h)
  *   --heatmap, --heatmap-svg FILE
  *                  heatmap, heatmap_svg: hist prints as heatmap rows
  *                  (runtime/heatmap.h)
@@ -50,6 +52,7 @@ struct run_opts {
 				program), report, attach nothing */
 	const char *folded;     /* --folded: stack maps as folded stacks */
 	const char *flamegraph; /* --flamegraph: ... as an SVG flame graph */
+	const char *pprof;      /* --pprof: ... as a pprof profile */
 	bool heatmap;            /* --heatmap */
 	const char *heatmap_svg; /* --heatmap-svg */
 	const char *metrics;     /* --metrics ADDR:PORT; NULL: none */

@@ -19,18 +19,19 @@
 FCC       := clang
 FBUILD    ?= build-fuzz
 FUZZ_TIME ?= 60
-PKGS      := libbpf libelf zlib libdw
+PKGS      := libbpf libelf zlib libdw libprotobuf-c
 # FSAN= (empty; with FBUILD=build-fuzz-fast) builds without ASan/UBSan, for
 # throughput: several times the executions per second; crashes, aborts
 # and verifier rejections are still caught, memory errors are not.
 FSAN      ?= ,address,undefined
 FCFLAGS   := -fsanitize=fuzzer$(FSAN) -fno-sanitize-recover=undefined \
-	-g -O1 -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Isrc \
+	-g -O1 -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Isrc -I$(FBUILD)/gen \
 	$(shell pkg-config --cflags $(PKGS))
 FLIBS     := $(shell pkg-config --libs $(PKGS)) -liberty
 
 LIB_SRCS  := $(filter-out src/main.c,$(shell find src -name '*.c' | sort))
-LIB_OBJS  := $(LIB_SRCS:%.c=$(FBUILD)/%.o)
+# profile.proto's code, generated as the Makefile does
+LIB_OBJS  := $(LIB_SRCS:%.c=$(FBUILD)/%.o) $(FBUILD)/gen/profile.pb-c.o
 FUZZ_TARGETS ?= $(patsubst tests/fuzz/%.c,%,$(sort $(wildcard tests/fuzz/fuzz_*.c)))
 # A hang is an input taking longer than FUZZ_HANG s. The first input that
 # expands a kernel-wide wildcard reads kallsyms (kept for the rest of the
@@ -66,6 +67,15 @@ build: $(FUZZ_TARGETS:%=$(FBUILD)/%)
 $(FBUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(FCC) $(FCFLAGS) -MMD -MP -c $< -o $@
+
+$(FBUILD)/gen/profile.pb-c.c $(FBUILD)/gen/profile.pb-c.h &: src/runtime/profile.proto
+	@mkdir -p $(FBUILD)/gen
+	protoc-c --proto_path=src/runtime --c_out=$(FBUILD)/gen profile.proto
+
+$(FBUILD)/gen/profile.pb-c.o: $(FBUILD)/gen/profile.pb-c.c
+	$(FCC) $(FCFLAGS) -c $< -o $@
+
+$(FBUILD)/src/runtime/pprof_enc.o: $(FBUILD)/gen/profile.pb-c.h
 
 $(FBUILD)/fuzz_%: $(FBUILD)/tests/fuzz/fuzz_%.o $(LIB_OBJS)
 	$(FCC) $(FCFLAGS) -o $@ $^ $(FLIBS)
