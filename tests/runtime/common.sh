@@ -9,6 +9,8 @@
 #   EOF
 # Lines starting with '#' outside blocks are comments (each test says there
 # whether its expected output was compared with bpftrace 0.17, and why not).
+# Where bpftrace 0.26 prints the same thing differently (docs/sonde.8,
+# DIFFERENCES), the expected output is in 0.26's form.
 #
 #   PROG           the script (one line: passed with -e; block: as a file;
 #                  "file:PATH": the script file PATH, e.g. a Debian tool)
