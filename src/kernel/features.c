@@ -308,6 +308,14 @@ const char *feat_reason(enum feat_id f)
 	return state(f)->reason;
 }
 
+void feat_disable(enum feat_id f, const char *by)
+{
+	if ((unsigned)f >= FEAT__COUNT)
+		return;
+	feats[f].probed = true;
+	result(&feats[f], false, "disabled by %s", by);
+}
+
 const char *feat_name(enum feat_id f)
 {
 	return (unsigned)f < FEAT__COUNT ? feat_names[f] : "unknown";

@@ -32,5 +32,8 @@ bool feat_has(enum feat_id f);
 const char *feat_reason(enum feat_id f);
 /* Short name for listings: "kprobe", "fentry", ... */
 const char *feat_name(enum feat_id f);
+/* Makes f absent, whatever the kernel has (--no-feature): who asked is
+ * said as the reason. */
+void feat_disable(enum feat_id f, const char *by);
 
 #endif

@@ -184,11 +184,20 @@ static const char *cut_module(char *name)
 	return mod;
 }
 
+static const char *tf_path;
+
+void ksyms_traceable_from(const char *path)
+{
+	tf_path = path;
+}
+
 int ksyms_traceable(const struct ksym_fn **fns)
 {
 	if (!tf.text) {
-		FILE *f = fopen("/sys/kernel/tracing/"
+		FILE *f = fopen(tf_path ? tf_path : "/sys/kernel/tracing/"
 				"available_filter_functions", "r");
+		if (!f && tf_path)
+			return -errno;
 		if (!f)
 			f = fopen("/sys/kernel/debug/tracing/"
 				  "available_filter_functions", "r");

@@ -622,6 +622,12 @@ int run_program(const struct compiled *c, const struct run_opts *o)
 	uint32_t left_out = 0;
 	if (!err)
 		err = attach_all(&r, &left_out);
+	if (!err && o->dry_run) {
+		/* attached: that is all a dry run does, as bpftrace's,
+		 * whose BEGIN has run but is not printed */
+		run_close(&r);
+		return 0;
+	}
 	if (!err && !o->quiet) {
 		/* bpftrace counts every target attached, BEGIN and END
 		 * included, and each syscall of a dispatching program. */

@@ -1,6 +1,6 @@
 #!/bin/bash
 # Errors layer (no kernel): a corpus of bad scripts. For each
-# tests/errors/NAME.bt, `sonde --dry-run NAME.bt` (run from inside
+# tests/errors/NAME.bt, `sonde --mode codegen NAME.bt` (run from inside
 # tests/errors) must exit with status exactly 1 and print on stderr exactly
 # (byte for byte) NAME.err. A crash (signal), a sanitizer report, a time-out
 # or exit 0 is a failure. Scripts may hold NUL bytes and invalid UTF-8.
@@ -20,7 +20,7 @@ for bt in *.bt; do
 	ntests=$((ntests + 1))
 	name=${bt%.bt}
 	exp=$name.err out=$scratch/$name.out err=$scratch/$name.err
-	run_sonde "$out" "$err" --dry-run "$bt"
+	run_sonde "$out" "$err" --mode codegen "$bt"
 	if why=$(status_problem 1 "$err") && [ -z "$why" ]; then
 		if update_golden "$exp" "$err" "$name"; then
 			:
