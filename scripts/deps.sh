@@ -22,6 +22,8 @@ PKGS=(
 	zsh                                   # the zsh completion's test (tests/completion)
 	mount util-linux iproute2             # tool tests: losetup (a loop disk), unshare + ip (a netns)
 	prometheus curl                       # promtool and a real Prometheus server scraping --metrics (tests/metrics)
+	qemu-system-x86 busybox-static cpio   # the VM layer (tests/vm): guests booting Debian's stock kernels
+	zstd xz-utils kmod                    # ... unpacking those kernels and their modules (depmod)
 )
 
 # One dpkg-query for all; unknown packages print nothing and count as missing.

@@ -15,6 +15,23 @@ void cg_error(struct cg *g, struct span sp, const char *fmt, ...)
 	g->failed = true;
 }
 
+/* The verifier calls these map helpers' map operations directly, and
+ * before 6.5 those return an int: -ENOENT arrives as 0xfffffffe, upper
+ * half zero, unless sign-extended (6.1 lost every failed delete and every
+ * insert into a full map). */
+static bool int_result(int fn)
+{
+	switch (fn) {
+	case BPF_FUNC_map_update_elem:
+	case BPF_FUNC_map_delete_elem:
+	case BPF_FUNC_map_push_elem:
+	case BPF_FUNC_map_pop_elem:
+	case BPF_FUNC_map_peek_elem:
+		return true;
+	}
+	return false;
+}
+
 ir_reg cg_call(struct cg *g, int fn, int nargs, ...)
 {
 	ir_reg args[IR_MAX_ARGS];
@@ -25,6 +42,10 @@ ir_reg cg_call(struct cg *g, int fn, int nargs, ...)
 	va_end(ap);
 	ir_reg d = ir_reg_new(g->ir);
 	ir_call(g->ir, d, fn, args, nargs);
+	if (int_result(fn)) {
+		ir_alui(g->ir, BPF_LSH, d, 32);
+		ir_alui(g->ir, BPF_ARSH, d, 32);
+	}
 	cg_helper_check(g, fn, d, false);
 	return d;
 }

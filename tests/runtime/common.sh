@@ -18,7 +18,10 @@
 #                  run as the program; a tool that is not *.bt (a wrapper
 #                  such as tools/profile) is run itself, with PARAMS as its
 #                  words and $SONDE naming the tracer
-#   SETUP          block: bash run before the tracer (cwd: @TMP@); each line
+#   SETUP          block: bash run before the tracer (cwd: @TMP@; like
+#                  CLEANUP and CHECK it runs where the harness runs: what
+#                  must happen where the tracer runs, its /proc, /sys or
+#                  processes, goes through ${VM_RUN:-}); each line
 #                  KEY=VALUE it prints makes @KEY@ stand for VALUE in the
 #                  fields below; exit status 77 skips the test (its last
 #                  line of output saying why), any other failure fails it
@@ -47,6 +50,9 @@
 #                    file:PATH    the file PATH exists
 #                    nokprobes    the kernel has no kprobe PMU
 #                    feat:NAME    sonde --info says "NAME: yes"
+#                    nofeat:NAME  sonde --info says "NAME: no" (a fallback)
+#                    tty          a terminal made here (script(1)) reaches
+#                                 the tracer (not so in the VM layer)
 #                    nobreakpoints  they can be opened but never fire
 #   EXPECT         block: stdout must be exactly these lines (byte for byte,
 #                  each line ends with \n)
@@ -64,6 +70,7 @@
 #   BG             a command started in the background before the run; its
 #                  pid is @BGPID@ (it is killed after the run)
 #   NOREF          why bpftrace cannot be the reference (bless.sh skips it)
+#   SERIAL         "yes": never run beside other tests (RUNTIME_JOBS)
 #
 # In PROG, ARGS, PARAMS, CMD, BG, SETUP, CLEANUP, CHECK, EXPECT_REGEX and
 # EXPECT_COUNT: @WL@ is the workload binary (wl.c),
@@ -85,7 +92,7 @@ parse_test() {
 	T_KEYS=" "
 	for key in PROG TOOL SETUP CLEANUP CHECK ARGS ENV NOT_STDERR PARAMS CMD STATUS \
 		TIMEOUT REQUIRES EXPECT EXPECT_REGEX EXPECT_COUNT EXPECT_STDERR EXPECT_OUTFILE BG \
-		NOREF; do
+		NOREF SERIAL; do
 		printf -v "T_$key" '%s' ""
 	done
 	T_PROG_BLOCK=0
@@ -149,6 +156,23 @@ subst() {
 	printf '%s' "$s"
 }
 
+# test_timeout: the test's TIMEOUT (default 10 s), times TIMEOUT_SCALE
+# where everything runs slower (the VM layer's emulated guests).
+test_timeout() {
+	echo $(( ${T_TIMEOUT:-10} * ${TIMEOUT_SCALE:-1} ))
+}
+
+# on_target CMD...: runs CMD where the tracer runs: here, or in the VM
+# layer's guest ($VM_RUN, tests/vm/vmrun), whose kernel, /sys and /proc
+# are not this machine's.
+on_target() {
+	if [ -n "${VM_RUN:-}" ]; then
+		"$VM_RUN" "$@"
+	else
+		"$@"
+	fi
+}
+
 # missing_requirement: prints why a REQUIRES word is not met (or nothing).
 missing_requirement() {
 	local w
@@ -156,15 +180,17 @@ missing_requirement() {
 		case "$w" in
 		tp:*)
 			local p=${w#tp:}
-			[ -d "$TRACEFS/events/${p/://}" ] || { echo "tracepoint ${p} not available"; return; }
+			on_target test -d "$TRACEFS/events/${p/://}" || { echo "tracepoint ${p} not available"; return; }
 			;;
-		btf) [ -f /sys/kernel/btf/vmlinux ] || { echo "no kernel BTF"; return; } ;;
-		cpus:*) [ "$(nproc)" -ge "${w#cpus:}" ] || { echo "needs ${w#cpus:} CPUs"; return; } ;;
+		btf) on_target test -f /sys/kernel/btf/vmlinux || { echo "no kernel BTF"; return; } ;;
+		cpus:*) [ "$(on_target nproc)" -ge "${w#cpus:}" ] || { echo "needs ${w#cpus:} CPUs"; return; } ;;
 		cmd:*) command -v "${w#cmd:}" >/dev/null || { echo "no ${w#cmd:} command"; return; } ;;
-		nokprobes) [ ! -e /sys/bus/event_source/devices/kprobe ] || { echo "this kernel has kprobes (the test is of the error without them)"; return; } ;;
+		nokprobes) on_target test ! -e /sys/bus/event_source/devices/kprobe || { echo "this kernel has kprobes (the test is of the error without them)"; return; } ;;
 		twl) [ -x "$TWL" ] || { echo "twl.c did not build"; return; } ;;
-		feat:*) "$SONDE" --info 2>/dev/null | grep -q "^  ${w#feat:}: yes" || { echo "this kernel lacks ${w#feat:} (sonde --info)"; return; } ;;
-		file:*) [ -f "${w#file:}" ] || { echo "no ${w#file:}"; return; } ;;
+		feat:*) sonde_info | grep -q "^  ${w#feat:}: yes" || { echo "this kernel lacks ${w#feat:} (sonde --info)"; return; } ;;
+		tty) [ -z "${VM_RUN:-}" ] || { echo "the VM layer's guest gets no terminal from here"; return; } ;;
+		nofeat:*) sonde_info | grep -q "^  ${w#nofeat:}: no" || { echo "this kernel has ${w#nofeat:} (the test is of the path without it)"; return; } ;;
+		file:*) on_target test -f "${w#file:}" || { echo "no ${w#file:}"; return; } ;;
 		uwl) [ -x "$UWLNP" ] || { echo "uwl.c did not build (no <sys/sdt.h>?)"; return; } ;;
 		dwl) [ -x "${DWLDL:-}" ] || { echo "dwl.c did not build (no <sys/sdt.h>, objcopy?)"; return; } ;;
 		bpattach | breakpoints)
@@ -183,6 +209,15 @@ missing_requirement() {
 	done
 }
 
+# sonde_info: `$SONDE --info`, run once per layer run (it loads probe
+# programs to see what the kernel has; the requirement checks run in
+# subshells, so the cache is a file named after the layer's shell).
+sonde_info() {
+	local f=${TMPDIR:-/tmp}/sonde-info.$$
+	[ -s "$f" ] || "$SONDE" --info >"$f" 2>/dev/null
+	cat "$f"
+}
+
 TRACEFS=/sys/kernel/tracing
 [ -d $TRACEFS/events ] || TRACEFS=/sys/kernel/debug/tracing
 
@@ -191,7 +226,7 @@ TRACEFS=/sys/kernel/tracing
 # run once, then cached.
 breakpoint_state() {
 	if [ -z "${BP_STATE:-}" ]; then
-		BP_STATE=$("${BPCANARY:-/nonexistent}" 2>/dev/null)
+		BP_STATE=$(on_target "${BPCANARY:-/nonexistent}" 2>/dev/null)
 		[ -n "$BP_STATE" ] || BP_STATE="none: the canary did not build"
 	fi
 	printf '%s\n' "$BP_STATE"
@@ -288,11 +323,26 @@ run_one() {
 	local test=$1 bin=$2 scratch=$3 args=() params=() envs=() progargs
 	TMPD=$scratch/tmp
 	mkdir -p "$TMPD"
-	BGPID=
+	BGPID= BGKILL=
 	if has_key BG; then
-		# shellcheck disable=SC2046
-		$(subst "$T_BG") </dev/null >/dev/null 2>&1 &
-		BGPID=$!
+		if [ -n "${VM_RUN:-}" ]; then
+			# @BGPID@ is the process in the guest; the host's vmrun
+			# is what is killed
+			rm -f "$scratch/bg.pid"
+			# shellcheck disable=SC2046
+			VMRUN_PIDFILE=$scratch/bg.pid "$VM_RUN" $(subst "$T_BG") </dev/null >/dev/null 2>&1 &
+			BGKILL=$!
+			local n=0
+			while [ ! -s "$scratch/bg.pid" ] && [ $n -lt 600 ]; do
+				sleep 0.05
+				n=$((n + 1))
+			done
+			BGPID=$(cat "$scratch/bg.pid" 2>/dev/null)
+		else
+			# shellcheck disable=SC2046
+			$(subst "$T_BG") </dev/null >/dev/null 2>&1 &
+			BGPID=$! BGKILL=$!
+		fi
 	fi
 	eval "args=($(subst "$T_ARGS"))"
 	eval "params=($(subst "$T_PARAMS"))"
@@ -315,12 +365,12 @@ run_one() {
 	else
 		progargs=(-e "$(subst "$T_PROG")")
 	fi
-	{ env "${envs[@]}" timeout -k 5 "${T_TIMEOUT:-10}" "$bin" "${args[@]}" "${progargs[@]}" "${params[@]}" \
+	{ env "${envs[@]}" timeout -k $((5 * ${TIMEOUT_SCALE:-1})) "$(test_timeout)" "$bin" "${args[@]}" "${progargs[@]}" "${params[@]}" \
 		</dev/null >"$scratch/out" 2>"$scratch/err"; } 2>/dev/null
 	RC=$?
-	if [ -n "$BGPID" ]; then
-		kill "$BGPID" 2>/dev/null
-		wait "$BGPID" 2>/dev/null
+	if [ -n "$BGKILL" ]; then
+		kill "$BGKILL" 2>/dev/null
+		wait "$BGKILL" 2>/dev/null
 	fi
 }
 
@@ -439,7 +489,7 @@ run_test_file() {
 	fi
 	run_one "$t" "$SONDE" "$d"
 	run_cleanup "$d"
-	SONDE_TIMEOUT=${T_TIMEOUT:-10}
+	SONDE_TIMEOUT=$(test_timeout)
 	if ! why=$(status_problem "${T_STATUS:-0}" "$d/err") || [ -n "$why" ]; then
 		echo "not ok $name: $why"
 		indent "$d/err" 10

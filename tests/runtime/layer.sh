@@ -7,6 +7,8 @@
 # differences from bpftrace 0.17; they are not run here (see
 # tests/runtime/pending/README). Run one test by name with
 #   RUNTIME_TESTS="name1 name2" tests/run.sh --layers runtime -v
+# RUNTIME_JOBS=N runs N tests at once (default 1); a test that must run
+# alone (it measures the machine's own pace) says SERIAL: yes.
 # shellcheck source=tests/lib.sh
 . "$TOP/tests/lib.sh"
 RTDIR=$TOP/tests/runtime
@@ -18,16 +20,64 @@ if [ "$(id -u)" != 0 ]; then
 	exit 0
 fi
 scratch=$BUILD/tests/runtime
+RUNTIME_JOBS=${RUNTIME_JOBS:-1}
 build_workload "$scratch" || { echo "not ok runtime-workload: cannot compile $RTDIR/wl.c"; exit 0; }
 cd "$RTDIR" || exit 1
 
 pick_tests "${RUNTIME_TESTS:-}"
+# What the requirement checks ask of the kernel, found once here, before
+# the tests (which may run at once) look.
+sonde_info >/dev/null
+breakpoint_state >/dev/null
+# lock_user_files TEST: a uprobe, USDT probe or watchpoint sees every
+# process that runs its file, so tests of user-space probes on the same
+# file (a shared workload, libc, a tool's binary) run one at a time: the
+# file's lock is taken (in a fixed order) before the test runs.
+lock_user_files() {
+	grep -qE '(^|[^a-z_])(uprobe|uretprobe|usdt|u|ur|watchpoint|asyncwatchpoint|w|aw):|^TOOL:' "$1" ||
+		return 0
+	local res=() r fd
+	grep -qE '@UWL(NP)?@' "$1" && res+=(uwl)
+	grep -qE '@DWL(DL|IB)?@' "$1" && res+=(dwl)
+	grep -q '@TWL@' "$1" && res+=(twl)
+	grep -q '@SWL@' "$1" && res+=(swl)
+	grep -q '@WL@' "$1" && res+=(wl)
+	[ ${#res[@]} -gt 0 ] || res+=(other)
+	for r in "${res[@]}"; do
+		exec {fd}>"$scratch/.lock-$r"
+		flock "$fd"
+	done
+}
+
 ntests=0
+running=0
 for t in "${tests[@]}"; do
 	[ -f "$t" ] || continue
 	ntests=$((ntests + 1))
-	run_test_file "$t" "${t%.test}" "$scratch/${t%.test}"
+	if [ "$RUNTIME_JOBS" -le 1 ] || grep -q '^SERIAL: yes' "$t"; then
+		run_test_file "$t" "${t%.test}" "$scratch/${t%.test}"
+		continue
+	fi
+	# RUNTIME_JOBS at once, each one's lines printed when all are done,
+	# in the tests' order.
+	(
+		lock_user_files "$t"
+		run_test_file "$t" "${t%.test}" "$scratch/${t%.test}"
+	) >"$scratch/${t%.test}.result" 2>&1 &
+	running=$((running + 1))
+	if [ "$running" -ge "$RUNTIME_JOBS" ]; then
+		wait -n
+		running=$((running - 1))
+	fi
 done
+wait
+if [ "$RUNTIME_JOBS" -gt 1 ]; then
+	for t in "${tests[@]}"; do
+		[ -f "$scratch/${t%.test}.result" ] || continue
+		cat "$scratch/${t%.test}.result"
+		rm -f "$scratch/${t%.test}.result"
+	done
+fi
 [ $ntests -gt 0 ] || [ -n "${RUNTIME_TESTS:-}" ] || echo "skip runtime: no tests/runtime/*.test yet"
 # Command-line cases (cli.sh), not .test files: they run with the full
 # layer, or when RUNTIME_TESTS names "cli".
@@ -38,4 +88,5 @@ case " ${RUNTIME_TESTS:-cli} " in
 	cli_all
 	;;
 esac
+rm -f "${TMPDIR:-/tmp}/sonde-info.$$"
 exit 0

@@ -12,6 +12,9 @@
 #   --mem MB        memory (default 1024; the overlay's writes live in it)
 #   --timeout S     seconds before the guest is stopped (default 600)
 #   --cache DIR     where the kernels are kept (default $BUILD/vm or build/vm)
+#   --share DIR     DIR is writable in the guest, at the same path, and
+#                   what either side writes there the other sees at once
+#                   (the rest of / is the guest's own copy)
 #
 # e.g. tests/vm/guest.sh --kernel 6.12 -- build/sonde -l 'kretfunc:vfs_rea*'
 #
@@ -21,7 +24,7 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
-kernel=6.1 cpus=2 mem=1024 limit=600 cache=${BUILD:-$top/build}/vm
+kernel=6.1 cpus=2 mem=1024 limit=600 cache=${BUILD:-$top/build}/vm share=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--kernel) kernel=$2; shift 2 ;;
@@ -29,6 +32,7 @@ while [ $# -gt 0 ]; do
 	--mem) mem=$2; shift 2 ;;
 	--timeout) limit=$2; shift 2 ;;
 	--cache) cache=$2; shift 2 ;;
+	--share) share=$(cd "$2" && pwd) || exit 2; shift 2 ;;
 	--) shift; break ;;
 	*) echo "guest.sh: unknown option $1 (see the comment at the top)" >&2; exit 2 ;;
 	esac
@@ -57,15 +61,20 @@ trap 'exit 130' INT TERM
 } >"$run/cmd"
 : >"$run/output"
 
+share_opts=()
+if [ -n "$share" ]; then
+	share_opts=(-fsdev "local,id=share,path=$share,security_model=none,multidevs=remap"
+		-device virtio-9p-pci,fsdev=share,mount_tag=share)
+fi
 timeout -k 5 "$limit" qemu-system-x86_64 -accel tcg -cpu max -nodefaults \
 	-m "$mem" -smp "$cpus" -display none -no-reboot \
 	-kernel "$kdir/vmlinux" -initrd "$kdir/initrd.gz" \
-	-append "console=ttyS0 loglevel=4 panic=-1 rdinit=/init sonde.modules=$kdir/pkg/lib/modules" \
+	-append "console=ttyS0 loglevel=4 panic=-1 rdinit=/init sonde.modules=$kdir/pkg/lib/modules${share:+ sonde.share=$share}" \
 	-serial "file:$run/console" -serial "file:$run/output" \
 	-fsdev "local,id=host,path=/,security_model=none,readonly=on,multidevs=remap" \
 	-device virtio-9p-pci,fsdev=host,mount_tag=host \
 	-fsdev "local,id=out,path=$run,security_model=none,multidevs=remap" \
-	-device virtio-9p-pci,fsdev=out,mount_tag=out \
+	-device virtio-9p-pci,fsdev=out,mount_tag=out "${share_opts[@]}" \
 	</dev/null >"$run/qemu.log" 2>&1 &
 qpid=$!
 tail -n +1 -F --pid="$qpid" "$run/output" 2>/dev/null
