@@ -56,6 +56,7 @@ struct options {
 	int dry_run, verify;   /* --dry-run: load, attach, stop */
 	int buffering;         /* -B: RUN_BUF_* */
 	int list;              /* -l [PATTERN] */
+	const char *list_search; /* -l's PATTERN (NULL: everything) */
 	int unsafe, verbose, quiet;
 	const char *format;    /* -f */
 	const char *out_path;  /* -o */
@@ -793,11 +794,30 @@ static int parse_options(int argc, char **argv, struct options *o)
 		usage(stderr);
 		return -1;
 	}
-	if (o->list || o->info) {
-		/* The pattern may come as -e PATTERN too (the test harness
+	if (o->info)
+		return 0;
+	if (o->list) {
+		/* -l [SEARCH|FILE] -e PROGRAM lists the program's probes, a
+		 * file that exists is a program, "*" is everything. -e
+		 * without braces is a search too (sonde's; the test harness
 		 * passes its one-line PROG that way). */
-		if (!o->prog_text && optind < argc)
-			o->prog_text = argv[optind++];
+		if (o->prog_text && !strchr(o->prog_text, '{')) {
+			o->list_search = o->prog_text;
+			o->prog_text = NULL;
+		}
+		if (optind + 1 < argc) {
+			usage(stderr);
+			return -1;
+		}
+		if (optind < argc) {
+			const char *val = argv[optind++];
+			if (access(val, F_OK) == 0)
+				o->prog_path = val;
+			else
+				o->list_search = val;
+		}
+		if (o->list_search && !strcmp(o->list_search, "*"))
+			o->list_search = NULL;
 		return 0;
 	}
 	if (o->list_tools)
@@ -926,6 +946,33 @@ static int expand_probes(struct arena *a, struct diag *d,
 	}
 	prog->nprobes = kept;
 	*out = sp;
+	return rc;
+}
+
+/* -l with a program: what each of its attach points matches here, in
+ * the program's order, as bpftrace 0.26 lists a program. */
+static int list_program(const struct options *o, const struct src_file *file)
+{
+	struct arena a;
+	arena_init(&a);
+	struct diag d;
+	diag_init(&d, stderr);
+	d.no_warnings = o->no_warnings;
+	struct ast_program *prog = parse_program(&a, &d, file);
+	int rc = d.nerrors ? 1 : 0;
+	for (uint32_t i = 0; !rc && i < prog->nprobes; i++) {
+		const struct ast_probe *p = &prog->probes[i];
+		for (uint32_t j = 0; !rc && j < p->nattach; j++) {
+			int err = probe_list_attach(&p->attach[j], o->verbose,
+						    stdout);
+			if (err < 0) {
+				fprintf(stderr, "sonde: cannot list probes: "
+						"%s\n", strerror(-err));
+				rc = 1;
+			}
+		}
+	}
+	arena_release(&a);
 	return rc;
 }
 
@@ -1347,13 +1394,14 @@ int main(int argc, char **argv)
 	if (o.list_tools) {
 		return toolfind_list(stdout) > 0 ? 0 : 1;
 	}
-	if (o.list) {
+	if (o.list)
+		probe_list_set_pid((int)o.pid);
+	if (o.list && !o.prog_text && !o.prog_path) {
 		struct diag ld;
 		diag_init(&ld, stderr);
-		if (o.prog_text && probe_list_check(o.prog_text, &ld) < 0)
+		if (o.list_search && probe_list_check(o.list_search, &ld) < 0)
 			return 1;
-		probe_list_set_pid((int)o.pid);
-		int err = probe_list(o.prog_text, o.verbose, stdout);
+		int err = probe_list_search(o.list_search, o.verbose, stdout);
 		if (err < 0)
 			fprintf(stderr, "sonde: cannot list probes: %s\n",
 				strerror(-err));
@@ -1377,6 +1425,12 @@ int main(int argc, char **argv)
 		}
 		file.name = o.prog_path;
 		file.text = r.owned_text;
+	}
+
+	if (o.list) {
+		int lrc = list_program(&o, &file);
+		run_cleanup(&r);
+		return lrc;
 	}
 
 	/* The child exists (paused) before compiling: cpid is a constant

@@ -269,6 +269,18 @@ int probe_expand_probe(struct probe_env *env, const struct attach_point *att,
  * type that has a list hook, sorted as bpftrace prints them. 0 or -errno
  * (of the first hook that failed; the others still print). */
 int probe_list(const char *pattern, bool verbose, FILE *out);
+/* -l SEARCH: bpftrace 0.26's reading of the search: comma-separated
+ * patterns, each listed in turn (white space trimmed and squeezed), those
+ * naming a type ("struct task_struct", "union *", "enum *") listing the
+ * kernel's BTF types (-lv: their definitions) instead of probes; with a
+ * warning when the search looks like a file name that does not exist.
+ * NULL lists everything. 0 or -errno. */
+int probe_list_search(const char *search, bool verbose, FILE *out);
+/* -l with a program: what one of its attach points matches (BEGIN and
+ * END nothing; software, hardware, interval and profile probes without
+ * their count, "interval:s:"). 0 or -errno. */
+int probe_list_attach(const struct attach_point *ap, bool verbose,
+		      FILE *out);
 /* -l: a located error for a character no attach point holds (a control
  * character, a backslash outside quotes); bpftrace reads the pattern as
  * a probe and refuses it too. 0, or -1 after reporting to d. */
