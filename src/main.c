@@ -475,7 +475,9 @@ static int parse_no_feature(const char *arg)
 			feat_disable(FEAT_UPROBE_MULTI, "--no-feature");
 		else if (!strcmp(w, "kprobe_multi"))
 			feat_disable(FEAT_KPROBE_MULTI, "--no-feature");
-		else if (strcmp(w, "kprobe_session"))
+		else if (!strcmp(w, "kprobe_session"))
+			feat_disable(FEAT_KPROBE_SESSION, "--no-feature");
+		else
 			rc = -1;
 	}
 	free(copy);

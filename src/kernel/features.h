@@ -24,6 +24,8 @@ enum feat_id {
 	FEAT_BREAKPOINT_FIRES, /* and a breakpoint really fires: on some
 				* virtual machines they attach but never do */
 	FEAT_HW_EVENTS,    /* hardware perf counters (cycles) */
+	FEAT_KPROBE_SESSION, /* kprobe_multi session links (--info only) */
+	FEAT_ITER,         /* task iterators (--info only) */
 	FEAT__COUNT,
 };
 

@@ -642,10 +642,11 @@ int run_program(const struct compiled *c, const struct run_opts *o)
 		if (r.atts[i].service)
 			err = epoll_add(r.epfd, r.atts[i].poll_fd);
 	/* bpftrace's signal to test harnesses that everything is attached
-	 * (its runtime tests wait for it) */
+	 * (its runtime tests wait for it), on stdout as bpftrace's: before
+	 * anything the probes print, which tests cut with tail -n +2 */
 	if (!err && getenv("__BPFTRACE_NOTIFY_PROBES_ATTACHED")) {
-		fputs("__BPFTRACE_NOTIFY_PROBES_ATTACHED\n", r.err);
-		fflush(r.err);
+		fputs("__BPFTRACE_NOTIFY_PROBES_ATTACHED\n", stdout);
+		fflush(stdout);
 	}
 	if (!err) {
 		consume(&r);
