@@ -194,7 +194,8 @@ int probe_list(const char *pattern, bool verbose, FILE *out)
 	fclose(mem);
 	VEC(struct block) v = { 0 };
 	split(buf, len, &v);
-	qsort(v.data, v.len, sizeof(*v.data), cmp_block);
+	if (v.len)
+		qsort(v.data, v.len, sizeof(*v.data), cmp_block);
 	for (size_t i = 0; i < v.len; i++) {
 		if (i && !cmp_block(&v.data[i - 1], &v.data[i]))
 			continue;

@@ -117,7 +117,9 @@ int probe_list_types(const char *pattern, bool verbose, FILE *out)
 	if (!err && asprintf(&pat, "%s%s", pattern,
 			     verbose ? " *{*}*" : "") < 0)
 		err = -ENOMEM;
-	qsort(c.items.data, c.items.len, sizeof(*c.items.data), cmp_str);
+	if (c.items.len)
+		qsort(c.items.data, c.items.len, sizeof(*c.items.data),
+		      cmp_str);
 	for (size_t i = 0; i < c.items.len; i++) {
 		char *s = c.items.data[i];
 		if (!err && (!i || strcmp(c.items.data[i - 1], s)) &&
