@@ -4,9 +4,9 @@
 
 CC       ?= gcc
 BUILD    ?= build
-PKGS     := libbpf libelf zlib libdw
+PKGS     := libbpf libelf zlib libdw libprotobuf-c
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lbpf -ldw -lelf -lz)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lbpf -ldw -lelf -lz -lprotobuf-c)
 
 # libmicrohttpd serves --metrics; without it sonde builds and --metrics
 # says it is missing (src/runtime/metrics_http.c).
@@ -23,12 +23,15 @@ ifeq ($(SAN),1)
   OPT    := -O1 -g -fno-omit-frame-pointer
   SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined
 endif
-ALL_CFLAGS := -std=gnu11 -pthread $(WARN) $(OPT) $(SANFLAGS) -Isrc $(PKG_CFLAGS) $(CFLAGS) -MMD -MP
+ALL_CFLAGS := -std=gnu11 -pthread $(WARN) $(OPT) $(SANFLAGS) -Isrc -I$(BUILD)/gen $(PKG_CFLAGS) $(CFLAGS) -MMD -MP
 LDLIBS   := $(PKG_LIBS) -liberty -pthread
 
 SRCS     := $(shell find src -name '*.c' | sort)
 LIB_SRCS := $(filter-out src/main.c,$(SRCS))
-LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
+# pprof's profile.proto, compiled by protoc-c at build time (so the code
+# always matches the installed libprotobuf-c), into $(BUILD)/gen.
+PROTO_C  := $(BUILD)/gen/profile.pb-c.c
+LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/gen/profile.pb-c.o
 UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS := $(UNIT_SRCS:%.c=$(BUILD)/%)
 
@@ -77,6 +80,16 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
 
+$(PROTO_C) $(PROTO_C:.c=.h) &: src/runtime/profile.proto
+	@mkdir -p $(BUILD)/gen
+	protoc-c --proto_path=src/runtime --c_out=$(BUILD)/gen profile.proto
+
+$(BUILD)/gen/profile.pb-c.o: $(PROTO_C)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+# the one user of the generated header
+$(BUILD)/src/runtime/pprof_enc.o: $(PROTO_C:.c=.h)
+
 $(BUILD)/libsonde.a: $(LIB_OBJS)
 	@rm -f $@
 	ar rcs $@ $^
@@ -115,6 +128,7 @@ bench: all
 	@bench/metrics.sh >>bench/RESULTS.md
 	@bench/uprobe_dwarf.sh >>bench/RESULTS.md
 	@bench/bigmap.sh >>bench/RESULTS.md
+	@bench/compile.sh >>bench/RESULTS.md
 
 clean:
 	rm -rf build build-asan build-fuzz

@@ -39,7 +39,7 @@ if ! "$sonde" -h | grep -q -- --metrics || ! command -v curl >/dev/null; then
 fi
 if ! cc -std=gnu11 -O2 -Wall -Wextra -Werror -Wno-unused-parameter -Isrc \
 	-o "$out/scrape" bench/metrics/scrape.c build/libsonde.a \
-	$(pkg-config --libs libbpf libelf zlib libmicrohttpd) 2>"$out/cc.err"; then
+	$(pkg-config --libs libbpf libelf zlib libdw libprotobuf-c libmicrohttpd) -liberty 2>"$out/cc.err"; then
 	echo "- n/a (bench/metrics/scrape.c does not build: $(head -n 1 "$out/cc.err"))"
 	exit 0
 fi

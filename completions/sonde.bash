@@ -46,7 +46,7 @@ _sonde()
 	-t) COMPREPLY=($(compgen -W "$("$_sonde_cmd" --tools 2>/dev/null |
 		awk '/^[a-z]/ { print $1 }')" -- "$cur"))
 	    return ;;
-	-o | --folded | --flamegraph | --heatmap-svg | --object | --emit-elf)
+	-o | --folded | --flamegraph | --pprof | --heatmap-svg | --object | --emit-elf)
 	    COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	esac
 	if [[ $word == -* ]]; then

@@ -19,6 +19,7 @@
 #include "kernel/kallsyms.h"
 #include "lang/ast.h"
 #include "lang/builtins.h"
+#include "lang/cmacro.h"
 #include "lang/include.h"
 #include "lang/parser.h"
 #include "lang/sema.h"
@@ -72,6 +73,7 @@ struct options {
 	size_t nobj_progs, nobj_sets;
 	const char *perf_event;
 	const char *folded, *flamegraph; /* --folded, --flamegraph */
+	const char *pprof;       /* --pprof */
 	int list_tools;        /* --tools */
 	char tool_path[4096];  /* -t NAME, or a bare NAME, found */
 	int heatmap;             /* --heatmap */
@@ -164,6 +166,10 @@ static void usage(FILE *out)
 	      "    --flamegraph FILE.svg\n"
 	      "                   at exit, draw them as an interactive SVG "
 	      "flame graph\n"
+	      "    --pprof FILE   at exit, write them (count() or sum() "
+	      "values) as a gzipped\n"
+	      "                   pprof profile (go tool pprof, Parca, "
+	      "Pyroscope)\n"
 	      "    --heatmap      draw each print of a hist()/lhist() map as "
 	      "a heatmap row\n"
 	      "                   (time down, buckets across, shade = count)\n"
@@ -173,7 +179,9 @@ static void usage(FILE *out)
 	      "    --metrics [ADDR:]PORT\n"
 	      "                   serve the maps at http://ADDR:PORT/metrics "
 	      "for Prometheus\n"
-	      "                   (ADDR defaults to 127.0.0.1)\n"
+	      "                   (ADDR defaults to 127.0.0.1), and their "
+	      "stacks at\n"
+	      "                   /debug/pprof/profile?seconds=N\n"
 	      "    --object FILE.bpf.o\n"
 	      "                   run a clang-built BPF object: attach its "
 	      "programs by\n"
@@ -574,7 +582,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 	       OPT_NO_WARNINGS, OPT_INCLUDE, OPT_EMIT_ELF, OPT_WARNINGS,
 	       OPT_MODE, OPT_TEST, OPT_BENCH, OPT_FMT, OPT_PROBE_FILTER,
 	       OPT_NO_FEATURE, OPT_TRACEABLE, OPT_DEBUGINFO, OPT_BTF,
-	       OPT_NO_LLVM };
+	       OPT_NO_LLVM, OPT_PPROF };
 	static const char warnings_conflict[] =
 		"ERROR: USAGE: -k, --warnings conflicts with --no-warnings\n";
 	static const struct option longopts[] = {
@@ -619,6 +627,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "perf-event", required_argument, NULL, OPT_PERF_EVENT },
 		{ "folded", required_argument, NULL, OPT_FOLDED },
 		{ "flamegraph", required_argument, NULL, OPT_FLAMEGRAPH },
+		{ "pprof", required_argument, NULL, OPT_PPROF },
 		{ "tools", no_argument, NULL, OPT_TOOLS },
 		{ "heatmap", no_argument, NULL, OPT_HEATMAP },
 		{ "heatmap-svg", required_argument, NULL, OPT_HEATMAP_SVG },
@@ -734,6 +743,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		case OPT_PERF_EVENT: o->perf_event = optarg; break;
 		case OPT_FOLDED: o->folded = optarg; break;
 		case OPT_FLAMEGRAPH: o->flamegraph = optarg; break;
+		case OPT_PPROF: o->pprof = optarg; break;
 		case OPT_HEATMAP: o->heatmap = 1; break;
 		case OPT_HEATMAP_SVG: o->heatmap_svg = optarg; break;
 		case OPT_METRICS: o->metrics = optarg; break;
@@ -1060,7 +1070,8 @@ static int compile(struct run *r, const struct options *o,
 	}
 	struct include_opts iopts = { o->includes, o->nincludes, o->incdirs,
 				      o->nincdirs, limits.kernel_source };
-	if (include_expand(&r->arena, diag, prog, &iopts) < 0)
+	if (include_expand(&r->arena, diag, prog, &iopts) < 0 ||
+	    cmacro_expand(&r->arena, diag, prog) < 0)
 		return 1;
 	struct sema_probe *probes;
 	/* -c without running has a stand-in child pid: still a process. */
@@ -1112,6 +1123,7 @@ static int run_object(const struct options *o)
 		.sets = o->obj_sets, .nsets = o->nobj_sets,
 		.perf_event = o->perf_event, .format = o->format,
 		.verbose = o->verbose, .stop_pid = (pid_t)o->pid,
+		.out_name = o->out_path,
 	};
 	if (o->out_path && !(oo.out = fopen(o->out_path, "w"))) {
 		fprintf(stderr, "sonde: cannot write %s: %s\n", o->out_path,
@@ -1252,7 +1264,7 @@ static int emit_program(const struct options *o, const struct src_file *f,
 {
 	if (o->pid || o->out_path || o->format || o->verify || o->dry_run ||
 	    o->dump || o->object || o->folded || o->flamegraph ||
-	    o->heatmap || o->heatmap_svg || o->metrics) {
+	    o->pprof || o->heatmap || o->heatmap_svg || o->metrics) {
 		fputs("sonde: --emit-elf only compiles: -p, -o, -f, --verify, "
 		      "--dry-run, -d, --object and the output options belong "
 		      "to the run (sonde --object FILE ...)\n", stderr);
@@ -1332,13 +1344,15 @@ static int run_emitted(const struct options *o)
 		goto out;
 	}
 	struct run_opts ropts = {
-		.format = o->format, .out = r.out, .err = stderr,
+		.format = o->format, .out = r.out, .out_name = o->out_path,
+		.err = stderr,
 		.console = stdout, .verbose = o->verbose,
 		.unsafe = o->unsafe, .quiet = o->quiet,
 		.child = r.have_child ? &r.child : NULL,
 		.pid = (pid_t)o->pid, .verify_only = o->verify,
 		.buffering = o->buffering,
 		.folded = o->folded, .flamegraph = o->flamegraph,
+		.pprof = o->pprof,
 		.no_warnings = o->no_warnings, .dry_run = o->dry_run,
 	};
 	rc = run_program(&so.c, &ropts) < 0;
@@ -1480,7 +1494,8 @@ int main(int argc, char **argv)
 			}
 		}
 		struct run_opts ropts = {
-			.format = o.format, .out = r.out, .err = stderr,
+			.format = o.format, .out = r.out,
+			.out_name = o.out_path, .err = stderr,
 			.console = stdout,
 			.verbose = o.verbose, .unsafe = o.unsafe,
 			.quiet = o.quiet,
@@ -1489,6 +1504,7 @@ int main(int argc, char **argv)
 			.verify_only = o.verify,
 			.buffering = o.buffering,
 			.folded = o.folded, .flamegraph = o.flamegraph,
+			.pprof = o.pprof,
 			.heatmap = o.heatmap, .heatmap_svg = o.heatmap_svg,
 			.metrics = o.metrics,
 			.usdt_file_activation = o.usdt_file_activation,

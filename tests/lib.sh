@@ -73,3 +73,25 @@ render_svg() {
 		--dump-dom "file://$1" >"$2" 2>"$3"
 	rm -rf "$prof"
 }
+
+# start_sonde OUT ERR ARGS...: sonde (with --metrics among ARGS) in the
+# background (pid SPID); waits for its "metrics at" line and sets URL to
+# http://ADDR:PORT/metrics, or returns 1. stop_sonde ends it.
+start_sonde() {
+	local o=$1 e=$2
+	shift 2
+	timeout -k 5 60 "$SONDE" "$@" </dev/null >"$o" 2>"$e" &
+	SPID=$!
+	URL=
+	for _ in $(seq 100); do
+		URL=$(sed -n 's|^sonde: metrics at \(http://.*/metrics\)$|\1|p' "$e")
+		[ -n "$URL" ] && return 0
+		kill -0 "$SPID" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+stop_sonde() {
+	kill -TERM "$SPID" 2>/dev/null
+	wait "$SPID" 2>/dev/null
+}

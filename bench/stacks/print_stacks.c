@@ -21,47 +21,15 @@
 #include "util/arena.h"
 #include "util/strbuf.h"
 
-#define FRAMES 10
+#include "fake_stacks.h"
 
-static uint64_t text_lo, text_hi;
 static struct usyms *U;
-
-static uint64_t frame(uint32_t id, uint32_t i)
-{
-	/* a deterministic spread over the code */
-	uint64_t h = (uint64_t)id * 2654435761u + i * 40503u + 7;
-	return text_lo + h % (text_hi - text_lo);
-}
 
 static int sym(void *ctx, uint64_t addr, int32_t pid, bool offset,
 	       struct strbuf *sb)
 {
 	(void)ctx;
 	return usyms_resolve(U, pid, addr, offset, sb, NULL);
-}
-
-static void find_text(void)
-{
-	FILE *f = fopen("/proc/self/maps", "r");
-	char line[512];
-	uint64_t self = (uint64_t)(uintptr_t)&find_text;
-	while (f && fgets(line, sizeof(line), f)) {
-		unsigned long long s, e;
-		if (sscanf(line, "%llx-%llx", &s, &e) == 2 && s <= self &&
-		    self < e) {
-			text_lo = s;
-			text_hi = e;
-		}
-	}
-	if (f)
-		fclose(f);
-}
-
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 int main(int argc, char **argv)

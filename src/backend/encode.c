@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "util/xalloc.h"
 
@@ -17,6 +18,13 @@ int ir_encode(struct ir *ir, const struct mi_list *ml, struct bpf_code *out)
 		else
 			pc += m->kind == MI_LDIMM ? 2 : 1;
 		nrelocs += m->kind == MI_LDIMM && m->ins.src_reg;
+	}
+	if (pc > IR_MAX_INSNS) {
+		memset(out, 0, sizeof(*out));
+		free(label_pc);
+		return ir_fail(ir, E2BIG, "the program has %u BPF instructions, "
+			       "more than the %d the kernel loads in one "
+			       "program", pc, IR_MAX_INSNS);
 	}
 	struct bpf_insn *insns = xcalloc(pc + 1, sizeof(*insns));
 	struct map_reloc *relocs = xcalloc(nrelocs + 1, sizeof(*relocs));

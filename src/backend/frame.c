@@ -12,11 +12,21 @@
  * edge. Reusing bytes cannot expose stale data: the program read only bytes
  * it had written within the slot's own span before (the verifier checked
  * that of the unshared layout, and the spans keep those writes in place).
+ *
+ * The cost grows with the program, not with its square: loops are merged
+ * into disjoint regions once, and each slot is placed against the slots
+ * whose spans overlap its own, found by a sweep. When the slots live at
+ * one point already need more than BPF's stack, no layout can fit and
+ * none is tried.
  */
 #include "backend/ir_impl.h"
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
+
+#include "util/vec.h"
+#include "util/xalloc.h"
 
 #define NO_SLOT IR_PTR_NONE
 #define MANY_SLOTS IR_PTR_MANY
@@ -63,6 +73,42 @@ static void touch_reg(struct ir_span *spans, size_t nslots, const int32_t *ptr,
 		touch(&spans[ptr[r]], i);
 }
 
+static int cmp_span(const void *a, const void *b)
+{
+	const struct ir_span *x = a, *y = b;
+	return x->first < y->first ? -1 : x->first > y->first;
+}
+
+/* The loops ([target, backward jump]) merged into disjoint regions,
+ * sorted: a span that overlaps a loop covers it, and so every loop that
+ * loop overlaps; nothing else grows it. */
+static size_t loop_regions(const struct ir *ir, struct ir_span **out)
+{
+	VEC(struct ir_span) r = { 0 };
+	for (size_t i = 0; i < ir->insns.len; i++) {
+		const struct ir_insn *in = &ir->insns.data[i];
+		if ((in->kind != IRK_JMP && in->kind != IRK_JA) ||
+		    in->label < 0)
+			continue;
+		int64_t head = ir->label_pos.data[in->label];
+		if (head >= 0 && head <= (int64_t)i)
+			vec_push(&r, ((struct ir_span){ head, (int64_t)i }));
+	}
+	if (r.len)
+		qsort(r.data, r.len, sizeof(*r.data), cmp_span);
+	size_t n = 0;
+	for (size_t k = 0; k < r.len; k++) {
+		if (n && r.data[k].first <= r.data[n - 1].last) {
+			if (r.data[k].last > r.data[n - 1].last)
+				r.data[n - 1].last = r.data[k].last;
+		} else {
+			r.data[n++] = r.data[k];
+		}
+	}
+	*out = r.data;
+	return n;
+}
+
 bool ir_slot_spans(const struct ir *ir, const int32_t *ptr,
 		   struct ir_span *spans)
 {
@@ -84,35 +130,34 @@ bool ir_slot_spans(const struct ir *ir, const int32_t *ptr,
 	}
 	/* A register that may point into several slots defeats the
 	 * analysis: share nothing. */
-	if (many)
+	if (many) {
 		for (size_t s = 0; s < n; s++)
 			spans[s] = (struct ir_span){ 0, (int64_t)ir->insns.len };
-
-	bool changed = true;
-	while (changed) {
-		changed = false;
-		for (size_t i = 0; i < ir->insns.len; i++) {
-			const struct ir_insn *in = &ir->insns.data[i];
-			if ((in->kind != IRK_JMP && in->kind != IRK_JA) ||
-			    in->label < 0)
-				continue;
-			int64_t head = ir->label_pos.data[in->label];
-			if (head < 0 || head > (int64_t)i)
-				continue;
-			for (size_t s = 0; s < n; s++) {
-				struct ir_span *sp = &spans[s];
-				if (sp->first < 0 || sp->last < head ||
-				    sp->first > (int64_t)i)
-					continue;
-				if (sp->first > head || sp->last < (int64_t)i) {
-					touch(sp, head);
-					touch(sp, (int64_t)i);
-					changed = true;
-				}
-			}
+		return false;
+	}
+	struct ir_span *loops;
+	size_t nloops = loop_regions(ir, &loops);
+	for (size_t s = 0; nloops && s < n; s++) {
+		struct ir_span *sp = &spans[s];
+		if (sp->first < 0)
+			continue;
+		/* the first region that ends at or after the span starts */
+		size_t lo = 0, hi = nloops;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (loops[mid].last < sp->first)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		int64_t last = sp->last;
+		for (size_t k = lo; k < nloops && loops[k].first <= last; k++) {
+			touch(sp, loops[k].first);
+			touch(sp, loops[k].last);
 		}
 	}
-	return !many;
+	free(loops);
+	return true;
 }
 
 static bool overlap(const struct ir_span *a, const struct ir_span *b)
@@ -121,8 +166,7 @@ static bool overlap(const struct ir_span *a, const struct ir_span *b)
 }
 
 /* The slot to name when the frame is too deep: the biggest of those live
- * with the deepest-placed one (peak), preferring one whose origin is
- * known. */
+ * with slot peak, preferring one whose origin is known. */
 static int32_t culprit(const struct ir *ir, const struct ir_span *spans,
 		       size_t peak)
 {
@@ -143,6 +187,136 @@ static int32_t culprit(const struct ir *ir, const struct ir_span *spans,
 	return best;
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* The slots ever touched, by span start (ties: by number). */
+static size_t by_start(const struct ir *ir, const struct ir_span *spans,
+		       uint32_t *order)
+{
+	size_t n = ir->slots.len, k = 0;
+	uint64_t *key = xmalloc((n + 1) * sizeof(*key));
+	for (size_t s = 0; s < n; s++)
+		if (spans[s].first >= 0)
+			key[k++] = (uint64_t)spans[s].first << 32 | s;
+	qsort(key, k, sizeof(*key), cmp_u64);
+	for (size_t i = 0; i < k; i++)
+		order[i] = (uint32_t)key[i];
+	free(key);
+	return k;
+}
+
+/* The slots live at the sweep's point: a min-heap by span end. */
+struct live {
+	uint32_t *heap;
+	size_t n;
+	const struct ir_span *spans;
+};
+
+static bool ends_before(const struct live *l, size_t a, size_t b)
+{
+	return l->spans[l->heap[a]].last < l->spans[l->heap[b]].last;
+}
+
+static void swap_at(struct live *l, size_t a, size_t b)
+{
+	uint32_t t = l->heap[a];
+	l->heap[a] = l->heap[b];
+	l->heap[b] = t;
+}
+
+static void live_push(struct live *l, uint32_t s)
+{
+	size_t i = l->n++;
+	l->heap[i] = s;
+	while (i && ends_before(l, i, (i - 1) / 2)) {
+		swap_at(l, i, (i - 1) / 2);
+		i = (i - 1) / 2;
+	}
+}
+
+static uint32_t live_pop(struct live *l)
+{
+	uint32_t top = l->heap[0];
+	l->heap[0] = l->heap[--l->n];
+	for (size_t i = 0;;) {
+		size_t c = 2 * i + 1;
+		if (c >= l->n)
+			break;
+		if (c + 1 < l->n && ends_before(l, c + 1, c))
+			c++;
+		if (!ends_before(l, c, i))
+			break;
+		swap_at(l, i, c);
+		i = c;
+	}
+	return top;
+}
+
+struct edge {
+	uint32_t a, b;
+};
+
+/*
+ * Sweeps the spans by start: the most bytes live at once (*pressure) and
+ * the slot that started it (*peak). While that stays within BPF's stack,
+ * the pairs of overlapping slots go into *edges (the slots live at once
+ * are then at most 512, so there are at most 512 per slot).
+ */
+static void sweep(const struct ir *ir, const struct ir_span *spans,
+		  const uint32_t *order, size_t k, uint64_t *pressure,
+		  uint32_t *peak, struct edge **edges, size_t *nedges)
+{
+	struct live l = { xmalloc((k + 1) * sizeof(*l.heap)), 0, spans };
+	VEC(struct edge) e = { 0 };
+	uint64_t bytes = 0;
+	*pressure = 0;
+	*peak = 0;
+	for (size_t i = 0; i < k; i++) {
+		uint32_t s = order[i];
+		while (l.n && spans[l.heap[0]].last < spans[s].first)
+			bytes -= ir->slots.data[live_pop(&l)].size;
+		if (*pressure <= IR_STACK_MAX)
+			for (size_t j = 0; j < l.n; j++)
+				vec_push(&e, ((struct edge){ l.heap[j], s }));
+		live_push(&l, s);
+		bytes += ir->slots.data[s].size;
+		if (bytes > *pressure) {
+			*pressure = bytes;
+			*peak = s;
+		}
+	}
+	free(l.heap);
+	*edges = e.data;
+	*nedges = e.len;
+}
+
+/* Each slot's overlapping slots: adj[start[s] .. start[s + 1]). */
+static void adjacency(size_t n, const struct edge *e, size_t ne,
+		      uint32_t **start_out, uint32_t **adj_out)
+{
+	uint32_t *start = xcalloc(n + 2, sizeof(*start));
+	for (size_t i = 0; i < ne; i++) {
+		start[e[i].a + 1]++;
+		start[e[i].b + 1]++;
+	}
+	for (size_t s = 0; s < n; s++)
+		start[s + 1] += start[s];
+	uint32_t *fill = xmalloc((n + 1) * sizeof(*fill));
+	memcpy(fill, start, (n + 1) * sizeof(*fill));
+	uint32_t *adj = xmalloc((2 * ne + 1) * sizeof(*adj));
+	for (size_t i = 0; i < ne; i++) {
+		adj[fill[e[i].a]++] = e[i].b;
+		adj[fill[e[i].b]++] = e[i].a;
+	}
+	free(fill);
+	*start_out = start;
+	*adj_out = adj;
+}
+
 int ir_frame_layout(struct ir *ir, uint32_t *stack_size)
 {
 	size_t n = ir->slots.len;
@@ -150,34 +324,46 @@ int ir_frame_layout(struct ir *ir, uint32_t *stack_size)
 		*stack_size = 0;
 		return 0;
 	}
-	struct ir_span *spans = malloc(sizeof(*spans) * n);
-	int32_t *ptr = malloc(sizeof(*ptr) * (ir->nregs + 1));
-	size_t *order = malloc(sizeof(*order) * n);
-	uint32_t *lo = malloc(sizeof(*lo) * n); /* bytes [lo, lo+size) below
-						   R10, counted upwards */
-	bool *placed = calloc(n, sizeof(*placed));
-	if (!spans || !ptr || !order || !lo || !placed) {
-		free(spans);
-		free(ptr);
-		free(order);
-		free(lo);
-		free(placed);
-		return ir_fail(ir, ENOMEM, "out of memory");
-	}
+	struct ir_span *spans = xmalloc(sizeof(*spans) * n);
+	int32_t *ptr = xmalloc(sizeof(*ptr) * (ir->nregs + 1));
 	ir_slot_pointers(ir, ptr);
 	ir_slot_spans(ir, ptr, spans);
 	free(ptr);
 
+	uint32_t *order = xmalloc(sizeof(*order) * n);
+	size_t k = by_start(ir, spans, order);
+	uint64_t pressure;
+	uint32_t peak;
+	struct edge *edges;
+	size_t nedges;
+	sweep(ir, spans, order, k, &pressure, &peak, &edges, &nedges);
+	if (pressure > IR_STACK_MAX) {
+		/* no layout can fit: none is tried */
+		ir->culprit = culprit(ir, spans, peak);
+		free(edges);
+		free(order);
+		free(spans);
+		return ir_fail(ir, E2BIG, "program needs at least %llu bytes "
+			       "of stack, more than the %d that BPF allows",
+			       (unsigned long long)pressure, IR_STACK_MAX);
+	}
+	uint32_t *start, *adj;
+	adjacency(n, edges, nedges, &start, &adj);
+	free(edges);
+
 	/* Strictest alignment first (ir_slot_new allows 8, 4, 2, 1): first
 	 * fit then packs them with little padding. */
-	size_t k = 0;
+	k = 0;
 	for (uint32_t align = 8; align; align /= 2)
 		for (size_t s = 0; s < n; s++)
 			if (ir->slots.data[s].align == align)
-				order[k++] = s;
+				order[k++] = (uint32_t)s;
 
+	uint32_t *lo = xmalloc(sizeof(*lo) * n); /* bytes [lo, lo+size)
+						    below R10, counted up */
+	bool *placed = xcalloc(n, sizeof(*placed));
 	uint64_t top = 0;
-	size_t peak = 0;
+	size_t deepest = 0;
 	for (size_t oi = 0; oi < n; oi++) {
 		size_t s = order[oi];
 		struct ir_slotinfo *sl = &ir->slots.data[s];
@@ -193,8 +379,9 @@ int ir_frame_layout(struct ir *ir, uint32_t *stack_size)
 		bool moved = true;
 		while (moved) {
 			moved = false;
-			for (size_t j = 0; j < n; j++) {
-				if (!placed[j] || !overlap(&spans[s], &spans[j]))
+			for (uint32_t q = start[s]; q < start[s + 1]; q++) {
+				uint32_t j = adj[q];
+				if (!placed[j])
 					continue;
 				uint64_t jlo = lo[j];
 				uint64_t jhi = jlo + ir->slots.data[j].size;
@@ -209,16 +396,18 @@ int ir_frame_layout(struct ir *ir, uint32_t *stack_size)
 		placed[s] = true;
 		if (end > top) {
 			top = end;
-			peak = s;
+			deepest = s;
 		}
 		sl->fp_off = end <= IR_STACK_MAX ? -(int32_t)end : 0;
 	}
 	if (top > IR_STACK_MAX)
-		ir->culprit = culprit(ir, spans, peak);
+		ir->culprit = culprit(ir, spans, deepest);
 	free(spans);
 	free(order);
 	free(lo);
 	free(placed);
+	free(start);
+	free(adj);
 	top = (top + 7) & ~7ull;
 	if (top > IR_STACK_MAX)
 		return ir_fail(ir, E2BIG, "program needs %llu bytes of stack, "

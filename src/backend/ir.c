@@ -27,11 +27,26 @@ const char *ir_error(const struct ir *ir)
 	return ir->err[0] ? ir->err : NULL;
 }
 
+/* Instructions before optimisation past which a program is refused: the
+ * passes shrink code by far less than 4 times, and this bounds the
+ * memory a script can make the compiler take (a few unrolls nested make
+ * millions of statements from a line). */
+#define IR_MAX_BUILT (4 * IR_MAX_INSNS)
+
 /* The one place where instructions are appended. */
 static size_t emit(struct ir *ir, struct ir_insn in)
 {
 	vec_push(&ir->insns, in);
+	if (ir->insns.len == IR_MAX_BUILT + 1)
+		ir_fail(ir, E2BIG, "the program is too large: over %d "
+			"instructions before optimisation, and the kernel "
+			"loads %d at most", IR_MAX_BUILT, IR_MAX_INSNS);
 	return ir->insns.len - 1;
+}
+
+bool ir_full(const struct ir *ir)
+{
+	return ir->insns.len > IR_MAX_BUILT;
 }
 
 void ir_insert(struct ir *ir, size_t at, const struct ir_insn *in)
@@ -297,9 +312,16 @@ ir_slot ir_slot_new(struct ir *ir, uint32_t size, uint32_t align)
 		ir_fail(ir, EINVAL, "invalid stack slot alignment %u", align);
 		align = 8;
 	}
-	if (size == 0 || size > (1u << 20)) {
+	if (size == 0) {
 		ir_fail(ir, EINVAL, "invalid stack slot size %u", size);
 		size = 8;
+	} else if (size > IR_STACK_MAX) {
+		/* No frame can hold it: said now, at what needs it, before
+		 * any pass runs (a 1 MB string used to reach them). */
+		if (!ir->err[0])
+			ir->culprit = (int32_t)ir->slots.len;
+		ir_fail(ir, E2BIG, "program needs at least %u bytes of stack, "
+			"more than the %d that BPF allows", size, IR_STACK_MAX);
 	}
 	vec_push(&ir->slots, ((struct ir_slotinfo){ size, align, 0,
 						   ir->origin }));

@@ -78,6 +78,10 @@ typedef int32_t ir_jlist;  /* list of open jumps; IR_NOJUMP is empty */
 #define IR_NOJUMP (-1)
 #define IR_MAX_ARGS 5
 #define IR_STACK_MAX 512
+/* Instructions the kernel loads in one program with CAP_BPF or
+ * CAP_SYS_ADMIN, which tracing needs (BPF_COMPLEXITY_LIMIT_INSNS, since
+ * 5.2; older kernels took 4096, but they lack the ring buffer, 5.8). */
+#define IR_MAX_INSNS 1000000
 
 struct ir *ir_new(void);
 void ir_free(struct ir *ir);
@@ -86,6 +90,9 @@ void ir_free(struct ir *ir);
 void ir_set_cpu_v4(struct ir *ir, bool on);
 /* First builder or compile error, or NULL. */
 const char *ir_error(const struct ir *ir);
+/* The program grew past what sonde compiles (the error is set): codegen
+ * stops adding to it. */
+bool ir_full(const struct ir *ir);
 
 /* --- values --- */
 ir_reg ir_reg_new(struct ir *ir);

@@ -84,32 +84,45 @@ ir_reg ir_insn_def(const struct ir_insn *in);
 bool ir_insn_pure(const struct ir_insn *in);
 
 /* --- liveness.c --- */
+/* Every vreg's occurrences in instruction order: occ[start[v] ..
+ * start[v + 1]) are insn << 1 | (1 for the definition, 0 for a use); in
+ * one instruction the uses come first. */
+struct ir_occs {
+	uint32_t *start; /* nregs + 2 entries */
+	uint32_t *occ;
+};
+void ir_occs_build(const struct ir *ir, struct ir_occs *o);
+void ir_occs_free(struct ir_occs *o);
+
 struct ir_block {
 	uint32_t first, last; /* insn range, inclusive */
 	int32_t succ[2];      /* block indices, -1 for none */
-	uint64_t *live_in, *live_out;
+	const uint32_t *preds;
+	uint32_t npreds;
+	const ir_reg *live_in, *live_out; /* sorted */
+	uint32_t nlive_in, nlive_out;
 };
 
 struct ir_cfg {
 	struct ir_block *blocks;
 	uint32_t nblocks;
-	uint32_t words; /* bitset words per set */
+	uint32_t *block_of;  /* by insn */
+	uint32_t *preds;     /* the blocks' predecessor lists */
+	ir_reg *live;        /* the blocks' live lists */
+	struct ir_occs occs;
 };
 
 /* Builds blocks and solves liveness; -EINVAL on unbound labels, or control
  * falling off the end. */
 int ir_cfg_build(struct ir *ir, struct ir_cfg *cfg);
 void ir_cfg_free(struct ir_cfg *cfg);
+/* Label positions, recomputed after instructions moved. */
+void ir_relabel(struct ir *ir);
 /* Keeps the instructions whose keep[] is set; labels follow them. */
 void ir_compact(struct ir *ir, const bool *keep);
 /* Deletes pure instructions whose result is never read and drops unread
  * call results. Returns the number of changes. */
 int ir_dce(struct ir *ir, const struct ir_cfg *cfg);
-
-static inline bool ir_bit(const uint64_t *s, uint32_t i)
-{
-	return s[i / 64] >> (i % 64) & 1;
-}
 
 /* --- slotcopy.c --- */
 /* Removes whole-slot copies where source and destination can share

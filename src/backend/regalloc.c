@@ -79,12 +79,10 @@ static void build_intervals(struct ra *ra, const struct ir_cfg *cfg)
 		ra->iv[v] = (struct interval){ UINT32_MAX, 0, false, -1, 0 };
 	for (uint32_t b = 0; b < cfg->nblocks; b++) {
 		const struct ir_block *bl = &cfg->blocks[b];
-		for (uint32_t v = 1; v <= ir->nregs; v++) {
-			if (ir_bit(bl->live_in, v))
-				extend(&ra->iv[v], 2 * bl->first);
-			if (ir_bit(bl->live_out, v))
-				extend(&ra->iv[v], 2 * bl->last + 2);
-		}
+		for (uint32_t k = 0; k < bl->nlive_in; k++)
+			extend(&ra->iv[bl->live_in[k]], 2 * bl->first);
+		for (uint32_t k = 0; k < bl->nlive_out; k++)
+			extend(&ra->iv[bl->live_out[k]], 2 * bl->last + 2);
 	}
 	/* ncalls[i]: calls at instructions before i. */
 	uint32_t n = ir->insns.len;
@@ -226,22 +224,28 @@ static int scan(struct ra *ra)
 	return nspill;
 }
 
-/* The single LDIMM defining v when it fits one instruction, else NULL:
- * such values are recomputed at each use instead of reloaded. */
-static const struct ir_insn *remat_def(const struct ir *ir, ir_reg v)
+/* For each spilled vreg, the single LDIMM defining it when it fits one
+ * instruction (its index + 1; 0: none): such values are recomputed at
+ * each use instead of reloaded. */
+static uint32_t *remat_defs(const struct ra *ra)
 {
-	const struct ir_insn *def = NULL;
+	const struct ir *ir = ra->ir;
+	uint32_t *def = xcalloc(ir->nregs + 1, sizeof(*def));
 	for (size_t i = 0; i < ir->insns.len; i++) {
-		const struct ir_insn *in = &ir->insns.data[i];
-		if (ir_insn_def(in) != v)
-			continue;
-		if (def)
-			return NULL;
-		def = in;
+		ir_reg v = ir_insn_def(&ir->insns.data[i]);
+		if (v && ra->spill[v])
+			def[v] = def[v] ? UINT32_MAX : (uint32_t)i + 1;
 	}
-	if (!def || def->kind != IRK_LDIMM || def->imm < INT32_MIN ||
-	    def->imm > UINT32_MAX)
-		return NULL;
+	for (ir_reg v = 1; v <= ir->nregs; v++) {
+		if (!def[v] || def[v] == UINT32_MAX) {
+			def[v] = 0;
+			continue;
+		}
+		const struct ir_insn *in = &ir->insns.data[def[v] - 1];
+		if (in->kind != IRK_LDIMM || in->imm < INT32_MIN ||
+		    in->imm > UINT32_MAX)
+			def[v] = 0;
+	}
 	return def;
 }
 
@@ -258,102 +262,148 @@ static void replace(struct ir_insn *in, ir_reg from, ir_reg to)
 			in->args[a] = to;
 }
 
-static bool uses(const struct ir_insn *in, ir_reg v)
-{
-	ir_reg u[IR_MAX_ARGS];
-	int nu = ir_insn_uses(in, u);
-	for (int k = 0; k < nu; k++)
-		if (u[k] == v)
-			return true;
-	return false;
-}
-
 static bool ends_run(const struct ir_insn *in)
 {
 	return in->kind == IRK_JMP || in->kind == IRK_JA ||
 	       in->kind == IRK_EXIT || in->kind == IRK_CALL;
 }
 
-/*
- * Rewrites v into temporaries. Consecutive instructions that all touch v
- * share one temporary, loaded once and stored once after the last write
- * (`t = a; t *= 3; t += 1` costs one store, not three). Such a run stops
- * at labels and before leaving the block, and at calls, so a temporary
- * never lives across a call and never spans more than the instructions
- * using it: at most IR_MAX_ARGS + 1 temporaries are ever live at once.
- */
-static void spill_one(struct ra *ra, ir_reg v)
+/* A spilled vreg while the rewrite passes over the program. */
+struct spilled {
+	ir_slot slot;   /* its home; unused when rematerialised */
+	ir_reg t;       /* the temporary of the current run, or 0 */
+	bool dirty;     /* t holds a value not yet stored */
+};
+
+struct rewrite {
+	struct ra *ra;
+	struct spilled *sp;     /* by vreg */
+	const uint32_t *remat;  /* by vreg: remat_defs() */
+	VEC(struct ir_insn) out;
+	ir_reg active[2 * IR_MAX_ARGS + 4]; /* vregs with a run open */
+	int nactive;
+};
+
+static void emit_store(struct rewrite *w, ir_reg v)
 {
-	struct ir *ir = ra->ir;
-	const struct ir_insn *rd = remat_def(ir, v);
-	struct ir_insn remat = rd ? *rd : (struct ir_insn){ 0 };
-	ir_slot slot = rd ? 0 : ir_slot_new(ir, 8, 8);
-	struct ir_insn store = { .kind = IRK_STORE, .size = 8,
-				 .flags = IRF_SLOT, .slot = slot };
-	ir_reg t = IR_NOREG;
-	bool dirty = false; /* t holds a value not yet stored */
-	for (size_t i = 0; i < ir->insns.len; i++) {
-		struct ir_insn *in = &ir->insns.data[i];
-		bool use = uses(in, v), def = ir_insn_def(in) == v;
-		if (!use && !def) {
-			if (dirty) {
-				store.src = t;
-				ir_insert(ir, i++, &store);
-			}
-			t = IR_NOREG;
-			dirty = false;
-			continue;
-		}
-		if (rd && def) {
-			/* The constant is rebuilt at each use instead. */
-			*in = (struct ir_insn){ .kind = IRK_LABEL, .label = -1 };
-			t = IR_NOREG;
-			continue;
-		}
-		if (!t) {
-			t = ir_reg_new(ir);
-			grow(ra);
-			ra->nospill[t] = true;
-			if (use) {
-				struct ir_insn ld = { .kind = IRK_LOAD,
-						      .size = 8,
-						      .flags = IRF_SLOT,
-						      .dst = t, .slot = slot };
-				if (rd) {
-					ld = remat;
-					ld.dst = t;
-				}
-				ir_insert(ir, i++, &ld);
-			}
-		} else if (dirty && ends_run(&ir->insns.data[i])) {
-			store.src = t;
-			ir_insert(ir, i++, &store);
-			dirty = false;
-		}
-		in = &ir->insns.data[i];
-		replace(in, v, t);
-		dirty |= def;
-		if (ends_run(in)) {
-			if (dirty) {
-				store.src = t;
-				ir_insert(ir, ++i, &store);
-			}
-			t = IR_NOREG;
-			dirty = false;
-		}
-	}
+	struct spilled *s = &w->sp[v];
+	if (s->dirty)
+		vec_push(&w->out, ((struct ir_insn){
+			.kind = IRK_STORE, .size = 8, .flags = IRF_SLOT,
+			.slot = s->slot, .src = s->t }));
+	s->t = IR_NOREG;
+	s->dirty = false;
 }
 
-/* Drops the placeholders (label -1) left where rematerialised defs were. */
-static void drop_placeholders(struct ir *ir)
+/* The spilled vregs in touches (uses and definition), each once. */
+static int touched(const struct rewrite *w, const struct ir_insn *in,
+		   ir_reg *v)
 {
-	size_t n = 0;
-	for (size_t i = 0; i < ir->insns.len; i++) {
-		const struct ir_insn *in = &ir->insns.data[i];
-		if (!(in->kind == IRK_LABEL && in->label < 0))
-			ir->insns.data[n++] = *in;
+	ir_reg u[IR_MAX_ARGS + 1];
+	int nu = ir_insn_uses(in, u), n = 0;
+	ir_reg d = ir_insn_def(in);
+	if (d)
+		u[nu++] = d;
+	for (int k = 0; k < nu; k++) {
+		if (!w->ra->spill[u[k]])
+			continue;
+		bool seen = false;
+		for (int j = 0; j < n; j++)
+			seen |= v[j] == u[k];
+		if (!seen)
+			v[n++] = u[k];
 	}
-	ir->insns.len = n;
+	return n;
+}
+
+/*
+ * Rewrites every spilled vreg into temporaries, in one pass. Consecutive
+ * instructions that all touch v share one temporary, loaded once and
+ * stored once after the last write (`t = a; t *= 3; t += 1` costs one
+ * store, not three). Such a run stops at labels and before leaving the
+ * block, and at calls, so a temporary never lives across a call and never
+ * spans more than the instructions using it: at most IR_MAX_ARGS + 1
+ * temporaries are ever live at once.
+ */
+static void spill_all(struct ra *ra)
+{
+	struct ir *ir = ra->ir;
+	uint32_t nregs = ir->nregs;
+	struct rewrite w = { .ra = ra };
+	w.sp = xcalloc(nregs + 1, sizeof(*w.sp));
+	uint32_t *remat = remat_defs(ra);
+	for (ir_reg v = 1; v <= nregs; v++)
+		if (ra->spill[v] && !remat[v])
+			w.sp[v].slot = ir_slot_new(ir, 8, 8);
+	vec_reserve(&w.out, ir->insns.len + ir->insns.len / 4);
+	for (size_t i = 0; i < ir->insns.len; i++) {
+		struct ir_insn in = ir->insns.data[i];
+		ir_reg tv[IR_MAX_ARGS + 1];
+		int nt = touched(&w, &in, tv);
+		/* runs this instruction does not continue end before it */
+		for (int a = 0; a < w.nactive;) {
+			bool cont = false;
+			for (int k = 0; k < nt; k++)
+				cont |= tv[k] == w.active[a];
+			if (cont) {
+				a++;
+				continue;
+			}
+			emit_store(&w, w.active[a]);
+			w.active[a] = w.active[--w.nactive];
+		}
+		/* The constant is rebuilt at each use instead. */
+		ir_reg d = ir_insn_def(&in);
+		if (d && remat[d] == i + 1)
+			continue;
+		for (int k = 0; k < nt; k++) {
+			ir_reg v = tv[k];
+			struct spilled *s = &w.sp[v];
+			bool use = v != d;
+			if (!use) {
+				ir_reg u[IR_MAX_ARGS];
+				int nu = ir_insn_uses(&in, u);
+				for (int j = 0; j < nu; j++)
+					use |= u[j] == v;
+			}
+			if (!s->t) {
+				s->t = ir_reg_new(ir);
+				grow(ra);
+				ra->nospill[s->t] = true;
+				w.active[w.nactive++] = v;
+				if (use) {
+					struct ir_insn ld = {
+						.kind = IRK_LOAD, .size = 8,
+						.flags = IRF_SLOT, .slot = s->slot };
+					if (remat[v])
+						ld = ir->insns.data[remat[v] - 1];
+					ld.dst = s->t;
+					vec_push(&w.out, ld);
+				}
+			} else if (s->dirty && ends_run(&in)) {
+				ir_reg t = s->t;
+				emit_store(&w, v);
+				s->t = t;
+			}
+			replace(&in, v, s->t);
+		}
+		vec_push(&w.out, in);
+		for (int k = 0; k < nt; k++)
+			if (tv[k] == d)
+				w.sp[d].dirty = true;
+		if (ends_run(&in))
+			while (w.nactive)
+				emit_store(&w, w.active[--w.nactive]);
+	}
+	while (w.nactive)
+		emit_store(&w, w.active[--w.nactive]);
+	free(ir->insns.data);
+	ir->insns.data = w.out.data;
+	ir->insns.len = w.out.len;
+	ir->insns.cap = w.out.cap;
+	ir_relabel(ir);
+	free(remat);
+	free(w.sp);
 }
 
 int ir_regalloc(struct ir *ir, int8_t **preg_out)
@@ -383,11 +433,7 @@ int ir_regalloc(struct ir *ir, int8_t **preg_out)
 				      "not converge");
 			break;
 		}
-		uint32_t nregs = ir->nregs;
-		for (ir_reg v = 1; v <= nregs; v++)
-			if (ra.spill[v])
-				spill_one(&ra, v);
-		drop_placeholders(ir);
+		spill_all(&ra);
 	}
 	free(ra.iv);
 	free(ra.nospill);

@@ -18,6 +18,14 @@
  * Lifetimes are frame.c's spans, so loops are accounted for; a register
  * that points into a slot touches all of it. Every access stays aligned
  * to its size, as the verifier requires on the stack (fits()).
+ *
+ * The work goes in rounds, each linear in the program: the spans and, for
+ * each slot, the instructions that touch it are found once, and every
+ * copy is judged against them in program order. A coalescing changes its
+ * two slots (one goes, the other grows), so a later copy whose judgement
+ * would read what changed waits for the next round; copies into one
+ * value from sources that live apart (a printf record filled from many
+ * strings) are all done in one round.
  */
 #include "backend/ir_impl.h"
 
@@ -26,11 +34,32 @@
 
 #include "util/xalloc.h"
 
+/* Rounds are an optimisation's: past this many, copies stay (chains of
+ * copies halve each round, so real programs need a few). */
+#define MAX_ROUNDS 32
+
 struct run {
 	size_t first, last; /* the first load and the last store */
 	ir_slot src, dst;
 	int64_t delta;      /* dst offset - src offset */
 	int64_t lo, hi;     /* source bytes copied */
+};
+
+/* What one round knows of the program. */
+struct round {
+	struct ir *ir;
+	int32_t *ptr;           /* by vreg: ir_slot_pointers() */
+	struct ir_span *spans;  /* by slot */
+	uint32_t *tstart, *tlist; /* by slot: the insns touching it, sorted */
+	uint32_t *nocc;         /* by vreg: its uses and definitions */
+	uint32_t *incount;      /* by vreg: scratch of private_temps() */
+	/* by slot, this round: gone (renamed away), or grown by the
+	 * lifetime [glo, ghi] of the slot renamed into it */
+	bool *gone;
+	int64_t *glo, *ghi;
+	int32_t *rename_to;     /* by slot: -1, or the slot it becomes */
+	int64_t *shift;
+	bool *drop;             /* by insn: part of a copy that went */
 };
 
 static bool is_slot_access(const struct ir_insn *in, int kind)
@@ -62,7 +91,7 @@ static bool find_run(const struct ir *ir, size_t i, struct run *r)
 		r->last = k + 1;
 		k += 2;
 	}
-	return k > i && r->src != r->dst;
+	return k > i;
 }
 
 static bool in_run(const struct run *r, size_t i)
@@ -70,25 +99,18 @@ static bool in_run(const struct run *r, size_t i)
 	return i >= r->first && i <= r->last;
 }
 
-/* The run's temporaries carry the copied bytes and nothing else. */
-static bool private_temps(const struct ir *ir, const struct run *r,
-			  bool *temp)
+/* The run's temporaries carry the copied bytes and nothing else: all
+ * their occurrences are in the run. */
+static bool private_temps(struct round *rd, const struct run *r)
 {
+	const struct ir_insn *d = rd->ir->insns.data;
 	bool ok = true;
 	for (size_t i = r->first; i <= r->last; i += 2)
-		temp[ir->insns.data[i].dst] = true;
-	for (size_t i = 0; i < ir->insns.len && ok; i++) {
-		if (in_run(r, i))
-			continue;
-		const struct ir_insn *in = &ir->insns.data[i];
-		ir_reg u[IR_MAX_ARGS];
-		int nu = ir_insn_uses(in, u);
-		for (int k = 0; k < nu; k++)
-			ok &= !temp[u[k]];
-		ok &= !temp[ir_insn_def(in)];
-	}
+		rd->incount[d[i].dst] += 2; /* its load and its store */
 	for (size_t i = r->first; i <= r->last; i += 2)
-		temp[ir->insns.data[i].dst] = false;
+		ok &= rd->incount[d[i].dst] == rd->nocc[d[i].dst];
+	for (size_t i = r->first; i <= r->last; i += 2)
+		rd->incount[d[i].dst] = 0;
 	return ok;
 }
 
@@ -146,15 +168,29 @@ static bool touches(const struct ir_insn *in, const int32_t *ptr, ir_slot s,
 	}
 }
 
-static bool touched_between(const struct ir *ir, const struct run *r,
-			    const int32_t *ptr, int64_t from, int64_t to,
-			    ir_slot s, int64_t lo, int64_t hi,
-			    bool writes_only)
+/* Among the instructions touching slot s (its list), those in [from,
+ * to] outside the run. */
+static bool touched_between(const struct round *rd, const struct run *r,
+			    int64_t from, int64_t to, ir_slot s, int64_t lo,
+			    int64_t hi, bool writes_only)
 {
-	for (int64_t i = from; i <= to; i++)
+	uint32_t a = rd->tstart[s], b = rd->tstart[s + 1];
+	while (a < b) { /* the first at or after from */
+		uint32_t mid = a + (b - a) / 2;
+		if ((int64_t)rd->tlist[mid] < from)
+			a = mid + 1;
+		else
+			b = mid;
+	}
+	for (uint32_t k = a; k < rd->tstart[s + 1]; k++) {
+		int64_t i = rd->tlist[k];
+		if (i > to)
+			break;
 		if (!in_run(r, (size_t)i) &&
-		    touches(&ir->insns.data[i], ptr, s, lo, hi, writes_only))
+		    touches(&rd->ir->insns.data[i], rd->ptr, s, lo, hi,
+			    writes_only))
 			return true;
+	}
 	return false;
 }
 
@@ -170,23 +206,24 @@ static bool is_access(const struct ir_insn *in)
  * access must land on a multiple of its size in a slot that aligned, and
  * accesses through pointers keep the moved slot's own alignment.
  */
-static bool fits(const struct ir *ir, const int32_t *ptr, ir_slot moved,
-		 ir_slot into, int64_t at)
+static bool fits(const struct round *rd, ir_slot moved, ir_slot into,
+		 int64_t at)
 {
+	const struct ir *ir = rd->ir;
 	const struct ir_slotinfo *m = &ir->slots.data[moved];
 	const struct ir_slotinfo *t = &ir->slots.data[into];
 	if (at < 0 || at + m->size > t->size)
 		return false;
 	bool via_ptr = false;
-	for (size_t i = 0; i < ir->insns.len; i++) {
-		const struct ir_insn *in = &ir->insns.data[i];
+	for (uint32_t k = rd->tstart[moved]; k < rd->tstart[moved + 1]; k++) {
+		const struct ir_insn *in = &ir->insns.data[rd->tlist[k]];
 		if (!is_access(in))
 			continue;
 		if (in->flags & IRF_SLOT) {
 			if (in->slot == moved &&
 			    ((at + in->off) % in->size || t->align < in->size))
 				return false;
-		} else if (ptr[in->base] == (int32_t)moved) {
+		} else if (rd->ptr[in->base] == (int32_t)moved) {
 			via_ptr = true;
 		}
 	}
@@ -194,94 +231,211 @@ static bool fits(const struct ir *ir, const int32_t *ptr, ir_slot moved,
 }
 
 /* S can move into D at delta. */
-static bool forward_ok(const struct ir *ir, const struct run *r,
-		       const int32_t *ptr, const struct ir_span *spans)
+static bool forward_ok(const struct round *rd, const struct run *r)
 {
-	const struct ir_span *s = &spans[r->src];
-	uint32_t size = ir->slots.data[r->src].size;
-	return r->lo == 0 && r->hi == size &&
-	       fits(ir, ptr, r->src, r->dst, r->delta) &&
-	       s->last <= (int64_t)r->last &&
-	       !touched_between(ir, r, ptr, s->first, s->last, r->dst,
-				r->delta, r->delta + size, false);
+	const struct ir_span *s = &rd->spans[r->src];
+	uint32_t size = rd->ir->slots.data[r->src].size;
+	return r->lo == 0 && r->hi == size && s->last <= (int64_t)r->last &&
+	       fits(rd, r->src, r->dst, r->delta) &&
+	       !touched_between(rd, r, s->first, s->last, r->dst, r->delta,
+				r->delta + size, false);
 }
 
 /* D can move into S at -delta: neither is written while D lives, so
  * they hold the same bytes. */
-static bool backward_ok(const struct ir *ir, const struct run *r,
-			const int32_t *ptr, const struct ir_span *spans)
+static bool backward_ok(const struct round *rd, const struct run *r)
 {
-	const struct ir_span *d = &spans[r->dst];
-	uint32_t size = ir->slots.data[r->dst].size;
+	const struct ir_span *d = &rd->spans[r->dst];
+	uint32_t size = rd->ir->slots.data[r->dst].size;
 	int64_t after = (int64_t)r->last + 1;
 	return r->lo + r->delta == 0 && r->hi + r->delta == size &&
-	       fits(ir, ptr, r->dst, r->src, r->lo) &&
 	       d->first >= (int64_t)r->first &&
-	       !touched_between(ir, r, ptr, after, d->last, r->src, r->lo,
-				r->hi, true) &&
-	       !touched_between(ir, r, ptr, after, d->last, r->dst, 0, size,
-				true);
+	       fits(rd, r->dst, r->src, r->lo) &&
+	       !touched_between(rd, r, after, d->last, r->src, r->lo, r->hi,
+				true) &&
+	       !touched_between(rd, r, after, d->last, r->dst, 0, size, true);
 }
 
-/* Every access to slot from becomes one to slot to, shift bytes in. */
-static void rename_slot(struct ir *ir, ir_slot from, ir_slot to,
-			int64_t shift)
+/* Each slot's touching instructions (directly, or through a register
+ * pointing into it), in order. */
+static void touch_lists(struct round *rd)
 {
-	for (size_t i = 0; i < ir->insns.len; i++) {
-		struct ir_insn *in = &ir->insns.data[i];
-		if (((in->flags & IRF_SLOT) || in->kind == IRK_SLOTADDR) &&
-		    in->slot == from) {
-			in->slot = to;
-			in->off += (int32_t)shift;
+	const struct ir *ir = rd->ir;
+	size_t ns = ir->slots.len;
+	rd->tstart = xcalloc(ns + 2, sizeof(*rd->tstart));
+	for (int pass = 0; pass < 2; pass++) {
+		uint32_t *fill = pass ? xmalloc((ns + 1) * sizeof(*fill)) : NULL;
+		if (pass) {
+			for (size_t s = 0; s < ns; s++)
+				rd->tstart[s + 1] += rd->tstart[s];
+			memcpy(fill, rd->tstart, (ns + 1) * sizeof(*fill));
+			rd->tlist = xmalloc((rd->tstart[ns] + 1) *
+					    sizeof(*rd->tlist));
 		}
+		for (size_t i = 0; i < ir->insns.len; i++) {
+			const struct ir_insn *in = &ir->insns.data[i];
+			int32_t t[IR_MAX_ARGS + 2];
+			int nt = 0;
+			if ((in->flags & IRF_SLOT) || in->kind == IRK_SLOTADDR)
+				t[nt++] = (int32_t)in->slot;
+			ir_reg u[IR_MAX_ARGS + 1];
+			int nu = ir_insn_uses(in, u);
+			if (ir_insn_def(in))
+				u[nu++] = ir_insn_def(in);
+			for (int k = 0; k < nu; k++)
+				if (rd->ptr[u[k]] >= 0)
+					t[nt++] = rd->ptr[u[k]];
+			for (int k = 0; k < nt; k++) {
+				bool again = false;
+				for (int j = 0; j < k; j++)
+					again |= t[j] == t[k];
+				if (again || (size_t)t[k] >= ns)
+					continue;
+				if (pass)
+					rd->tlist[fill[t[k]]++] = (uint32_t)i;
+				else
+					rd->tstart[t[k] + 1]++;
+			}
+		}
+		free(fill);
 	}
 }
 
-/* Removes the run: now a copy of bytes onto themselves. */
-static void drop_run(struct ir *ir, const struct run *r)
+static void count_occurrences(struct round *rd)
 {
-	bool *keep = xmalloc(ir->insns.len + 1);
-	memset(keep, 1, ir->insns.len + 1);
-	memset(keep + r->first, 0, r->last - r->first + 1);
-	ir_compact(ir, keep);
-	free(keep);
-}
-
-/* One coalescing, if any applies. */
-static bool coalesce_one(struct ir *ir, int32_t *ptr, struct ir_span *spans,
-			 bool *temp)
-{
-	ir_slot_pointers(ir, ptr);
-	if (!ir_slot_spans(ir, ptr, spans))
-		return false;
+	const struct ir *ir = rd->ir;
+	memset(rd->nocc, 0, (ir->nregs + 1) * sizeof(*rd->nocc));
 	for (size_t i = 0; i < ir->insns.len; i++) {
-		struct run r;
-		if (!find_run(ir, i, &r) || !private_temps(ir, &r, temp))
-			continue;
-		if (forward_ok(ir, &r, ptr, spans))
-			rename_slot(ir, r.src, r.dst, r.delta);
-		else if (backward_ok(ir, &r, ptr, spans))
-			rename_slot(ir, r.dst, r.src, -r.delta);
-		else
-			continue;
-		drop_run(ir, &r);
-		return true;
+		const struct ir_insn *in = &ir->insns.data[i];
+		ir_reg u[IR_MAX_ARGS];
+		int nu = ir_insn_uses(in, u);
+		for (int k = 0; k < nu; k++)
+			rd->nocc[u[k]]++;
+		rd->nocc[ir_insn_def(in)]++;
 	}
-	return false;
+	rd->nocc[IR_NOREG] = 0;
+}
+
+static bool overlaps(int64_t a0, int64_t a1, int64_t b0, int64_t b1)
+{
+	return a0 <= b1 && b0 <= a1;
+}
+
+/* Slot from becomes part of slot into: into grows by from's lifetime. */
+static void merge(struct round *rd, ir_slot from, ir_slot into,
+		  int64_t shift)
+{
+	const struct ir_span *f = &rd->spans[from];
+	rd->gone[from] = true;
+	rd->rename_to[from] = (int32_t)into;
+	rd->shift[from] = shift;
+	if (rd->glo[into] < 0 || f->first < rd->glo[into])
+		rd->glo[into] = f->first;
+	if (f->last > rd->ghi[into])
+		rd->ghi[into] = f->last;
+}
+
+/* One round. Returns how many copies went (when some did, others may
+ * have waited for the next round). */
+static int one_round(struct round *rd)
+{
+	struct ir *ir = rd->ir;
+	size_t ns = ir->slots.len, n = ir->insns.len;
+	ir_slot_pointers(ir, rd->ptr);
+	if (!ir_slot_spans(ir, rd->ptr, rd->spans))
+		return 0;
+	touch_lists(rd);
+	count_occurrences(rd);
+	for (size_t s = 0; s < ns; s++) {
+		rd->gone[s] = false;
+		rd->glo[s] = rd->ghi[s] = -1;
+		rd->rename_to[s] = -1;
+	}
+	rd->drop = xcalloc(n + 1, sizeof(*rd->drop));
+	int done = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct run r;
+		if (!find_run(ir, i, &r))
+			continue;
+		/* a shorter run inside this one copies part of a slot,
+		 * which neither way takes */
+		i = r.last;
+		if (r.src == r.dst || !private_temps(rd, &r))
+			continue;
+		const struct ir_span *s = &rd->spans[r.src];
+		/* judged on what this round knows, or left for the next */
+		if (rd->gone[r.src] || rd->gone[r.dst] ||
+		    rd->glo[r.src] >= 0)
+			continue;
+		bool dst_grown = rd->glo[r.dst] >= 0;
+		if (dst_grown && overlaps(s->first, s->last, rd->glo[r.dst],
+					  rd->ghi[r.dst]))
+			continue;
+		if (forward_ok(rd, &r)) {
+			merge(rd, r.src, r.dst, r.delta);
+		} else if (dst_grown) {
+			/* a grown destination was touched before: it is
+			 * not born at this copy */
+			continue;
+		} else if (backward_ok(rd, &r)) {
+			merge(rd, r.dst, r.src, -r.delta);
+		} else {
+			continue;
+		}
+		memset(rd->drop + r.first, 1, r.last - r.first + 1);
+		done++;
+	}
+	if (done) {
+		bool *keep = xmalloc(n + 1);
+		for (size_t i = 0; i < n; i++) {
+			struct ir_insn *in = &ir->insns.data[i];
+			keep[i] = !rd->drop[i];
+			if (((in->flags & IRF_SLOT) || in->kind == IRK_SLOTADDR) &&
+			    rd->rename_to[in->slot] >= 0) {
+				in->off += (int32_t)rd->shift[in->slot];
+				in->slot = (ir_slot)rd->rename_to[in->slot];
+			}
+		}
+		ir_compact(ir, keep);
+		free(keep);
+	}
+	free(rd->drop);
+	free(rd->tstart);
+	free(rd->tlist);
+	rd->tstart = rd->tlist = NULL;
+	return done;
 }
 
 int ir_coalesce_slots(struct ir *ir)
 {
-	if (!ir->slots.len)
+	size_t ns = ir->slots.len;
+	if (!ns)
 		return 0;
-	int32_t *ptr = xmalloc(sizeof(*ptr) * (ir->nregs + 1));
-	struct ir_span *spans = xmalloc(sizeof(*spans) * ir->slots.len);
-	bool *temp = xcalloc(ir->nregs + 1, sizeof(*temp)); /* IR_NOREG too */
-	int n = 0;
-	while (coalesce_one(ir, ptr, spans, temp))
-		n++;
-	free(ptr);
-	free(spans);
-	free(temp);
-	return n;
+	struct round rd = { .ir = ir };
+	rd.ptr = xmalloc(sizeof(*rd.ptr) * (ir->nregs + 1));
+	rd.spans = xmalloc(sizeof(*rd.spans) * ns);
+	rd.nocc = xmalloc(sizeof(*rd.nocc) * (ir->nregs + 1));
+	rd.incount = xcalloc(ir->nregs + 1, sizeof(*rd.incount));
+	rd.gone = xmalloc(sizeof(*rd.gone) * ns);
+	rd.glo = xmalloc(sizeof(*rd.glo) * ns);
+	rd.ghi = xmalloc(sizeof(*rd.ghi) * ns);
+	rd.rename_to = xmalloc(sizeof(*rd.rename_to) * ns);
+	rd.shift = xmalloc(sizeof(*rd.shift) * ns);
+	int total = 0;
+	for (int round = 0; round < MAX_ROUNDS; round++) {
+		int done = one_round(&rd);
+		total += done;
+		if (!done)
+			break;
+	}
+	free(rd.ptr);
+	free(rd.spans);
+	free(rd.nocc);
+	free(rd.incount);
+	free(rd.gone);
+	free(rd.glo);
+	free(rd.ghi);
+	free(rd.rename_to);
+	free(rd.shift);
+	return total;
 }

@@ -10,25 +10,40 @@
  *
  * Two-address instructions (dst op= src, bswap) read and write dst in
  * place, so their definition joins the web of the definitions they read.
- * Reaching definitions are solved over the CFG of liveness.c, so a value
- * carried around a loop stays one web.
+ *
+ * Each vreg is done on its own, sparsely, over the CFG of liveness.c (so
+ * a value carried around a loop stays one web): a use takes the last
+ * definition before it in its block, or else the vreg's value at the
+ * block's entry, which joins the last definitions of the predecessors
+ * that define it and the entry values of those that do not, followed
+ * back as far as it is live. The work is the vreg's occurrences plus the
+ * blocks it is live into, so the pass is linear in the program and its
+ * live ranges (bit-sets of reaching definitions per block made it grow
+ * with blocks x definitions).
  */
 #include "backend/ir_impl.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/vec.h"
 #include "util/xalloc.h"
 
+/* Union-find nodes: definitions are 0..ndefs-1 (one per defining insn),
+ * a vreg's block-entry values follow while that vreg is done. unite()
+ * makes the smaller node the root, so a definition's root is always a
+ * definition and entry nodes can be dropped after each vreg. */
 struct webs {
 	struct ir *ir;
 	struct ir_cfg cfg;
-	uint32_t ndefs, words;     /* definitions, bitset words over them */
-	uint32_t *def_of_insn;     /* def id + 1, 0: none */
-	ir_reg *def_reg;           /* by def id: the vreg it defines */
-	uint32_t *first_def, *next_def; /* by vreg / def id: lists, +1 */
-	uint32_t *parent;          /* union-find over def ids */
-	uint64_t *in;              /* by block: reaching definitions */
+	uint32_t ndefs;
+	uint32_t *def_of_insn;   /* def id + 1, 0: none */
+	VEC(uint32_t) parent;
+	/* per block, for the vreg being done (stamped with it) */
+	ir_reg *stamp_def, *stamp_entry;
+	uint32_t *last_def;      /* its last definition in the block */
+	uint32_t *entry;         /* the node of its value at entry */
+	uint32_t *stack;
 };
 
 static uint32_t find(uint32_t *parent, uint32_t x)
@@ -52,96 +67,51 @@ static bool two_address(const struct ir_insn *in)
 	       in->kind == IRK_ENDIAN;
 }
 
-static void set_bit(uint64_t *s, uint32_t i)
+static uint32_t new_node(struct webs *w)
 {
-	s[i / 64] |= 1ull << i % 64;
+	uint32_t n = (uint32_t)w->parent.len;
+	vec_push(&w->parent, n);
+	return n;
 }
 
-/* A definition of vreg d (def id id) in set s: d's others leave. */
-static void apply_def(const struct webs *w, uint64_t *s, ir_reg d,
-		      uint32_t id)
+/* The node of v's value at the entry of block b, made (with those of the
+ * blocks it comes from) on first use. */
+static uint32_t entry_of(struct webs *w, ir_reg v, uint32_t b)
 {
-	for (uint32_t k = w->first_def[d]; k; k = w->next_def[k - 1])
-		s[(k - 1) / 64] &= ~(1ull << (k - 1) % 64);
-	set_bit(s, id);
-}
-
-static void number_defs(struct webs *w)
-{
-	struct ir *ir = w->ir;
-	size_t n = ir->insns.len;
-	w->def_of_insn = xcalloc(n + 1, sizeof(*w->def_of_insn));
-	w->def_reg = xcalloc(n + 1, sizeof(*w->def_reg));
-	w->next_def = xcalloc(n + 1, sizeof(*w->next_def));
-	w->parent = xcalloc(n + 1, sizeof(*w->parent));
-	w->first_def = xcalloc(ir->nregs + 1, sizeof(*w->first_def));
-	for (size_t i = n; i-- > 0;) {
-		ir_reg d = ir_insn_def(&ir->insns.data[i]);
-		if (!d)
-			continue;
-		uint32_t id = w->ndefs++;
-		w->def_of_insn[i] = id + 1;
-		w->def_reg[id] = d;
-		w->parent[id] = id;
-		w->next_def[id] = w->first_def[d];
-		w->first_def[d] = id + 1;
-	}
-	w->words = (w->ndefs + 63) / 64 + 1;
-}
-
-/* Forward dataflow: in[b] = union of the predecessors' outs. */
-static void solve(struct webs *w)
-{
-	uint32_t nb = w->cfg.nblocks, W = w->words;
-	uint64_t *out = xcalloc((size_t)nb * W, 8);
-	uint64_t *cur = xmalloc((size_t)W * 8);
-	w->in = xcalloc((size_t)nb * W, 8);
-	for (bool changed = true; changed;) {
-		changed = false;
-		for (uint32_t b = 0; b < nb; b++) {
-			const struct ir_block *bl = &w->cfg.blocks[b];
-			memcpy(cur, w->in + (size_t)b * W, (size_t)W * 8);
-			for (uint32_t i = bl->first; i <= bl->last; i++)
-				if (w->def_of_insn[i])
-					apply_def(w, cur,
-						  w->def_reg[w->def_of_insn[i] - 1],
-						  w->def_of_insn[i] - 1);
-			uint64_t *o = out + (size_t)b * W;
-			if (memcmp(o, cur, (size_t)W * 8)) {
-				memcpy(o, cur, (size_t)W * 8);
-				changed = true;
+	if (w->stamp_entry[b] == v)
+		return w->entry[b];
+	uint32_t sp = 0;
+	w->stamp_entry[b] = v;
+	w->entry[b] = new_node(w);
+	w->stack[sp++] = b;
+	while (sp) {
+		uint32_t x = w->stack[--sp];
+		const struct ir_block *bl = &w->cfg.blocks[x];
+		for (uint32_t q = 0; q < bl->npreds; q++) {
+			uint32_t p = bl->preds[q];
+			uint32_t from;
+			if (w->stamp_def[p] == v) {
+				from = w->last_def[p];
+			} else if (w->stamp_entry[p] == v) {
+				from = w->entry[p];
+			} else {
+				w->stamp_entry[p] = v;
+				from = w->entry[p] = new_node(w);
+				w->stack[sp++] = p;
 			}
-			for (int k = 0; k < 2; k++) {
-				int32_t s = bl->succ[k];
-				if (s < 0)
-					continue;
-				uint64_t *si = w->in + (size_t)s * W;
-				for (uint32_t x = 0; x < W; x++) {
-					if (o[x] & ~si[x])
-						changed = true;
-					si[x] |= o[x];
-				}
-			}
+			unite(w->parent.data, w->entry[x], from);
 		}
 	}
-	free(out);
-	free(cur);
+	return w->entry[b];
 }
 
-/* Some definition of v in s, as its web (def id), or UINT32_MAX. */
-static uint32_t reaching(const struct webs *w, const uint64_t *s, ir_reg v,
-			 bool unite_all)
+/* The node whose web reaches the use at insn i of v, given the last
+ * definition of v so far in i's block (UINT32_MAX: none). */
+static uint32_t reaching(struct webs *w, ir_reg v, uint32_t i,
+			 uint32_t last)
 {
-	uint32_t first = UINT32_MAX;
-	for (uint32_t k = w->first_def[v]; k; k = w->next_def[k - 1]) {
-		if (!ir_bit(s, k - 1))
-			continue;
-		if (first == UINT32_MAX)
-			first = k - 1;
-		else if (unite_all)
-			unite(w->parent, first, k - 1);
-	}
-	return first == UINT32_MAX ? UINT32_MAX : find(w->parent, first);
+	return last != UINT32_MAX ? last :
+				    entry_of(w, v, w->cfg.block_of[i]);
 }
 
 /* The use fields of in that hold from now hold to. */
@@ -166,42 +136,41 @@ static void rename_uses(struct ir_insn *in, ir_reg from, ir_reg to)
 				in->args[a] = to;
 }
 
-/*
- * Walks every block with its reaching definitions. First (!rename): joins
- * the definitions that reach one use, and two-address definitions with
- * what they read. Then (rename): gives each web its vreg (web_reg).
- */
-static void walk(struct webs *w, bool rename, ir_reg *web_reg)
+/* Walks v's occurrences. First (!rename): joins the definitions that
+ * reach one use, and two-address definitions with what they read. Then
+ * (rename): gives each use and definition its web's vreg. */
+static int walk(struct webs *w, ir_reg v, const ir_reg *web_reg)
 {
 	struct ir *ir = w->ir;
-	uint32_t W = w->words;
-	uint64_t *cur = xmalloc((size_t)W * 8);
-	for (uint32_t b = 0; b < w->cfg.nblocks; b++) {
-		const struct ir_block *bl = &w->cfg.blocks[b];
-		memcpy(cur, w->in + (size_t)b * W, (size_t)W * 8);
-		for (uint32_t i = bl->first; i <= bl->last; i++) {
-			struct ir_insn *in = &ir->insns.data[i];
-			ir_reg uses[IR_MAX_ARGS];
-			int nu = ir_insn_uses(in, uses);
-			uint32_t id = w->def_of_insn[i];
-			for (int u = 0; u < nu; u++) {
-				uint32_t web = reaching(w, cur, uses[u], !rename);
-				if (web == UINT32_MAX)
-					continue;
-				if (!rename && id && two_address(in) &&
-				    uses[u] == in->dst)
-					unite(w->parent, web, id - 1);
-				if (rename)
-					rename_uses(in, uses[u], web_reg[web]);
-			}
-			if (!id)
-				continue;
-			apply_def(w, cur, w->def_reg[id - 1], id - 1);
-			if (rename)
-				in->dst = web_reg[find(w->parent, id - 1)];
+	const struct ir_occs *o = &w->cfg.occs;
+	uint32_t last = UINT32_MAX, block = UINT32_MAX;
+	int n = 0;
+	for (uint32_t k = o->start[v]; k < o->start[v + 1]; k++) {
+		uint32_t i = o->occ[k] >> 1, b = w->cfg.block_of[i];
+		struct ir_insn *in = &ir->insns.data[i];
+		if (b != block)
+			last = UINT32_MAX, block = b;
+		if (o->occ[k] & 1) {
+			last = w->def_of_insn[i] - 1;
+			if (web_reg)
+				in->dst = web_reg[find(w->parent.data, last)];
+			continue;
 		}
+		/* reaching() may grow the union-find: call it first */
+		uint32_t node = reaching(w, v, i, last);
+		uint32_t r = find(w->parent.data, node);
+		if (r >= w->ndefs)
+			continue; /* no definition reaches it */
+		if (!web_reg) {
+			uint32_t id = w->def_of_insn[i];
+			if (id && two_address(in) && in->dst == v)
+				unite(w->parent.data, r, id - 1);
+		} else {
+			rename_uses(in, v, web_reg[r]);
+		}
+		n++;
 	}
-	free(cur);
+	return n;
 }
 
 int ir_split_webs(struct ir *ir)
@@ -209,36 +178,69 @@ int ir_split_webs(struct ir *ir)
 	struct webs w = { .ir = ir };
 	if (ir_cfg_build(ir, &w.cfg))
 		return 0; /* regalloc reports the error */
-	number_defs(&w);
-	solve(&w);
-	walk(&w, false, NULL);
-	/* The web of each vreg's earliest definition keeps the vreg. */
+	size_t n = ir->insns.len;
+	uint32_t nb = w.cfg.nblocks;
+	w.def_of_insn = xcalloc(n + 1, sizeof(*w.def_of_insn));
+	for (size_t i = 0; i < n; i++)
+		if (ir_insn_def(&ir->insns.data[i]))
+			w.def_of_insn[i] = ++w.ndefs;
+	vec_reserve(&w.parent, w.ndefs + 1);
+	for (uint32_t id = 0; id < w.ndefs; id++)
+		w.parent.data[w.parent.len++] = id;
+	w.stamp_def = xcalloc(nb + 1, sizeof(*w.stamp_def));
+	w.stamp_entry = xcalloc(nb + 1, sizeof(*w.stamp_entry));
+	w.last_def = xmalloc((nb + 1) * sizeof(*w.last_def));
+	w.entry = xmalloc((nb + 1) * sizeof(*w.entry));
+	w.stack = xmalloc((nb + 1) * sizeof(*w.stack));
 	ir_reg *web_reg = xcalloc(w.ndefs + 1, sizeof(*web_reg));
-	bool *kept = xcalloc(ir->nregs + 1, sizeof(*kept));
+	const struct ir_occs *o = &w.cfg.occs;
+	uint32_t nregs = ir->nregs;
 	int split = 0;
-	for (uint32_t id = w.ndefs; id-- > 0;) {
-		uint32_t root = find(w.parent, id);
-		if (web_reg[root])
-			continue;
-		ir_reg v = w.def_reg[root];
-		if (!kept[v]) {
-			kept[v] = true;
-			web_reg[root] = v;
-		} else {
-			web_reg[root] = ir_reg_new(ir);
-			split++;
+	for (ir_reg v = 1; v <= nregs; v++) {
+		uint32_t lo = o->start[v], hi = o->start[v + 1];
+		uint32_t first = UINT32_MAX;
+		for (uint32_t k = lo; k < hi; k++) {
+			if (!(o->occ[k] & 1))
+				continue;
+			uint32_t i = o->occ[k] >> 1, b = w.cfg.block_of[i];
+			w.stamp_def[b] = v;
+			w.last_def[b] = w.def_of_insn[i] - 1;
+			if (first == UINT32_MAX)
+				first = w.def_of_insn[i] - 1;
 		}
+		if (first == UINT32_MAX)
+			continue;
+		walk(&w, v, NULL);
+		/* The web of v's earliest definition keeps v. */
+		bool renamed = false;
+		for (uint32_t k = lo; k < hi; k++) {
+			if (!(o->occ[k] & 1))
+				continue;
+			uint32_t id = w.def_of_insn[o->occ[k] >> 1] - 1;
+			uint32_t root = find(w.parent.data, id);
+			if (web_reg[root])
+				continue;
+			if (root == find(w.parent.data, first)) {
+				web_reg[root] = v;
+			} else {
+				web_reg[root] = ir_reg_new(ir);
+				renamed = true;
+				split++;
+			}
+		}
+		if (renamed)
+			walk(&w, v, web_reg);
+		/* v's entry nodes are done with */
+		w.parent.len = w.ndefs;
 	}
-	if (split)
-		walk(&w, true, web_reg);
 	free(web_reg);
-	free(kept);
+	free(w.stack);
+	free(w.entry);
+	free(w.last_def);
+	free(w.stamp_entry);
+	free(w.stamp_def);
+	vec_free(&w.parent);
 	free(w.def_of_insn);
-	free(w.def_reg);
-	free(w.first_def);
-	free(w.next_def);
-	free(w.parent);
-	free(w.in);
 	ir_cfg_free(&w.cfg);
 	return split;
 }

@@ -25,6 +25,8 @@ enum val_kind {
 	V_CTX,  /* the bytes are in the context at ctx_off (tracepoints) */
 	V_NONE, /* no value (void calls) */
 	V_STACK, /* kstack/ustack of .type, captured where it is stored */
+	V_TUPLE, /* tuple .expr holding stacks, too big for the BPF stack:
+		  * its fields are evaluated where it is stored */
 };
 
 struct val {
@@ -37,6 +39,7 @@ struct val {
 	bool user; /* V_ADDR: the address is in user space */
 	bool any;  /* V_ADDR: of unknown space (read by the helper that
 		    * tries both, as bpftrace does) */
+	struct ast_expr *expr; /* V_TUPLE */
 };
 
 /* Memory being written: a stack slot, or (ptr != IR_NOREG) map value
@@ -110,6 +113,7 @@ struct cg {
 	const struct cg_sysdispatch *disp;
 	bool multi;             /* one program for all targets (multiattach) */
 	ir_reg probe_reg;
+	ir_reg func_reg;        /* `func` from the attach cookie, or IR_NOREG */
 	VEC(struct cg_var) vars;
 	VEC(struct cg_loop) loops;
 	/* out->probe_names by hash (open addressing, index + 1, 0: free), so
@@ -157,8 +161,9 @@ void cg_sysdispatch_prologue(struct cg *g, const struct cg_sysdispatch *d);
 bool cg_multi_plan(const struct ast_probe *p, const struct sema_probe *sp);
 /* Whether probe p (body or predicate) uses any of builtins ids[0..n). */
 bool cg_probe_uses_any(const struct ast_probe *p, const int *ids, size_t n);
-void cg_multi_prologue(struct cg *g);
-const uint64_t *cg_multi_cookies(struct cg *g, const struct sema_probe *sp);
+void cg_multi_prologue(struct cg *g, const struct ast_probe *p);
+const uint64_t *cg_multi_cookies(struct cg *g, const struct ast_probe *p,
+				 const struct sema_probe *sp);
 /* Every emitter the registry names (in builtins.c, calls.c, context.c,
  * pt_regs.c, maps.c, stacks.c). */
 #define BUILTIN_VAR(id, name, ty, emit) \

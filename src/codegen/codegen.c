@@ -141,7 +141,7 @@ static void gen_stmt_at(struct cg *g, struct ast_stmt *s)
 	}
 	case S_UNROLL: {
 		uint64_t n = s->u.loop.cond->u.num.value;
-		for (uint64_t i = 0; i < n; i++)
+		for (uint64_t i = 0; i < n && !ir_full(g->ir); i++)
 			gen_block(g, &s->u.loop.body);
 		return;
 	}
@@ -180,7 +180,8 @@ static void gen_stmt_at(struct cg *g, struct ast_stmt *s)
 
 static void gen_block(struct cg *g, const struct ast_block *b)
 {
-	for (uint32_t i = 0; i < b->n; i++)
+	/* a program past the size sonde compiles is refused: no more of it */
+	for (uint32_t i = 0; i < b->n && !ir_full(g->ir); i++)
 		gen_stmt(g, b->stmts[i]);
 }
 
@@ -250,6 +251,8 @@ static void report_compile_error(struct cg *g, const struct ast_probe *p)
 		sb_printf(&what, "this %s() call", e->u.call.name);
 	else if (e->kind == E_MAP)
 		sb_printf(&what, "this use of map %s", e->u.map.name);
+	else if (e->kind == E_STRING)
+		sb_printf(&what, "this string");
 	else
 		sb_printf(&what, "this value");
 	diag_error(g->diag, e->span, "%s: %s takes %u bytes of it (use "
@@ -300,11 +303,12 @@ static int gen_program(struct cg *g, struct ast_probe *p,
 	g->bail = IR_NOJUMP;
 	g->first_loop = NULL;
 	g->probe_reg = IR_NOREG;
+	g->func_reg = IR_NOREG;
 	declare_vars(g, &p->body, true);
 	if (g->disp)
 		cg_sysdispatch_prologue(g, g->disp);
 	if (g->multi)
-		cg_multi_prologue(g);
+		cg_multi_prologue(g, p);
 	if (g->stop_flag >= 0 && t->prov->run == PROBE_RUN_ATTACHED) {
 		/* 3 instructions: a direct load of the flag, no helper */
 		ir_reg f = ir_reg_new(g->ir);
@@ -407,7 +411,7 @@ int codegen(struct arena *a, struct diag *d, struct ast_program *prog,
 			if (rc == 0) {
 				cp.targets = sp->targets;
 				cp.ntargets = sp->ntargets;
-				cp.cookies = cg_multi_cookies(&g, sp);
+				cp.cookies = cg_multi_cookies(&g, p, sp);
 				cp.name = arena_printf(a, "%s and %u more (one "
 						       "link)", cp.name,
 						       cp.ntargets - 1);

@@ -84,6 +84,9 @@ struct val cg_bi_func(struct cg *g, struct ast_expr *e, struct ast_expr *tg)
 	if (t->layout == CTXL_U64_ARRAY)
 		return cg_reg_val(e->type, cg_call(g, BPF_FUNC_get_func_ip, 1,
 						   ir_ctx(g->ir)));
+	/* one program for many targets: from the attach cookie */
+	if (g->func_reg != IR_NOREG)
+		return cg_reg_val(e->type, ir_copy(g->ir, g->func_reg));
 	/* pt_regs probes know their function by name, per target. */
 	if (t->layout == CTXL_PT_REGS && t->func)
 		return cg_reg_val(e->type, ir_const(g->ir,

@@ -225,6 +225,7 @@ ir_reg cg_to_reg(struct cg *g, struct val v)
 		return r;
 	}
 	case V_STACK: /* not an integer: sema lets no stack reach here */
+	case V_TUPLE:
 	case V_NONE:
 		break;
 	}
@@ -249,6 +250,11 @@ struct val cg_to_mem(struct cg *g, struct val v)
 	case V_STACK:
 		s = ir_slot_new(g->ir, size, 8);
 		cg_stack_capture(g, v.type, cg_slot_mem(s), 0);
+		return mem_val(v.type, s, 0);
+	case V_TUPLE: /* needed in a slot after all (the verifier may
+		       * refuse its size, which compile() reports) */
+		s = ir_slot_new(g->ir, size, 8);
+		cg_store_mem(g, cg_slot_mem(s), 0, v.type, v);
 		return mem_val(v.type, s, 0);
 	case V_ADDR:
 		if (v.type->kind == TY_STRING) {
@@ -308,7 +314,23 @@ void cg_store_mem(struct cg *g, struct cg_mem dst, uint32_t off,
 		cg_stack_capture(g, dt, dst, off);
 		return;
 	}
-	if (dt->kind == TY_TUPLE && v.type->kind == TY_TUPLE) {
+	if (v.kind == V_TUPLE && dt->kind == TY_TUPLE &&
+	    dt->nfields == v.expr->u.list.n) {
+		/* its fields straight into place, stacks captured there */
+		cg_zero_gaps(g, dst, off, dt, dt->size);
+		for (uint32_t i = 0; i < dt->nfields; i++)
+			cg_store_mem(g, dst, off + dt->fields[i].offset,
+				     dt->fields[i].type,
+				     cg_expr(g, v.expr->u.list.items[i]));
+		return;
+	}
+	if (v.kind == V_TUPLE) /* other field types: through a slot */
+		v = cg_to_mem(g, v);
+	/* a tuple kept in the scratch (a variable), into the scratch: read
+	 * whole below, with no slot in between */
+	bool whole = v.kind == V_ADDR && dst.ptr != IR_NOREG &&
+		     type_equal(dt, v.type);
+	if (dt->kind == TY_TUPLE && v.type->kind == TY_TUPLE && !whole) {
 		/* every field is stored whole below: zero only the padding */
 		cg_zero_gaps(g, dst, off, dt, dt->size);
 		struct val src = cg_to_mem(g, v);
@@ -831,6 +853,14 @@ static struct val cast(struct cg *g, struct ast_expr *e)
 static struct val string_lit(struct cg *g, struct ast_expr *e)
 {
 	uint32_t size = e->type->size;
+	if (size > IR_STACK_MAX) {
+		/* bpftrace's words for a literal over its string size: it
+		 * is built on the stack, which cannot hold it */
+		cg_error(g, e->span, "String is too long (over %d bytes, the "
+			 "size of BPF's stack): it takes %u bytes",
+			 IR_STACK_MAX, size);
+		size = 8;
+	}
 	ir_slot s = ir_slot_new(g->ir, size, 8);
 	uint32_t i = 0;
 	const unsigned char *b = (const unsigned char *)e->u.str.bytes;
@@ -854,6 +884,8 @@ static struct val string_lit(struct cg *g, struct ast_expr *e)
 static struct val tuple(struct cg *g, struct ast_expr *e)
 {
 	const struct type *t = e->type;
+	if (cg_stack_in_scratch(t)) /* built where it is stored */
+		return (struct val){ .kind = V_TUPLE, .type = t, .expr = e };
 	ir_slot s = ir_slot_new(g->ir, t->size ? t->size : 8, 8);
 	cg_zero_gaps(g, cg_slot_mem(s), 0, t, t->size);
 	for (uint32_t i = 0; i < e->u.list.n; i++)

@@ -87,6 +87,8 @@ void cg_maps_declare(struct cg *g)
 		m.is_user = true;
 		m.key = sm->key;
 		m.value = sm->value;
+		m.key_names = sm->key_names;
+		m.nkey_names = sm->nkey_names;
 		m.percpu = type_is_aggregation(sm->value);
 		m.type = m.percpu ? BPF_MAP_TYPE_PERCPU_HASH : BPF_MAP_TYPE_HASH;
 		m.key_size = maplayout_key_size(sm->key, sm->value);

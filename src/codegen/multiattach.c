@@ -3,10 +3,12 @@
  * provider's attach_multi makes one kernel link for all of them (for
  * uprobes, a uprobe_multi link: 2,000 uprobes detach in one grace period
  * instead of 100 s of one each), and the program learns which target fired
- * from its attach cookie, which holds the target's index in the names of
- * `probe`. Only where one program serves them all: a body that reads
- * nothing typed per target (args, func) and no kernel stack (which starts
- * in the link's handler, not the perf event's).
+ * from its attach cookie: the target's index in the names of `probe` in
+ * its low 32 bits and, when the body reads `func`, its function's index in
+ * the high 32. Only where one program serves them all: a body that reads
+ * nothing typed per target (args, a PIE's uaddr), no kernel stack (which
+ * starts in the link's handler, not the perf event's), and `func` only
+ * where every target names its function.
  */
 #include "codegen/cg.h"
 #include "lang/builtins.h"
@@ -20,25 +22,51 @@ bool cg_probe_uses_any(const struct ast_probe *p, const int *ids, size_t n)
 	return false;
 }
 
+static bool uses_func(const struct ast_probe *p)
+{
+	static const int ids[] = { BI_FUNC };
+	return cg_probe_uses_any(p, ids, 1);
+}
+
 bool cg_multi_plan(const struct ast_probe *p, const struct sema_probe *sp)
 {
-	static const int ids[] = { BI_ARGS, BI_FUNC, BI_KSTACK_VAR, BI_KSTACK };
+	static const int ids[] = { BI_ARGS, BI_KSTACK_VAR, BI_KSTACK, BI_UADDR };
 	if (sp->ntargets < CG_MULTI_MIN || !sp->targets[0].prov->attach_multi ||
 	    !sp->targets[0].prov->multi_ok ||
 	    cg_probe_uses_any(p, ids, sizeof(ids) / sizeof(*ids)))
 		return false;
+	if (uses_func(p))
+		for (uint32_t k = 0; k < sp->ntargets; k++)
+			if (sp->targets[k].layout != CTXL_PT_REGS ||
+			    !sp->targets[k].func)
+				return false;
 	return sp->targets[0].prov->multi_ok(sp->targets, sp->ntargets);
 }
 
-void cg_multi_prologue(struct cg *g)
+void cg_multi_prologue(struct cg *g, const struct ast_probe *p)
 {
-	g->probe_reg = cg_call(g, BPF_FUNC_get_attach_cookie, 1, ir_ctx(g->ir));
+	ir_reg cookie = cg_call(g, BPF_FUNC_get_attach_cookie, 1,
+				ir_ctx(g->ir));
+	if (!uses_func(p)) {
+		g->probe_reg = cookie;
+		return;
+	}
+	g->func_reg = ir_copy(g->ir, cookie);
+	ir_alui(g->ir, BPF_RSH, g->func_reg, 32);
+	g->probe_reg = ir_reg_new(g->ir);
+	ir_alu32(g->ir, BPF_MOV, g->probe_reg, cookie); /* the low half */
 }
 
-const uint64_t *cg_multi_cookies(struct cg *g, const struct sema_probe *sp)
+const uint64_t *cg_multi_cookies(struct cg *g, const struct ast_probe *p,
+				 const struct sema_probe *sp)
 {
+	bool func = uses_func(p);
 	uint64_t *c = arena_alloc(g->arena, sp->ntargets * sizeof(*c));
-	for (uint32_t k = 0; k < sp->ntargets; k++)
+	for (uint32_t k = 0; k < sp->ntargets; k++) {
 		c[k] = cg_name_index(g, sp->targets[k].name);
+		if (func)
+			c[k] |= (uint64_t)cg_name_index(g, sp->targets[k].func)
+				<< 32;
+	}
 	return c;
 }

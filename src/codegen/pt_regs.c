@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernel/elfsym.h"
 #include "kernel/regs.h"
 #include "kernel/usdt.h"
 #include "model/types.h"
@@ -80,6 +81,29 @@ struct val cg_bi_reg(struct cg *g, struct ast_expr *e, struct ast_expr *tg)
 {
 	const char *name = e->u.call.args.items[0]->u.str.bytes;
 	return cg_reg_val(e->type, cg_to_reg(g, ctx_u64((uint32_t)regs_offset(name))));
+}
+
+/* uaddr("sym") of a PIE or library (sema folds an executable's): the
+ * instruction pointer at the probe is where the probed instruction was
+ * mapped, and the symbol is as far from it as in the file. */
+struct val cg_bi_uaddr(struct cg *g, struct ast_expr *e, struct ast_expr *tg)
+{
+	const struct probe_target *t = g->tgt;
+	const char *name = e->u.call.args.items[0]->u.str.bytes;
+	struct elf_syms *es = NULL;
+	uint64_t sym, size, at;
+	if (!t || !t->binary || elfsym_load(t->binary, &es) ||
+	    elfsym_off_to_vaddr(es, t->u.user.offset, &at) ||
+	    elfsym_find_any(t->binary, name, &sym, &size) < 0) {
+		elfsym_free(es);
+		cg_error(g, e->span, "cannot place %s in %s", name,
+			 t && t->binary ? t->binary : "the probed file");
+		return cg_reg_val(e->type, ir_const(g->ir, 0));
+	}
+	elfsym_free(es);
+	ir_reg r = ir_copy(g->ir, cg_to_reg(g, ctx_u64((uint32_t)regs_offset("ip"))));
+	ir_alu(g->ir, BPF_ADD, r, ir_const(g->ir, (int64_t)(sym - at)));
+	return cg_reg_val(e->type, r);
 }
 
 int cg_val_read_fn(const struct val *v, bool str)

@@ -34,16 +34,21 @@ void cg_stack_capture(struct cg *g, const struct type *t, struct cg_mem dst,
 		      uint32_t off)
 {
 	bool user = t->kind == TY_USTACK;
+	bool build_id = t->stack_mode == STACK_BUILD_ID;
 	uint32_t ips = off + (user ? 16 : 8);
+	uint64_t flags = user ? BPF_F_USER_STACK : 0;
+	if (build_id) /* struct bpf_stack_build_id frames (32 bytes) */
+		flags |= BPF_F_USER_BUILD_ID;
 	ir_reg n = cg_call(g, BPF_FUNC_get_stack, 4, ir_ctx(g->ir),
 			   cg_mem_addr(g, dst, ips),
-			   ir_const(g->ir, 8 * t->stack_limit),
-			   ir_const(g->ir, user ? BPF_F_USER_STACK : 0));
+			   ir_const(g->ir, (int64_t)type_stack_frame_size(t) *
+						   t->stack_limit),
+			   ir_const(g->ir, (int64_t)flags));
 	/* Bytes written, or -errno with the buffer zeroed: zero frames. */
 	ir_jlist ok = ir_jmpi(g->ir, BPF_JSGE, n, 0, IR_NOLABEL);
 	ir_movi(g->ir, n, 0);
 	ir_jlist_patch_here(g->ir, ok);
-	ir_alui(g->ir, BPF_RSH, n, 3);
+	ir_alui(g->ir, BPF_RSH, n, build_id ? 5 : 3);
 	cg_mem_store(g, 8, dst, off, n);
 	if (!user)
 		return;

@@ -235,3 +235,18 @@ enum x86insn_at x86insn_boundary(const uint8_t *code, size_t n, size_t off)
 	}
 	return at == off ? X86INSN_START : X86INSN_MIDDLE;
 }
+
+bool x86insn_uprobe_bad_prefix(const uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i < n && i < 14; i++) {
+		switch (p[i]) {
+		case 0xf0: case 0x26: case 0x2e: case 0x36: case 0x3e:
+			return true;
+		case 0x66: case 0x67: case 0xf2: case 0xf3: case 0x64:
+		case 0x65:
+			continue;
+		}
+		return false;
+	}
+	return false;
+}

@@ -7,6 +7,7 @@
 #ifndef SONDE_X86INSN_H
 #define SONDE_X86INSN_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -22,5 +23,10 @@ enum x86insn_at {
 
 /* Walks the instructions of code (a function's first n bytes) up to off. */
 enum x86insn_at x86insn_boundary(const uint8_t *code, size_t n, size_t off);
+
+/* Whether the kernel refuses a uprobe on the instruction at code for its
+ * prefixes: LOCK, or an ES, CS, SS or DS segment override (notrack), as
+ * arch/x86/kernel/uprobes.c's is_prefix_bad() does, on every kernel. */
+bool x86insn_uprobe_bad_prefix(const uint8_t *code, size_t n);
 
 #endif

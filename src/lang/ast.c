@@ -306,91 +306,122 @@ void ast_dump(const struct ast_program *p, struct strbuf *out)
 	}
 }
 
-static bool expr_uses(const struct ast_expr *e, int id);
-
-static bool list_uses(const struct ast_expr_list *l, int id)
+static void walk_list(struct ast_expr_list *l, ast_expr_fn fn, void *ctx)
 {
 	for (uint32_t i = 0; i < l->n; i++)
-		if (expr_uses(l->items[i], id))
-			return true;
-	return false;
+		ast_walk_expr(l->items[i], fn, ctx);
 }
 
-static bool expr_uses(const struct ast_expr *e, int id)
+void ast_walk_expr(struct ast_expr *e, ast_expr_fn fn, void *ctx)
 {
 	if (!e)
-		return false;
+		return;
 	switch (e->kind) {
-	case E_BUILTIN:
-		return e->builtin == id;
 	case E_MAP:
-		return list_uses(&e->u.map.keys, id);
+		walk_list(&e->u.map.keys, fn, ctx);
+		break;
 	case E_CALL:
-		return list_uses(&e->u.call.args, id);
+		walk_list(&e->u.call.args, fn, ctx);
+		break;
 	case E_UNARY:
-		return expr_uses(e->u.unary.operand, id);
+		ast_walk_expr(e->u.unary.operand, fn, ctx);
+		break;
 	case E_BINARY:
-		return expr_uses(e->u.binary.left, id) ||
-		       expr_uses(e->u.binary.right, id);
+		ast_walk_expr(e->u.binary.left, fn, ctx);
+		ast_walk_expr(e->u.binary.right, fn, ctx);
+		break;
 	case E_TERNARY:
-		return expr_uses(e->u.ternary.cond, id) ||
-		       expr_uses(e->u.ternary.then, id) ||
-		       expr_uses(e->u.ternary.otherwise, id);
+		ast_walk_expr(e->u.ternary.cond, fn, ctx);
+		ast_walk_expr(e->u.ternary.then, fn, ctx);
+		ast_walk_expr(e->u.ternary.otherwise, fn, ctx);
+		break;
 	case E_CAST:
-		return expr_uses(e->u.cast.operand, id);
+		ast_walk_expr(e->u.cast.operand, fn, ctx);
+		break;
 	case E_FIELD:
-		return expr_uses(e->u.field.base, id);
+		ast_walk_expr(e->u.field.base, fn, ctx);
+		break;
 	case E_INDEX:
-		return expr_uses(e->u.index.base, id) ||
-		       expr_uses(e->u.index.index, id);
+		ast_walk_expr(e->u.index.base, fn, ctx);
+		ast_walk_expr(e->u.index.index, fn, ctx);
+		break;
 	case E_TUPLE:
-		return list_uses(&e->u.list, id);
+		walk_list(&e->u.list, fn, ctx);
+		break;
 	case E_TUPLE_INDEX:
-		return expr_uses(e->u.tindex.base, id);
+		ast_walk_expr(e->u.tindex.base, fn, ctx);
+		break;
 	case E_SIZEOF:
-		return expr_uses(e->u.size_of.expr, id);
+		ast_walk_expr(e->u.size_of.expr, fn, ctx);
+		break;
 	default:
-		return false;
+		break;
 	}
+	fn(e, ctx);
 }
 
-static bool block_uses(const struct ast_block *b, int id);
+static void walk_block(struct ast_block *b, ast_expr_fn fn, void *ctx);
 
-static bool stmt_uses(const struct ast_stmt *s, int id)
+static void walk_stmt(struct ast_stmt *s, ast_expr_fn fn, void *ctx)
 {
 	if (!s)
-		return false;
+		return;
 	switch (s->kind) {
 	case S_EXPR:
 	case S_RETURN:
-		return expr_uses(s->u.expr, id);
+		ast_walk_expr(s->u.expr, fn, ctx);
+		break;
 	case S_ASSIGN:
-		return expr_uses(s->u.assign.target, id) ||
-		       expr_uses(s->u.assign.value, id);
+		ast_walk_expr(s->u.assign.target, fn, ctx);
+		ast_walk_expr(s->u.assign.value, fn, ctx);
+		break;
 	case S_IF:
-		return expr_uses(s->u.if_.cond, id) ||
-		       block_uses(&s->u.if_.then, id) ||
-		       stmt_uses(s->u.if_.otherwise, id);
+		ast_walk_expr(s->u.if_.cond, fn, ctx);
+		walk_block(&s->u.if_.then, fn, ctx);
+		walk_stmt(s->u.if_.otherwise, fn, ctx);
+		break;
 	case S_UNROLL:
 	case S_WHILE:
-		return expr_uses(s->u.loop.cond, id) ||
-		       block_uses(&s->u.loop.body, id);
+		ast_walk_expr(s->u.loop.cond, fn, ctx);
+		walk_block(&s->u.loop.body, fn, ctx);
+		break;
 	case S_BLOCK:
-		return block_uses(&s->u.block, id);
+		walk_block(&s->u.block, fn, ctx);
+		break;
 	default:
-		return false;
+		break;
 	}
 }
 
-static bool block_uses(const struct ast_block *b, int id)
+static void walk_block(struct ast_block *b, ast_expr_fn fn, void *ctx)
 {
 	for (uint32_t i = 0; i < b->n; i++)
-		if (stmt_uses(b->stmts[i], id))
-			return true;
-	return false;
+		walk_stmt(b->stmts[i], fn, ctx);
+}
+
+void ast_walk_probe(struct ast_probe *p, ast_expr_fn fn, void *ctx)
+{
+	ast_walk_expr(p->pred, fn, ctx);
+	walk_block(&p->body, fn, ctx);
+}
+
+struct uses {
+	int id;
+	bool found;
+};
+
+static void note_use(struct ast_expr *e, void *ctx)
+{
+	struct uses *u = ctx;
+	/* (sema sets a function call's id too: kstack(N) is BI_KSTACK) */
+	u->found |= (e->kind == E_BUILTIN || e->kind == E_CALL) &&
+		    e->builtin == u->id;
 }
 
 bool ast_probe_uses_builtin(const struct ast_probe *p, int id)
 {
-	return expr_uses(p->pred, id) || block_uses(&p->body, id);
+	struct uses u = { id, false };
+	/* the walk only reads */
+	ast_walk_probe((struct ast_probe *)p, note_use, &u);
+	return u.found;
 }

@@ -252,6 +252,12 @@ struct ast_program {
 	const struct src_file *file;
 };
 
+/* Calls fn on every expression of e (children first, then e), or of
+ * probe p's predicate and body: fn may rewrite the node it is given. */
+typedef void (*ast_expr_fn)(struct ast_expr *e, void *ctx);
+void ast_walk_expr(struct ast_expr *e, ast_expr_fn fn, void *ctx);
+void ast_walk_probe(struct ast_probe *p, ast_expr_fn fn, void *ctx);
+
 /* Whether probe p (its predicate or body) uses builtin variable id
  * (enum builtin_id): providers skip the work a context feature costs
  * (DWARF lookups for uprobe args) when no probe asks for it. */

@@ -308,8 +308,8 @@ static void define(struct ctypes *ct, struct diag *d,
 }
 
 /* "#define NAME 123" (also "(-1)", "0x10UL"): an object-like macro whose
- * body is one integer. Other macros are left alone; a script that uses one
- * gets "unknown identifier". */
+ * body is one integer. Macros in expressions are expanded before sema
+ * (lang/cmacro.h); these constants are what else asks for names. */
 static bool int_macro(struct arena *a, const char *text, const char **name,
 		      int64_t *value)
 {

@@ -13,7 +13,9 @@
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 
-#define MAX_DEPTH 32
+/* Nested #includes past this depth are refused, as clang's limit is
+ * (a file that includes itself without a guard reaches it). */
+#define MAX_DEPTH 200
 
 struct inc {
 	struct arena *a;
@@ -22,8 +24,26 @@ struct inc {
 	struct ast_directive *out; /* the headers' directives */
 	uint32_t n, cap;
 	struct strbuf seen;        /* "\npath\n" of every file read */
+	struct strbuf once;        /* "\npath\n" of those with #pragma once */
+	const char *stack[MAX_DEPTH + 2]; /* the files being read */
 	const char *failed;        /* the name not found, when a nested one */
 };
+
+/* Whether "\npath\n" is in set. */
+static bool in_set(const struct strbuf *set, const char *path)
+{
+	char key[4100];
+	snprintf(key, sizeof(key), "\n%s\n", path);
+	return set->len && strstr(sb_str(set), key);
+}
+
+static void add_to_set(struct strbuf *set, const char *path)
+{
+	if (!set->len)
+		sb_append(set, "\n");
+	sb_append(set, path);
+	sb_append(set, "\n");
+}
 
 /* "#include <x>" or "# include "x"": the name and whether it is <x>. */
 static bool parse_include(const char *line, char *name, size_t cap,
@@ -104,7 +124,8 @@ static void push(struct inc *s, struct span sp, const char *text)
 }
 
 static int read_header(struct inc *s, struct span sp, const char *name,
-		       bool angle, const char *from_dir, int depth);
+		       bool angle, const char *from_dir, int depth,
+		       struct span at);
 
 /* The state of a file's conditionals. */
 struct cond {
@@ -127,27 +148,63 @@ struct macros {
 
 static bool cond_step(struct cond *c, const char *text,
 		      const struct macros *m);
+static size_t directive_word(const char *t, const char **word,
+			     const char **rest);
+
+/* The span of the name of "#include <name>" on the line at off of f
+ * (from its '<' or '"', as clang locates it). */
+static struct span name_span(const struct src_file *f, uint32_t off,
+			     uint32_t line)
+{
+	uint32_t end = off;
+	while (end < f->len && f->text[end] != '\n')
+		end++;
+	uint32_t q = off;
+	while (q < end && f->text[q] != '<' && f->text[q] != '"')
+		q++;
+	uint32_t e = q + 1;
+	while (e < end && f->text[e] != '>' && f->text[e] != '"')
+		e++;
+	return (struct span){ f, q, e < end ? e - q + 1 : end - q, line,
+			      q - off + 1 };
+}
 
 /* One header's lines: directives (backslash-newline joined) kept,
- * nested includes followed. */
-static int scan(struct inc *s, struct span sp, FILE *f, const char *dir,
-		int depth)
+ * nested includes followed. Returns 0, or -2 after an error reported
+ * (nesting too deep), which ends the reading. */
+static int scan(struct inc *s, struct span sp, const struct src_file *f,
+		const char *dir, int depth)
 {
-	char line[4096];
 	struct strbuf cur = STRBUF_INIT;
 	struct cond c = { .active = true }; /* each file's own */
-	while (fgets(line, sizeof(line), f)) {
-		size_t len = strlen(line);
-		while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
-			line[--len] = 0;
-		bool cont = len && line[len - 1] == '\\';
+	uint32_t line = 0, start = 0, start_line = 0;
+	int rc = 0;
+	for (uint32_t off = 0; off < f->len && !rc;) {
+		uint32_t end = off;
+		while (end < f->len && f->text[end] != '\n')
+			end++;
+		line++;
+		uint32_t len = end - off;
+		const char *l = f->text + off;
+		uint32_t next = end + 1;
+		while (len && l[len - 1] == '\r')
+			len--;
+		bool cont = len && l[len - 1] == '\\';
 		if (cont)
-			line[--len] = 0;
-		if (cur.len || line[strspn(line, " \t")] == '#') {
-			const char *l = cur.len ? line :
-						  line + strspn(line, " \t");
-			sb_append(&cur, l);
+			len--;
+		if (!cur.len) {
+			uint32_t ws = 0;
+			while (ws < len && (l[ws] == ' ' || l[ws] == '\t'))
+				ws++;
+			if (ws < len && l[ws] == '#') {
+				start = off;
+				start_line = line;
+				sb_printf(&cur, "%.*s", (int)(len - ws), l + ws);
+			}
+		} else {
+			sb_printf(&cur, "%.*s", (int)len, l);
 		}
+		off = next;
 		if (cont || !cur.len)
 			continue;
 		char inc[1024];
@@ -157,52 +214,94 @@ static int scan(struct inc *s, struct span sp, FILE *f, const char *dir,
 			cur.len = 0;
 			continue;
 		}
+		const char *w, *r;
+		size_t n = directive_word(sb_str(&cur), &w, &r);
+		if (n == 6 && !strncmp(w, "pragma", 6) && !strncmp(r, "once", 4))
+			add_to_set(&s->once, s->stack[depth]);
 		/* A nested header not found is skipped: it is most often
 		 * under an #if for another system (gnu/stubs-x32.h). */
-		if (parse_include(sb_str(&cur), inc, sizeof(inc), &angle))
-			(void)read_header(s, sp, inc, angle, dir, depth + 1);
-		else
+		if (parse_include(sb_str(&cur), inc, sizeof(inc), &angle)) {
+			if (read_header(s, sp, inc, angle, dir, depth + 1,
+					name_span(f, start, start_line)) == -2)
+				rc = -2;
+		} else {
 			push(s, sp, arena_strdup(s->a, sb_str(&cur)));
+		}
 		cur.len = 0;
 	}
 	sb_free(&cur);
-	return 0;
+	return rc;
 }
 
+/* The whole of file f, in the arena, as a source file named path. */
+static const struct src_file *slurp(struct arena *a, FILE *f,
+				    const char *path)
+{
+	struct strbuf b = STRBUF_INIT;
+	char buf[8192];
+	size_t n;
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		sb_appendn(&b, buf, n);
+	struct src_file *sf = arena_alloc(a, sizeof(*sf));
+	char *text = arena_alloc(a, b.len + 1);
+	memcpy(text, sb_str(&b), b.len);
+	*sf = (struct src_file){ arena_strdup(a, path), text,
+				 (uint32_t)b.len };
+	sb_free(&b);
+	return sf;
+}
+
+/* Reads header name, included at at (located in the program or in the
+ * header that includes it). Returns 0 (also for a header read before:
+ * each is read once), -1 when it is not found (s->failed), or -2 after
+ * reporting an error. A header that includes one of the headers being
+ * read is read again, as the preprocessor does, where its include guard
+ * then leaves nothing; without one, the nesting goes on until it is
+ * refused, as clang refuses it. */
 static int read_header(struct inc *s, struct span sp, const char *name,
-		       bool angle, const char *from_dir, int depth)
+		       bool angle, const char *from_dir, int depth,
+		       struct span at)
 {
 	char path[4096];
-	if (depth > MAX_DEPTH)
-		return 0; /* a cycle without include guards: stop, as #pragma once */
 	FILE *f = find(s, name, angle, from_dir, path, sizeof(path));
 	if (!f) {
 		s->failed = arena_strdup(s->a, name);
 		return -1;
 	}
-	char key[4100];
-	snprintf(key, sizeof(key), "\n%s\n", path);
-	if (s->seen.len && strstr(sb_str(&s->seen), key)) {
+	bool open = false;
+	for (int k = 0; k < depth && k <= MAX_DEPTH; k++)
+		open |= !strcmp(s->stack[k], path);
+	if ((!open && in_set(&s->seen, path)) ||
+	    (open && in_set(&s->once, path))) {
 		fclose(f);
-		return 0; /* already read: every header is read once */
+		return 0;
 	}
-	sb_append(&s->seen, key + 1);
-	sb_append(&s->seen, "\n");
+	if (depth > MAX_DEPTH) {
+		fclose(f);
+		diag_error(s->d, at, "#include nested too deeply");
+		return -2;
+	}
+	if (!open)
+		add_to_set(&s->seen, path);
+	const struct src_file *sf = slurp(s->a, f, path);
+	fclose(f);
+	s->stack[depth] = sf->name;
 	char dir[4096];
 	snprintf(dir, sizeof(dir), "%s", path);
 	char *slash = strrchr(dir, '/');
 	if (slash)
 		*slash = 0;
-	scan(s, sp, f, dir, depth);
-	fclose(f);
-	return 0;
+	return scan(s, sp, sf, dir, depth);
 }
 
 static int one(struct inc *s, struct span sp, bool located, const char *name,
 	       bool angle, bool optional)
 {
 	s->failed = NULL;
-	if (read_header(s, sp, name, angle, ".", 0) == 0 || optional)
+	int rc = read_header(s, sp, name, angle, ".", 0, sp);
+	if (rc == -2)
+		return -1; /* said */
+	if (rc == 0 || optional)
 		return 0;
 	if (located)
 		diag_error(s->d, sp, "'%s' file not found", s->failed);
@@ -410,8 +509,8 @@ static void drop_inactive_cdefs(struct ast_program *p, const bool *after)
 int include_expand(struct arena *a, struct diag *d, struct ast_program *p,
 		   const struct include_opts *o)
 {
-	struct inc s = { .a = a, .d = d, .o = o, .seen = STRBUF_INIT };
-	sb_append(&s.seen, "\n");
+	struct inc s = { .a = a, .d = d, .o = o, .seen = STRBUF_INIT,
+			 .once = STRBUF_INIT };
 	int rc = 0;
 	struct span none = { 0 };
 	for (size_t i = 0; i < o->nfiles; i++)
@@ -443,6 +542,7 @@ int include_expand(struct arena *a, struct diag *d, struct ast_program *p,
 			p->directives[kept++] = p->directives[i];
 	p->ndirectives = kept;
 	sb_free(&s.seen);
+	sb_free(&s.once);
 	if (!s.n)
 		return rc ? -1 : 0;
 	/* the headers' lines first: the program's own #defines win */

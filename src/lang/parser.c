@@ -1395,3 +1395,17 @@ struct ast_program *parse_program_params(struct arena *a, struct diag *d,
 		       sizeof(*prog->directives) * dirs.len);
 	return prog;
 }
+
+struct ast_expr *parse_expression(struct arena *a, struct diag *d,
+				  const struct src_file *file)
+{
+	struct parser p;
+	memset(&p, 0, sizeof(p));
+	p.arena = a;
+	p.diag = d;
+	lex_init(&p.lx, file, a, d);
+	if (setjmp(p.recover))
+		return NULL;
+	struct ast_expr *e = parse_expr(&p);
+	return at(&p, T_EOF) ? e : NULL;
+}

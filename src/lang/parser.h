@@ -17,4 +17,9 @@ struct ast_program *parse_program_params(struct arena *a, struct diag *d,
 					 const char *const *params,
 					 uint32_t nparams);
 
+/* Parses file as one expression (a macro's body); NULL when it is not
+ * one (errors, if any, in d). */
+struct ast_expr *parse_expression(struct arena *a, struct diag *d,
+				  const struct src_file *file);
+
 #endif

@@ -171,12 +171,57 @@ const struct type *sema_map_key_type(struct sema *s, struct ast_expr *e)
 	return n == 1 ? el[0] : type_tuple(s->arena, el, n);
 }
 
+/* The source text of e with its white space collapsed into buf (65
+ * bytes), or "" when it is too long to name anything. */
+static const char *key_text(const struct ast_expr *e, char *buf)
+{
+	const struct span *sp = &e->span;
+	uint32_t n = 0;
+	if (sp->file && sp->len <= 64 && sp->off + sp->len <= sp->file->len)
+		for (uint32_t i = 0; i < sp->len; i++) {
+			char c = sp->file->text[sp->off + i];
+			if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+				if (n && buf[n - 1] != ' ')
+					buf[n++] = ' ';
+			} else if (c) {
+				buf[n++] = c;
+			}
+		}
+	while (n && buf[n - 1] == ' ')
+		n--;
+	buf[n] = 0;
+	return buf;
+}
+
+/* Notes how the use at e writes m's key parts (sema_map.key_names). */
+static void note_key_names(struct sema *s, struct sema_map *m,
+			   const struct ast_expr *e)
+{
+	uint32_t n = e->u.map.keys.n;
+	char buf[65];
+	if (!m->key_names) {
+		m->key_names = arena_alloc(s->arena, sizeof(char *) * (n + 1));
+		m->nkey_names = n;
+		for (uint32_t i = 0; i < n; i++)
+			m->key_names[i] = arena_printf(
+				s->arena, "%s",
+				key_text(e->u.map.keys.items[i], buf));
+		return;
+	}
+	for (uint32_t i = 0; i < n && i < m->nkey_names; i++)
+		if (strcmp(m->key_names[i],
+			   key_text(e->u.map.keys.items[i], buf)))
+			m->key_names[i] = "";
+}
+
 /* Records the key used for map m at e, unifying with earlier uses. */
 bool sema_use_map_key(struct sema *s, struct sema_map *m,
 			struct ast_expr *e, const struct type *key)
 {
 	if (key && key->kind == TY_NONE)
 		return false;
+	if (key)
+		note_key_names(s, m, e);
 	if (!m->key && !m->first_use.file) {
 		m->key = key;
 		return true;

@@ -24,6 +24,11 @@ struct sema_map {
 	struct span first_use;
 	uint32_t index;
 	bool deleted; /* delete() is called on it somewhere */
+	/* Per key part (nkey_names of them), how the script writes it
+	 * ("comm", "pid", "$x"), for outputs that name key parts (pprof
+	 * labels); "" where uses of the map write it differently. */
+	const char **key_names;
+	uint32_t nkey_names;
 };
 
 /* The targets of one probe (from the providers). */

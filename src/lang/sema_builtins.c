@@ -153,9 +153,13 @@ static const struct type *ty_format(struct sema *s, struct ast_expr *e,
 	return &type_void;
 }
 
-/* uaddr("sym"): as bpftrace 0.17, the symbol's link-time address in the
- * probe's binary (so not what ASLR makes of it), typed as a user pointer
- * to an unsigned integer of the symbol's size (1, 2, 4 or 8 bytes). */
+/* uaddr("sym"): the address of a symbol of the probe's binary, typed as a
+ * user pointer to an unsigned integer of the symbol's size (1, 2, 4 or 8
+ * bytes), as bpftrace types it. In an executable it is the link-time
+ * address, folded here. A PIE or library is mapped where only the run
+ * knows: codegen adds the symbol's distance from the probed instruction to
+ * the instruction pointer at the probe (cg_bi_uaddr), which a uretprobe
+ * does not have (its ip is in the caller). */
 static const struct type *ty_uaddr(struct sema *s, struct ast_expr *e,
 				   struct ast_expr *target)
 {
@@ -171,31 +175,35 @@ static const struct type *ty_uaddr(struct sema *s, struct ast_expr *e,
 	}
 	const char *name = arg(e, 0)->u.str.bytes;
 	uint64_t addr, size;
-	/* A PIE or library is mapped at an address known only at run time:
-	 * its link-time address would read the wrong memory (0.17 reads 0
-	 * there), so refuse. */
 	struct elf_syms *es;
+	bool dyn = false;
 	if (elfsym_load(s->tgt->binary, &es) == 0) {
-		bool dyn = es->dyn;
+		dyn = es->dyn;
 		elfsym_free(es);
-		if (dyn) {
-			sema_err(s, e->span, "uaddr() needs a non-PIE "
-				 "executable: %s is position-independent, its "
-				 "globals' addresses are known only at run time",
-				 s->tgt->binary);
-			return &type_none;
-		}
 	}
 	if (elfsym_find_any(s->tgt->binary, name, &addr, &size) < 0) {
 		sema_err(s, arg(e, 0)->span, "no symbol %s in %s", name, s->tgt->binary);
 		return &type_none;
 	}
-	/* Folded into `(uintW *)ADDR`, as bpftrace types it by the
-	 * symbol's size: later passes (and each target's) keep the pointer
-	 * type, where a bare constant would become an integer. */
 	static const char *const uint_names[] = { "uint64", "uint8", "uint16",
 						  NULL, "uint32" };
 	int w = size == 1 || size == 2 || size == 4 ? (int)size : 0;
+	if (dyn) {
+		if (s->tgt->u.user.retprobe) {
+			sema_err(s, e->span, "uaddr() of %s, which is "
+				 "position-independent, needs the probe's place "
+				 "in it, which a uretprobe does not have (use a "
+				 "uprobe)", s->tgt->binary);
+			return &type_none;
+		}
+		static const struct type *const uints[] = {
+			&type_u64, &type_u8, &type_u16, NULL, &type_u32
+		};
+		return type_ptr(s->arena, uints[w], true);
+	}
+	/* Folded into `(uintW *)ADDR`: later passes (and each target's)
+	 * keep the pointer type, where a bare constant would become an
+	 * integer. */
 	struct ast_expr *num = arena_alloc(s->arena, sizeof(*num));
 	*num = *e;
 	sema_fold_const(num, addr);
@@ -224,9 +232,12 @@ static const struct type *ty_stack(struct sema *s, struct ast_expr *e,
 				mode = STACK_PERF;
 			else if (!strcmp(a->u.name, "raw"))
 				mode = STACK_RAW;
+			else if (!strcmp(a->u.name, "build_id"))
+				mode = STACK_BUILD_ID;
 			else {
 				sema_err(s, a->span, "unknown stack mode '%s' "
-					"(bpftrace, perf or raw)", a->u.name);
+					"(bpftrace, perf, raw or build_id)",
+					a->u.name);
 				return &type_none;
 			}
 			a->type = &type_void;
@@ -243,6 +254,11 @@ static const struct type *ty_stack(struct sema *s, struct ast_expr *e,
 				"limit");
 			return &type_none;
 		}
+	}
+	if (mode == STACK_BUILD_ID && !user) {
+		sema_err(s, e->span, "'build_id' stack mode can only be used "
+			 "for ustack");
+		return &type_none;
 	}
 	return type_stack(s->arena, user, mode, limit);
 }
@@ -349,8 +365,16 @@ static const struct type *ty_curtask(struct sema *s, struct ast_expr *e,
 static const struct type *ty_stack_var(struct sema *s, struct ast_expr *e,
 				       struct ast_expr *target)
 {
-	return type_stack(s->arena, e->builtin == BI_USTACK_VAR,
-			  (enum stack_mode)limits.stack_mode, 127);
+	bool user = e->builtin == BI_USTACK_VAR;
+	enum stack_mode mode = (enum stack_mode)limits.stack_mode;
+	if (mode == STACK_BUILD_ID && !user) {
+		/* as bpftrace 0.26 */
+		diag_warning(s->report, e->span, "'build_id' stack mode can "
+			     "only be used for ustack. Falling back to 'raw' "
+			     "mode.");
+		mode = STACK_RAW;
+	}
+	return type_stack(s->arena, user, mode, 127);
 }
 
 static const struct type *ty_args(struct sema *s, struct ast_expr *e,

@@ -31,6 +31,11 @@ struct cmap {
 	bool percpu;
 	const struct type *key; /* NULL: key-less (see runtime/mapdump.h) */
 	const struct type *value;
+	/* How the script writes each key part ("comm", "pid"; "" when its
+	 * uses differ), for pprof labels; NULL when unknown (not carried by
+	 * --emit-elf objects). */
+	const char *const *key_names;
+	uint32_t nkey_names;
 	/* Map index of the counter (an array of one u64) of aggregation
 	 * inserts lost because this map was full, reported at exit; 0: none
 	 * (map 0 is never a counter: the user maps are declared first). */

@@ -115,7 +115,8 @@ uint32_t limits_ringbuf_bytes(void)
 
 int limits_from_env(FILE *err)
 {
-	static const char *const modes[] = { "bpftrace", "perf", "raw", NULL };
+	static const char *const modes[] = { "bpftrace", "perf", "raw",
+					     "build_id", NULL };
 	static const char *const bools[] = { "0", "1", NULL };
 	/* in enum missing_probes' order */
 	static const char *const missing[] = { "error", "warn", "ignore",
@@ -133,7 +134,7 @@ int limits_from_env(FILE *err)
 	rc |= u32(err, "PERF_RB_PAGES", 1, 262144, &limits.perf_rb_pages);
 	/* the kernel refuses a verifier log above UINT32_MAX >> 2 */
 	rc |= u32(err, "LOG_SIZE", 128, UINT32_MAX >> 2, &limits.log_size);
-	rc |= word(err, "STACK_MODE", modes, "bpftrace, perf or raw",
+	rc |= word(err, "STACK_MODE", modes, "bpftrace, perf, raw or build_id",
 		   &limits.stack_mode);
 	rc |= word(err, "NO_CPP_DEMANGLE", bools, "0 or 1", &demangle);
 	limits.no_cpp_demangle = demangle;

@@ -478,7 +478,7 @@ static void get_type(struct rd *r, struct type *t)
 	t->lstep = (int64_t)get64(r);
 	t->stack_mode = (enum stack_mode)get8(r);
 	t->stack_limit = get32(r);
-	if (t->stack_mode > STACK_RAW)
+	if (t->stack_mode > STACK_BUILD_ID)
 		r->bad = true;
 }
 

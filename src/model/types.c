@@ -85,24 +85,53 @@ const struct type *type_stack(struct arena *a, bool user,
 {
 	uint32_t head = user ? 16 : 8;
 	struct type *t = type_new(a, user ? TY_USTACK : TY_KSTACK,
-				  head + 8 * limit);
+				  head + (mode == STACK_BUILD_ID ? 32 : 8) *
+						 limit);
 	t->stack_mode = mode;
 	t->stack_limit = limit;
 	return t;
 }
 
+uint32_t type_stack_frame_size(const struct type *t)
+{
+	return t->stack_mode == STACK_BUILD_ID ? 32 : 8;
+}
+
+/* struct bpf_stack_build_id's status */
+#define BUILD_ID_EMPTY 0
+#define BUILD_ID_VALID 1
+
+struct stack_frame type_stack_frame(const struct type *t, const uint8_t *ips,
+				    uint32_t i)
+{
+	struct stack_frame f = { 0, NULL };
+	if (t->stack_mode != STACK_BUILD_ID) {
+		memcpy(&f.ip, ips + 8 * (size_t)i, 8);
+		return f;
+	}
+	const uint8_t *e = ips + 32 * (size_t)i;
+	int32_t status;
+	memcpy(&status, e, 4);
+	memcpy(&f.ip, e + 24, 8);
+	if (status == BUILD_ID_VALID)
+		f.build_id = e + 4;
+	else if (status == BUILD_ID_EMPTY)
+		f.ip = 0;
+	return f;
+}
+
 uint32_t type_stack_frames(const struct type *t, const uint8_t *data,
 			   const uint8_t **ips)
 {
-	uint64_t n, ip;
+	uint64_t n;
 	memcpy(&n, data, 8);
 	*ips = data + (t->kind == TY_USTACK ? 16 : 8);
 	if (n > t->stack_limit)
 		n = t->stack_limit;
 	/* A zero frame ends a stack, as it did bpf_get_stackid()'s. */
 	for (uint64_t i = 0; i < n; i++) {
-		memcpy(&ip, *ips + 8 * i, 8);
-		if (!ip)
+		struct stack_frame f = type_stack_frame(t, *ips, (uint32_t)i);
+		if (!f.ip && !f.build_id)
 			return (uint32_t)i;
 	}
 	return (uint32_t)n;

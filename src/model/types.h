@@ -25,7 +25,9 @@ enum type_kind {
 	TY_KSTACK, /* struct { u64 nframes; u64 ips[stack_limit]; } */
 	TY_USTACK, /* struct { u64 nframes; u64 pid; u64 ips[stack_limit]; }
 		    * ips past nframes are zero, so equal stacks are equal
-		    * bytes (map keys) */
+		    * bytes (map keys); in build_id mode the ips are struct
+		    * bpf_stack_build_id of 32 bytes: s32 status; u8
+		    * build_id[20]; u64 offset (or ip) */
 	TY_KSYM,   /* u64 address */
 	TY_USYM,   /* struct { u64 addr; u64 pid; } */
 	TY_INET,   /* struct { u64 af; u8 addr[16]; } from ntop() */
@@ -46,7 +48,9 @@ enum type_kind {
 	TY_LHIST,  /* u64 count; the map key ends with a u64 bucket */
 };
 
-enum stack_mode { STACK_BPFTRACE, STACK_PERF, STACK_RAW };
+/* STACK_BUILD_ID (ustack only): no addresses but the build id of the file
+ * and the offset in it, as the kernel's BPF_F_USER_BUILD_ID gives them. */
+enum stack_mode { STACK_BPFTRACE, STACK_PERF, STACK_RAW, STACK_BUILD_ID };
 
 /* Which memory an integer that holds an address points into, as bpftrace
  * keeps it with the type: a pointer stored in a map, a tuple or cast to an
@@ -123,10 +127,21 @@ bool type_holds(const struct type *t, const enum type_kind *kinds);
 /* kstack/ustack of up to limit frames, printed in mode. */
 const struct type *type_stack(struct arena *a, bool user,
 			      enum stack_mode mode, uint32_t limit);
+/* Bytes per frame of stack type t: 8, or 32 in build_id mode. */
+uint32_t type_stack_frame_size(const struct type *t);
 /* The frames of stack type t at data: how many (at most its limit, up to
- * the first zero); ips points to them. */
+ * the first zero or empty one); ips points to them. */
 uint32_t type_stack_frames(const struct type *t, const uint8_t *data,
 			   const uint8_t **ips);
+/* Frame i of those: an address, or in build_id mode the offset in the
+ * file whose 20-byte build id is build_id (NULL when the kernel could
+ * read no build id and kept the address). */
+struct stack_frame {
+	uint64_t ip;
+	const uint8_t *build_id;
+};
+struct stack_frame type_stack_frame(const struct type *t, const uint8_t *ips,
+				    uint32_t i);
 /* A C integer type name ("unsigned long", "const u32", "pid_t", "int8"):
  * qualifiers and "signed"/"unsigned" are understood. False if unknown. */
 bool type_c_int(const char *text, uint32_t *size, bool *is_signed);

@@ -21,6 +21,7 @@
 #include "model/types.h"
 #include "object/obj_impl.h"
 #include "runtime/output.h"
+#include "runtime/sink.h"
 
 /* An error as words: errno values and libbpf's own codes (4000 and up,
  * "Unknown error 4001" through strerror). */
@@ -49,6 +50,7 @@ struct run {
 	FILE *err;
 	struct arena arena;
 	struct out out;
+	struct sink sink, console; /* out.f and out.console, checked */
 	struct bpf_object *obj;
 	struct bpf_link **links;
 	size_t nlinks, caplinks;
@@ -542,9 +544,11 @@ static bool target_gone(const struct run *r)
 static void loop(struct run *r)
 {
 	struct epoll_event evs[8];
-	while (!stop_flag && !target_gone(r)) {
+	/* a failed write stops the run, as a signal does */
+	while (!stop_flag && !target_gone(r) && !r->sink.err) {
 		epoll_wait(r->epfd, evs, 8, 100); /* EINTR: look at the flag */
 		drain(r);
+		sink_flush(&r->sink);
 	}
 	drain(r);
 }
@@ -576,6 +580,8 @@ static void run_free(struct run *r)
 	bpf_object__close(r->obj);
 	free(r->log);
 	libbpf_set_print(r->old_print);
+	sink_close(&r->console);
+	sink_close(&r->sink);
 	arena_release(&r->arena);
 }
 
@@ -588,9 +594,18 @@ int obj_run(const struct obj_opts *o)
 	struct perf_spec ps = { 0 };
 	uint32_t nprogs = 0;
 	bool has_perf;
-	int err = out_init(&r.out, o->format ? o->format : "text",
-			   o->out ? o->out : stdout, NULL);
-	r.out.console = stdout; /* o->out is -o FILE */
+	FILE *under = o->out ? o->out : stdout;
+	int err = sink_open(&r.sink, under, o->out ? o->out_name : "stdout",
+			    _IOFBF, 1 << 16);
+	if (!err && under != stdout)
+		err = sink_open(&r.console, stdout, "stdout", _IOFBF, 1 << 12);
+	if (err) {
+		fail(&r, "cannot set up the output: %s", obj_strerror(err));
+		goto out;
+	}
+	err = out_init(&r.out, o->format ? o->format : "text", r.sink.f, NULL);
+	/* the exit newlines go to stdout, the rest to -o FILE */
+	r.out.console = r.console.f ? r.console.f : r.sink.f;
 	r.out.err = r.err;
 	if (err) {
 		fail(&r, "unknown output format '%s'", o->format);
@@ -621,6 +636,12 @@ int obj_run(const struct obj_opts *o)
 	err = obj_print_maps(&r.out, &r.arena, r.obj);
 	if (err)
 		fail(&r, "cannot read maps: %s", obj_strerror(err));
+	sink_flush(&r.sink);
+	sink_flush(&r.console);
+	sink_report(&r.sink, r.err);
+	sink_report(&r.console, r.err);
+	if (!err)
+		err = r.sink.err ? r.sink.err : r.console.err;
 out:
 	run_free(&r);
 	return err;

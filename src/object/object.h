@@ -26,6 +26,7 @@ struct obj_opts {
 				      * programs; NULL: "cpu-clock:99" */
 	const char *format;          /* -f: "text" (NULL) or "json" */
 	FILE *out;                   /* -o: records and maps; NULL: stdout */
+	const char *out_name;        /* -o's path, for a failed write */
 	FILE *err;                   /* error messages; NULL: stderr */
 	bool verbose;                /* -v: libbpf's messages too */
 	/* -c / -p: stop when this process exits (0: run until SIGINT or

@@ -140,6 +140,32 @@ int probe_watch_func_expand(struct probe_env *env,
 			    struct probe_target **out, uint32_t *n);
 int probe_watch_func_attach(const struct probe_target *t, int prog_fd,
 			    struct probe_attachment *att);
+/* uprobe.c: a uprobe's file: path as probes name it ("A.zip!/lib.so"),
+ * the file to attach to, and where the ELF image starts in it (an entry
+ * of a ZIP archive; 0 otherwise). */
+struct uprobe_file {
+	const char *path, *file;
+	uint64_t base;
+};
+/* A target at file offset off (of the ELF image) for func at vaddr, named
+ * "PROVIDER:PATH:SPEC" (SPEC "@FILE:LINE" joins without a ':'). */
+void probe_uprobe_add(struct probe_env *env, const struct attach_point *a,
+		      const struct uprobe_file *f, const char *func,
+		      uint64_t off, uint64_t vaddr, const char *spec,
+		      struct probe_target **out, uint32_t *n);
+/* The targets a->parts[1] names in f, whose symbols es holds; many: one
+ * of several files (a missing function is then no error). */
+int probe_uprobe_expand_file(struct probe_env *env,
+			     const struct attach_point *a,
+			     const struct uprobe_file *f,
+			     const struct elf_syms *es,
+			     struct probe_target **out, uint32_t *n, bool many);
+/* uprobe_where.c: the attach points placed otherwise than by a function
+ * of an ELF file: FILE@SRC.c:LINE[:COL] (DWARF), ARCHIVE.zip!/FILE:...,
+ * and under --unsafe a file that is no ELF at an address. Returns 1 when
+ * it expanded a, 0 when a is none of those, -1 after an error. */
+int probe_uprobe_where(struct probe_env *env, const struct attach_point *a,
+		       struct probe_target **out, uint32_t *n);
 /* Attaches a uprobe or USDT target (t->a: path, t->offset, t->ref_ctr). */
 int probe_uprobe_attach(const struct probe_target *t, int prog_fd,
 			struct probe_attachment *att);

@@ -1,10 +1,12 @@
 /* The provider table and what every provider shares. */
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "kernel/glob.h"
@@ -287,17 +289,29 @@ void probe_detach(struct probe_attachment *att)
 struct detach_job {
 	struct probe_attachment *atts;
 	uint32_t from, to;
+	_Atomic uint32_t *done;
 };
+
+/* Detaches atts[i]; counts it in *done when it held something. */
+static void detach_counted(struct probe_attachment *att,
+			   _Atomic uint32_t *done)
+{
+	bool held = att->nfds > 0;
+	probe_detach(att);
+	if (held)
+		atomic_fetch_add(done, 1);
+}
 
 static void *detach_range(void *arg)
 {
 	struct detach_job *j = arg;
 	for (uint32_t i = j->to; i-- > j->from;)
-		probe_detach(&j->atts[i]);
+		detach_counted(&j->atts[i], j->done);
 	return NULL;
 }
 
-void probe_detach_all(struct probe_attachment *atts, uint32_t n)
+void probe_detach_all(struct probe_attachment *atts, uint32_t n,
+		      void (*tick)(void *ctx, uint32_t done), void *ctx)
 {
 	/* Enough threads that even 2,000 probes wait only a few grace
 	 * periods each; a small stack, since each only calls close(). */
@@ -305,6 +319,10 @@ void probe_detach_all(struct probe_attachment *atts, uint32_t n)
 	uint32_t nt = n / PER_THREAD_MIN;
 	if (nt > MAX_THREADS)
 		nt = MAX_THREADS;
+	_Atomic uint32_t done = 0;
+	uint32_t held = 0;
+	for (uint32_t i = 0; i < n; i++)
+		held += atts[i].nfds > 0;
 	pthread_t tids[MAX_THREADS];
 	struct detach_job jobs[MAX_THREADS];
 	pthread_attr_t attr;
@@ -314,14 +332,25 @@ void probe_detach_all(struct probe_attachment *atts, uint32_t n)
 	uint32_t started = 0;
 	for (uint32_t t = 0; threads && t < nt; t++) {
 		jobs[t] = (struct detach_job){ atts, (uint32_t)((uint64_t)n * t / nt),
-					       (uint32_t)((uint64_t)n * (t + 1) / nt) };
+					       (uint32_t)((uint64_t)n * (t + 1) / nt),
+					       &done };
 		if (pthread_create(&tids[t], &attr, detach_range, &jobs[t]))
 			break;
 		started++;
 	}
-	/* What no thread took (none could start, or too few probes), here. */
-	struct detach_job rest = { atts, started ? jobs[started - 1].to : 0, n };
-	detach_range(&rest);
+	/* What no thread took (none could start, or too few probes), here,
+	 * one at a time, telling how far it got. */
+	for (uint32_t i = n; i-- > (started ? jobs[started - 1].to : 0);) {
+		detach_counted(&atts[i], &done);
+		if (tick)
+			tick(ctx, atomic_load(&done));
+	}
+	/* The kernel may serialise the threads' closes (uprobes: ~0.1 s
+	 * each): say how far they are, every 100 ms. */
+	while (tick && atomic_load(&done) < held) {
+		nanosleep(&(struct timespec){ 0, 100 * 1000 * 1000 }, NULL);
+		tick(ctx, atomic_load(&done));
+	}
 	for (uint32_t t = 0; t < started; t++)
 		pthread_join(tids[t], NULL);
 	if (threads)

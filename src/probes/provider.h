@@ -133,8 +133,10 @@ struct probe_env {
 	/* Nothing will be attached (--dry-run, -d, --verify): a probe type
 	 * this kernel cannot attach is no error then. */
 	bool no_attach;
-	bool unsafe; /* --unsafe: a kprobe on a function the kernel does not
-			list as traceable is still tried */
+	/* --unsafe: a kprobe on a function the kernel does not list as
+	 * traceable is still tried; uprobes on files that are no ELF, at
+	 * an address */
+	bool unsafe;
 	bool seen_begin, seen_end; /* one of each per script */
 	/* The probe being expanded uses `args`: providers that type it at a
 	 * cost (uprobes, from DWARF, per function) do so only then. */
@@ -173,8 +175,13 @@ int probe_att_push(struct probe_attachment *att, int fd);
 void probe_detach(struct probe_attachment *att);
 /* probe_detach() of atts[0..n), in several threads: each close waits for
  * an RCU grace period (~30 ms), and waits that overlap end together, so
- * 2,000 probes detach in a fraction of a second rather than a minute. */
-void probe_detach_all(struct probe_attachment *atts, uint32_t n);
+ * 2,000 probes detach in a fraction of a second rather than a minute
+ * (where the kernel does not serialise them: uprobes take ~0.1 s each,
+ * one after the other). tick (may be NULL) is called from the calling
+ * thread as they go, at least every 100 ms, with how many of those that
+ * held something (links, perf events) are done. */
+void probe_detach_all(struct probe_attachment *atts, uint32_t n,
+		      void (*tick)(void *ctx, uint32_t done), void *ctx);
 
 /* When a provider's programs run. */
 enum probe_run {
@@ -214,6 +221,11 @@ struct provider {
 	/* Whether targets t[0..n) can share one attach_multi, on this
 	 * kernel. */
 	bool (*multi_ok)(const struct probe_target *t, uint32_t n);
+	/* The -errno the kernel is known to refuse attaching t with, before
+	 * trying, or 0: one such target fails a whole attach_multi, which
+	 * is then split down to it (seconds, for thousands of uprobes).
+	 * NULL: none known. */
+	int (*refuses)(const struct probe_target *t);
 	uint32_t multi_attach_type;
 	/* Why --emit-elf cannot carry this type's programs to another run
 	 * (NULL: it can). */

@@ -3,6 +3,7 @@
  * or program instead ("libc", "bash"). Functions come from the ELF symbol
  * tables; the kernel wants a file offset, which the load segments give. */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 #include "kernel/regs.h"
 #include "kernel/umulti.h"
 #include "kernel/usrpath.h"
+#include "kernel/x86insn.h"
 #include "probes/impl.h"
 #include "util/arena.h"
 #include "util/demangle.h"
@@ -53,24 +55,27 @@ struct elf_syms *probe_user_elf(struct probe_env *env,
 	int err = elfsym_load(path, &es);
 	if (err == -ENOEXEC)
 		diag_error(env->diag, a->span, "%s target file '%s' is not an "
-			   "ELF file", kind, path);
+			   "ELF file%s", kind, path,
+			   strcmp(kind, "uprobe") ? "" :
+			   " (--unsafe probes it at an address, its offset)");
 	else if (err)
 		diag_error(env->diag, a->span, "cannot read %s: %s", path,
 			   strerror(-err));
 	return err ? NULL : es;
 }
 
-static void add(struct probe_env *env, const struct attach_point *a,
-		const char *path, const char *func, uint64_t off,
-		uint64_t vaddr, const char *spec, struct probe_target **out,
-		uint32_t *n)
+void probe_uprobe_add(struct probe_env *env, const struct attach_point *a,
+		      const struct uprobe_file *f, const char *func,
+		      uint64_t off, uint64_t vaddr, const char *spec,
+		      struct probe_target **out, uint32_t *n)
 {
 	bool ret = !strcmp(a->provider, "uretprobe");
 	struct probe_target *t = probe_target_add(env->arena, out, n);
 	t->prov = ret ? &probe_uretprobe_prov : &probe_uprobe_prov;
-	t->name = arena_printf(env->arena, "%s:%s:%s", a->provider, path,
-			       spec);
-	t->binary = probe_user_binary(env, path);
+	t->name = arena_printf(env->arena, "%s:%s%s%s", a->provider, f->path,
+			       spec[0] == '@' ? "" : ":", spec);
+	t->binary = probe_user_binary(env, f->file);
+	off += f->base;
 	/* `func` prints C++ names demangled, as ustack and usym do */
 	char *dm = func ? demangle_for_output(func) : NULL;
 	t->func = func ? arena_strdup(env->arena, dm ? dm : func) : NULL;
@@ -137,7 +142,7 @@ static bool cpp_matches(const char *spec, const char *sym, bool wildcard)
 /* A C++ name with no wildcard that no symbol has as it is: every symbol
  * it names once demangled (uprobe:BIN:"ns::Klass::method(int)"). */
 static int expand_cpp(struct probe_env *env, const struct attach_point *a,
-		      const char *path, const struct elf_syms *es,
+		      const struct uprobe_file *f, const struct elf_syms *es,
 		      struct probe_target **out, uint32_t *n, bool many)
 {
 	uint32_t before = *n;
@@ -149,7 +154,8 @@ static int expand_cpp(struct probe_env *env, const struct attach_point *a,
 			continue;
 		if (file_off(env, a, es, s->addr, &off))
 			return -1;
-		add(env, a, path, s->name, off, s->addr, s->name, out, n);
+		probe_uprobe_add(env, a, f, s->name, off, s->addr, s->name,
+				 out, n);
 	}
 	if (*n == before && !many)
 		return probe_missing(env, a);
@@ -158,10 +164,13 @@ static int expand_cpp(struct probe_env *env, const struct attach_point *a,
 
 /* many: one of several files a wildcard or -p named, where a function
  * that is missing is no error (the caller reports when none matched). */
-static int expand_es(struct probe_env *env, const struct attach_point *a,
-		     const char *path, const struct elf_syms *es,
-		     struct probe_target **out, uint32_t *n, bool many)
+int probe_uprobe_expand_file(struct probe_env *env,
+			     const struct attach_point *a,
+			     const struct uprobe_file *f,
+			     const struct elf_syms *es,
+			     struct probe_target **out, uint32_t *n, bool many)
 {
+	const char *path = f->path;
 	const char *spec = a->parts[1];
 	bool ret = !strcmp(a->provider, "uretprobe");
 	uint64_t off;
@@ -185,9 +194,10 @@ static int expand_es(struct probe_env *env, const struct attach_point *a,
 			return -1;
 		}
 		/* bpftrace names address probes in decimal */
-		add(env, a, path, s->name, off, vaddr,
-		    arena_printf(env->arena, "%llu", (unsigned long long)vaddr),
-		    out, n);
+		probe_uprobe_add(env, a, f, s->name, off, vaddr,
+				 arena_printf(env->arena, "%llu",
+					      (unsigned long long)vaddr),
+				 out, n);
 		return 0;
 	}
 	if (glob_has_wildcard(spec)) {
@@ -206,8 +216,8 @@ static int expand_es(struct probe_env *env, const struct attach_point *a,
 				free(first);
 				return -1;
 			}
-			add(env, a, path, s->name, off, s->addr, s->name, out,
-			    n);
+			probe_uprobe_add(env, a, f, s->name, off, s->addr,
+					 s->name, out, n);
 		}
 		free(first);
 		if (*n == before && !many)
@@ -215,7 +225,7 @@ static int expand_es(struct probe_env *env, const struct attach_point *a,
 		return 0;
 	}
 	if (!elfsym_find(es, spec) && strstr(spec, "::"))
-		return expand_cpp(env, a, path, es, out, n, many);
+		return expand_cpp(env, a, f, es, out, n, many);
 	char *name = arena_strdup(env->arena, spec);
 	char *plus = strchr(name, '+');
 	uint64_t delta = 0;
@@ -246,9 +256,10 @@ static int expand_es(struct probe_env *env, const struct attach_point *a,
 		return -1;
 	}
 	if (file_off(env, a, es, s->addr + delta, &off) ||
-	    probe_uprobe_check_offset(env, a, path, name, off - delta, delta))
+	    probe_uprobe_check_offset(env, a, f->file, name,
+				      f->base + off - delta, delta))
 		return -1;
-	add(env, a, path, s->name, off, s->addr, spec, out, n);
+	probe_uprobe_add(env, a, f, s->name, off, s->addr, spec, out, n);
 	return 0;
 }
 
@@ -267,8 +278,10 @@ static int expand_one_of_many(const char *path, void *ctx)
 	struct elf_syms *es;
 	if (elfsym_load(path, &es))
 		return 0; /* not an ELF file: not one the wildcard meant */
-	int rc = expand_es(m->env, m->a, arena_strdup(m->env->arena, path),
-			   es, m->out, m->n, true);
+	const char *p = arena_strdup(m->env->arena, path);
+	struct uprobe_file f = { p, p, 0 };
+	int rc = probe_uprobe_expand_file(m->env, m->a, &f, es, m->out, m->n,
+					  true);
 	elfsym_free(es);
 	return rc;
 }
@@ -320,6 +333,10 @@ static int expand(struct probe_env *env, const struct attach_point *a,
 			   "%s probe type requires 2 arguments", a->provider);
 		return -1;
 	}
+	/* a source line, a file in a ZIP archive, a file that is no ELF */
+	int rc = probe_uprobe_where(env, a, out, n);
+	if (rc)
+		return rc < 0 ? -1 : 0;
 	if (glob_has_wildcard(a->parts[0]) || !a->parts[0][0])
 		return expand_many(env, a, out, n);
 	const char *path = probe_user_path(env, a, "uprobe");
@@ -328,7 +345,8 @@ static int expand(struct probe_env *env, const struct attach_point *a,
 				     NULL;
 	if (!es)
 		return -1;
-	int rc = expand_es(env, a, path, es, out, n, false);
+	struct uprobe_file f = { path, path, 0 };
+	rc = probe_uprobe_expand_file(env, a, &f, es, out, n, false);
 	elfsym_free(es);
 	return rc;
 }
@@ -418,6 +436,23 @@ static int attach_multi(const struct probe_target *t, uint32_t n,
 	return fd < 0 ? fd : probe_att_push(att, fd);
 }
 
+/* ENOTSUPP (the kernel's 524) for an instruction whose prefix the kernel
+ * refuses a uprobe on (pthread_spin_lock's `lock decl`). */
+static int refuses(const struct probe_target *t)
+{
+#if defined(__x86_64__)
+	uint8_t code[16];
+	int fd = t->binary ? open(t->binary, O_RDONLY | O_CLOEXEC) : -1;
+	ssize_t n = fd < 0 ? -1 : pread(fd, code, sizeof(code),
+					(off_t)t->u.user.offset);
+	if (fd >= 0)
+		close(fd);
+	if (n > 0 && x86insn_uprobe_bad_prefix(code, (size_t)n))
+		return -524;
+#endif
+	return 0;
+}
+
 static bool multi_ok(const struct probe_target *t, uint32_t n)
 {
 	if (!feat_has(FEAT_UPROBE_MULTI))
@@ -438,6 +473,7 @@ const struct provider probe_uprobe_prov = {
 	.attach = probe_uprobe_attach,
 	.attach_multi = attach_multi,
 	.multi_ok = multi_ok,
+	.refuses = refuses,
 	.multi_attach_type = UMULTI_ATTACH_TYPE,
 	.attach_reversed = true,
 	.list = list,
@@ -451,6 +487,7 @@ const struct provider probe_uretprobe_prov = {
 	.attach = probe_uprobe_attach,
 	.attach_multi = attach_multi,
 	.multi_ok = multi_ok,
+	.refuses = refuses,
 	.multi_attach_type = UMULTI_ATTACH_TYPE,
 	.attach_reversed = true,
 	.list = list_ret,

@@ -54,13 +54,17 @@ void flamegraph_fold_stack(struct strbuf *line, const struct out_resolver *res,
 	uint32_t n = type_stack_frames(t, data, &ips);
 	struct strbuf name = STRBUF_INIT;
 	for (uint32_t i = n; i-- > 0;) {
-		uint64_t ip;
-		memcpy(&ip, ips + 8 * i, 8);
+		struct stack_frame fr = type_stack_frame(t, ips, i);
+		uint64_t ip = fr.ip;
 		sb_reset(&name);
-		if (!res || !res->sym ||
-		    res->sym(res->ctx, ip, user ? (int32_t)pid : -1, false,
-			     &name) < 0)
+		if (fr.build_id) { /* build_id mode: "BUILDID+0xOFFSET" */
+			sb_hex(&name, fr.build_id, 20);
+			sb_printf(&name, "+%#" PRIx64, ip);
+		} else if (!res || !res->sym ||
+			   res->sym(res->ctx, ip, user ? (int32_t)pid : -1,
+				    false, &name) < 0) {
 			sb_printf(&name, "%#" PRIx64, ip);
+		}
 		add_frame(line, sb_str(&name), name.len, user ? "" : "_[k]");
 	}
 	sb_free(&name);

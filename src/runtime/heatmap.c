@@ -387,7 +387,7 @@ int heatmap_start(struct heatmap **out, struct out *o,
 	struct heatmap *h = xcalloc(1, sizeof(*h));
 	h->o = *opts;
 	h->inner = o->ops;
-	h->color = opts->term && want_color(opts, o->f);
+	h->color = opts->term && want_color(opts, opts->tty ? opts->tty : o->f);
 	o->ops = &heatmap_ops;
 	o->ctx = h;
 	*out = h;

@@ -40,6 +40,9 @@ struct heatmap_opts {
 	/* Shades: 1 forces 256-colour greys, 0 ASCII, -1 decides from the
 	 * output (a tty), TERM and NO_COLOR. */
 	int color;
+	/* The stream under the output (runtime/sink.h wraps it), whose
+	 * being a terminal decides; NULL: the output's own. */
+	FILE *tty;
 };
 
 /* Returns 0, or -EINVAL after saying on err that no map among maps is a

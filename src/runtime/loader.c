@@ -13,6 +13,7 @@
 #include "kernel/features.h"
 #include "runtime/mapdump.h"
 #include "runtime/loader.h"
+#include "runtime/refusal.h"
 #include "util/errstr.h"
 
 
@@ -84,51 +85,30 @@ static int create_maps(struct loader *l, const struct loader_opts *o)
 	return 0;
 }
 
-/* The verifier gave up on a program with a while loop (p->loop_at): if
- * its log says it was the loop's length or an endless loop, prints which
- * loop and why and returns true. The log is taken again (the first load
- * has none, for speed); the kernel keeps its last bytes, which say why. */
-static bool explain_loop(const struct cprog *p, const char *name,
+/* The verifier's reason for refusing a program: it is loaded again with
+ * a log of its errors and statistics (not every state it visits, which
+ * for a big program filled any buffer and lost the reason at its end on
+ * kernels that do not keep the last bytes). The first load has no log,
+ * for speed. Returns the log (to free), or NULL. */
+static char *refusal_log(const struct cprog *p, const char *name,
 			 const struct bpf_insn *insns,
-			 struct bpf_prog_load_opts *lo, FILE *err)
+			 struct bpf_prog_load_opts *lo)
 {
-	enum { TAIL = 1 << 16 };
-	if (!p->loop_at)
-		return false;
-	char *log = malloc(TAIL);
+	enum { SIZE = 1 << 20, BPF_LOG_STATS = 4 };
+	char *log = malloc(SIZE);
 	if (!log)
-		return false;
+		return NULL;
 	log[0] = '\0';
 	lo->log_buf = log;
-	lo->log_size = TAIL;
-	lo->log_level = 1;
+	lo->log_size = SIZE;
+	lo->log_level = BPF_LOG_STATS;
 	int fd = bpf_prog_load(p->type, name, "GPL", insns, p->code.ninsns, lo);
 	if (fd >= 0)
 		close(fd);
 	lo->log_buf = NULL;
 	lo->log_size = 0;
 	lo->log_level = 0;
-	const char *why = NULL;
-	if (strstr(log, "infinite loop detected"))
-		why = "it never ends: the verifier found an iteration that "
-		      "changes nothing (an endless loop)";
-	else if (strstr(log, "BPF program is too large"))
-		why = "the verifier follows every iteration and stopped at its "
-		      "limit of 1000000 instructions: make the loop shorter "
-		      "(fewer iterations, or less work in each)";
-	else if (strstr(log, "jumps is too complex"))
-		why = "the verifier follows every iteration and stopped at its "
-		      "limit of 8192 pending branches: make the loop shorter "
-		      "(fewer iterations, or fewer conditions in each)";
-	else if (strstr(log, "too complex"))
-		why = "the verifier follows every iteration and found it too "
-		      "complex: make the loop shorter";
-	free(log);
-	if (!why)
-		return false;
-	fprintf(err, "sonde: cannot load the program for %s: the while loop "
-		     "at %s: %s\n", p->name, p->loop_at, why);
-	return true;
+	return log;
 }
 
 static int load_prog(struct loader *l, uint32_t i, char *log,
@@ -162,24 +142,17 @@ static int load_prog(struct loader *l, uint32_t i, char *log,
 			       &lo);
 	int err = fd < 0 ? -errno : 0;
 	if (fd < 0) {
-		if (explain_loop(p, name, insns, &lo, o->err))
-			;
-		/* EINVAL/EACCES come from the verifier: always our bug. */
-		else if (err == -EINVAL || err == -EACCES)
-			fprintf(o->err,
-				"sonde: internal error: the kernel verifier "
-				"rejected the program for %s\n",
-				p->name);
-		else if (p->type == BPF_PROG_TYPE_TRACING &&
-			 !feat_has(FEAT_FENTRY))
+		if (p->type == BPF_PROG_TYPE_TRACING &&
+		    !feat_has(FEAT_FENTRY)) {
 			/* Not our bug: the kernel takes no fentry at all. */
 			fprintf(o->err,
 				"sonde: cannot load the program for %s: %s\n",
 				p->name, feat_reason(FEAT_FENTRY));
-		else
-			fprintf(o->err,
-				"sonde: cannot load the program for %s: %s\n",
-				p->name, err_str(-err));
+		} else {
+			char *why = refusal_log(p, name, insns, &lo);
+			refusal_report(o->err, p, err, why);
+			free(why);
+		}
 		if (o->verbose && log) {
 			lo.log_buf = log;
 			lo.log_size = limits.log_size;

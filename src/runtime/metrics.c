@@ -14,6 +14,7 @@
 #include "runtime/loader.h"
 #include "runtime/mapdump.h"
 #include "runtime/output.h"
+#include "runtime/pprof.h"
 #include "runtime/value_fmt.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
@@ -297,12 +298,46 @@ static int render_run(void *ctx, struct strbuf *sb)
 	return metrics_render(sb, m->mm, m->n, m->res);
 }
 
+/* /debug/pprof/profile's windows (runtime/pprof.h) */
+static void *profile_begin(void *ctx, unsigned *status, const char **why)
+{
+	struct metrics *m = ctx;
+	if (!pprof_has_maps(m->ps->c)) {
+		*status = 404;
+		*why = "the script has no map keyed by kstack or ustack with "
+		       "count() or sum() values to profile";
+		return NULL;
+	}
+	int err;
+	struct pprof_window *w = pprof_window_begin(m->ps, &err);
+	if (!w) {
+		*status = 500;
+		*why = "cannot read the stack maps";
+	}
+	return w;
+}
+
+static int profile_end(void *ctx, void *w, struct strbuf *gz)
+{
+	struct metrics *m = ctx;
+	return pprof_window_end(m->ps, w, gz);
+}
+
+static void profile_drop(void *ctx, void *w)
+{
+	pprof_window_free(w);
+}
+
 int metrics_start(struct metrics *m, const struct compiled *c,
 		  const struct loader *l, const struct out_resolver *res,
-		  const char *addr, bool quiet, FILE *err)
+		  const struct pprof_src *ps, const char *addr, bool quiet,
+		  FILE *err)
 {
 	memset(m, 0, sizeof(*m));
 	m->res = res;
+	m->ps = ps;
+	m->prof = (struct metrics_profiler){ profile_begin, profile_end,
+					     profile_drop, m };
 	m->maps = loader_user_maps(l, &m->n);
 	if (!m->maps)
 		return -ENOMEM;
@@ -320,7 +355,10 @@ int metrics_start(struct metrics *m, const struct compiled *c,
 			if (!strcmp(m->maps[i].name, c->maps[ev->map].name))
 				m->mm[i].cleared = true;
 	}
-	return metrics_listen(&m->srv, addr, render_run, m, quiet, err);
+	int rc = metrics_listen(&m->srv, addr, render_run, m, quiet, err);
+	if (!rc)
+		rc = metrics_serve_profiles(m->srv, &m->prof);
+	return rc;
 }
 
 void metrics_stop(struct metrics *m)

@@ -1,6 +1,8 @@
 /*
  * --metrics ADDR:PORT: the script's maps as Prometheus metrics, in the
- * text exposition format (version 0.0.4), served at /metrics.
+ * text exposition format (version 0.0.4), served at /metrics; and the
+ * stack maps as pprof profiles of the last N seconds at
+ * /debug/pprof/profile?seconds=N (runtime/pprof_http.h).
  *
  * Maps are read when a scrape asks (nothing is added to the per-event
  * path). The server runs in the run's event loop: its epoll fd is one
@@ -61,6 +63,20 @@ struct metrics_server;
  * (always for port 0). */
 int metrics_listen(struct metrics_server **s, const char *addr,
 		   metrics_render_fn render, void *ctx, bool quiet, FILE *err);
+/* Profiles over HTTP (/debug/pprof/profile?seconds=N, runtime/pprof_http.c):
+ * begin() starts a window (NULL: cannot, with *status 404 or 500 and
+ * *why); end() writes the profile of what came since into gz (0 or
+ * -errno); drop() forgets a window never ended. */
+struct metrics_profiler {
+	void *(*begin)(void *ctx, unsigned *status, const char **why);
+	int (*end)(void *ctx, void *window, struct strbuf *gz);
+	void (*drop)(void *ctx, void *window);
+	void *ctx;
+};
+/* Serves p's profiles too (p must outlive s). Returns 0 or -errno. */
+int metrics_serve_profiles(struct metrics_server *s,
+			   const struct metrics_profiler *p);
+
 /* The fd the event loop polls for readability. */
 int metrics_poll_fd(const struct metrics_server *s);
 /* Answers pending connections and requests without blocking. */
@@ -73,17 +89,22 @@ bool metrics_available(void);
  * from the compiled program and its loaded maps. */
 struct compiled;
 struct loader;
+struct pprof_src;
 struct metrics {
 	struct metrics_server *srv;
 	struct mapdump_map *maps;
 	struct metrics_map *mm;
 	size_t n;
 	const struct out_resolver *res;
+	const struct pprof_src *ps;    /* the stack maps' profiles */
+	struct metrics_profiler prof;
 };
-/* Returns 0 or -errno (reported on err, see metrics_listen). */
+/* Returns 0 or -errno (reported on err, see metrics_listen). ps: what
+ * /debug/pprof/profile profiles (it must outlive m). */
 int metrics_start(struct metrics *m, const struct compiled *c,
 		  const struct loader *l, const struct out_resolver *res,
-		  const char *addr, bool quiet, FILE *err);
+		  const struct pprof_src *ps, const char *addr, bool quiet,
+		  FILE *err);
 /* Stops serving and frees; safe on a zeroed struct. */
 void metrics_stop(struct metrics *m);
 

@@ -1,7 +1,9 @@
 /* The /metrics HTTP endpoint: libmicrohttpd driven from the run's event
  * loop (external epoll mode, no thread). sonde binds the socket itself,
  * so that a bad address or a port in use is reported in one sentence
- * before anything is attached; the daemon is handed the listening fd. */
+ * before anything is attached; the daemon is handed the listening fd.
+ * The loop polls an epoll fd of ours holding the daemon's and those of
+ * /debug/pprof/profile (runtime/pprof_http.h). */
 #define _GNU_SOURCE
 #include "runtime/metrics.h"
 
@@ -33,6 +35,12 @@ int metrics_poll_fd(const struct metrics_server *s)
 	return -1;
 }
 
+int metrics_serve_profiles(struct metrics_server *s,
+			   const struct metrics_profiler *p)
+{
+	return -ENOTSUP;
+}
+
 void metrics_serve(struct metrics_server *s)
 {
 }
@@ -46,14 +54,20 @@ void metrics_close(struct metrics_server *s)
 #include <arpa/inet.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
+
+#include "runtime/pprof_http.h"
 
 struct metrics_server {
 	struct MHD_Daemon *d;
 	int fd;
+	int epfd;               /* the daemon's epoll fd and pprof's fds */
 	metrics_render_fn render;
 	void *ctx;
+	struct pprof_http *pprof; /* NULL: no profiles served */
 };
 
 bool metrics_available(void)
@@ -138,8 +152,11 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *conn,
 		resp = MHD_create_response_from_buffer(
 			sizeof(msg) - 1, (void *)msg, MHD_RESPMEM_PERSISTENT);
 		status = MHD_HTTP_METHOD_NOT_ALLOWED;
+	} else if (s->pprof && !strcmp(url, PPROF_HTTP_PATH)) {
+		return pprof_http_answer(s->pprof, conn, con_cls);
 	} else if (strcmp(url, "/metrics")) {
-		static const char msg[] = "sonde serves /metrics\n";
+		static const char msg[] = "sonde serves /metrics and "
+					  PPROF_HTTP_PATH "\n";
 		resp = MHD_create_response_from_buffer(
 			sizeof(msg) - 1, (void *)msg, MHD_RESPMEM_PERSISTENT);
 		status = MHD_HTTP_NOT_FOUND;
@@ -161,6 +178,15 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *conn,
 	enum MHD_Result r = MHD_queue_response(conn, status, resp);
 	MHD_destroy_response(resp);
 	return r;
+}
+
+static void completed(void *cls, struct MHD_Connection *conn,
+		      void **con_cls, enum MHD_RequestTerminationCode toe)
+{
+	struct metrics_server *s = cls;
+	if (s->pprof && *con_cls)
+		pprof_http_completed(s->pprof, *con_cls);
+	*con_cls = NULL;
 }
 
 static const char *listen_problem(int e)
@@ -213,14 +239,30 @@ int metrics_listen(struct metrics_server **out, const char *spec,
 	s->fd = fd;
 	s->render = render;
 	s->ctx = ctx;
-	s->d = MHD_start_daemon(MHD_USE_EPOLL, 0, NULL, NULL, answer, s,
+	/* suspend/resume: profile requests wait for their window */
+	s->d = MHD_start_daemon(MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME, 0,
+				NULL, NULL, answer, s,
 				MHD_OPTION_LISTEN_SOCKET, fd,
 				MHD_OPTION_CONNECTION_TIMEOUT, 10u,
+				MHD_OPTION_NOTIFY_COMPLETED, completed, s,
 				MHD_OPTION_END);
-	if (!s->d) {
+	const union MHD_DaemonInfo *di =
+		s->d ? MHD_get_daemon_info(s->d, MHD_DAEMON_INFO_EPOLL_FD) :
+		       NULL;
+	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = NULL };
+	s->epfd = di ? epoll_create1(EPOLL_CLOEXEC) : -1;
+	if (s->epfd >= 0 &&
+	    epoll_ctl(s->epfd, EPOLL_CTL_ADD, di->epoll_fd, &ev)) {
+		close(s->epfd);
+		s->epfd = -1;
+	}
+	if (s->epfd < 0) {
 		fprintf(err, "sonde: --metrics %s: cannot start the HTTP "
 			     "server (libmicrohttpd)\n", spec);
-		close(fd);
+		if (s->d)
+			MHD_stop_daemon(s->d); /* closes fd */
+		else
+			close(fd);
 		free(s);
 		return -EIO;
 	}
@@ -234,23 +276,62 @@ int metrics_listen(struct metrics_server **out, const char *spec,
 	return 0;
 }
 
+int metrics_serve_profiles(struct metrics_server *s,
+			   const struct metrics_profiler *p)
+{
+	return pprof_http_new(&s->pprof, p, s->epfd);
+}
+
 int metrics_poll_fd(const struct metrics_server *s)
 {
-	const union MHD_DaemonInfo *i =
-		MHD_get_daemon_info(s->d, MHD_DAEMON_INFO_EPOLL_FD);
-	return i ? i->epoll_fd : -1;
+	return s->epfd;
 }
 
 void metrics_serve(struct metrics_server *s)
 {
-	MHD_run(s->d);
+	struct epoll_event evs[16];
+	int n = epoll_wait(s->epfd, evs, 16, 0);
+	for (int i = 0; i < n; i++)
+		if (evs[i].data.ptr && s->pprof)
+			pprof_http_event(s->pprof, evs[i].data.ptr,
+					 evs[i].events);
+	/* A resumed connection has work no fd will announce (its socket
+	 * was writable all along): run while the daemon says it has some
+	 * now, a few times at most. */
+	MHD_UNSIGNED_LONG_LONG ms;
+	for (int i = 0; i < 8; i++) {
+		MHD_run(s->d);
+		if (MHD_get_timeout(s->d, &ms) != MHD_YES || ms)
+			break;
+	}
 }
+
+/* Profiles still being taken when the run stops are ended now and sent,
+ * for up to this long. */
+#define CLOSE_WAIT_MS 2000
 
 void metrics_close(struct metrics_server *s)
 {
 	if (!s)
 		return;
+	if (s->pprof) {
+		pprof_http_end_all(s->pprof);
+		struct timespec t0, t;
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		for (;;) {
+			metrics_serve(s);
+			clock_gettime(CLOCK_MONOTONIC, &t);
+			long ms = (t.tv_sec - t0.tv_sec) * 1000 +
+				  (t.tv_nsec - t0.tv_nsec) / 1000000;
+			if (!pprof_http_busy(s->pprof) || ms >= CLOSE_WAIT_MS)
+				break;
+			struct epoll_event ev;
+			epoll_wait(s->epfd, &ev, 1, 50);
+		}
+	}
 	MHD_stop_daemon(s->d); /* closes the listening fd it was given */
+	pprof_http_free(s->pprof);
+	close(s->epfd);
 	free(s);
 }
 

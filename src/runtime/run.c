@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "model/compiled.h"
@@ -27,8 +28,10 @@
 #include "runtime/mapdump.h"
 #include "runtime/metrics.h"
 #include "runtime/output.h"
+#include "runtime/pprof.h"
 #include "runtime/progress.h"
 #include "runtime/run.h"
+#include "runtime/sink.h"
 #include "runtime/stacks.h"
 #include "util/errstr.h"
 
@@ -39,9 +42,33 @@ static int sig_pipe_w = -1;
  * arriving faster than system() handles them) still stops. */
 static volatile sig_atomic_t stopping;
 
+/* While the probes are detached (detach_all): how many are left, and
+ * what is said, on detach_fd, to a Ctrl-C meanwhile (before the count,
+ * and after it). */
+static volatile sig_atomic_t detach_left;
+static int detach_fd = -1;
+static char detach_what[2][256];
+
+/* The Ctrl-C that comes while the kernel releases the probes is told why
+ * sonde has not ended yet (async-signal-safe: write(2) only). */
+static void say_detaching(void)
+{
+	char num[16], *p = num + sizeof(num);
+	unsigned v = (unsigned)detach_left;
+	do
+		*--p = (char)('0' + v % 10);
+	while (v /= 10);
+	ssize_t w = write(detach_fd, detach_what[0], strlen(detach_what[0]));
+	w = write(detach_fd, p, (size_t)(num + sizeof(num) - p));
+	w = write(detach_fd, detach_what[1], strlen(detach_what[1]));
+	(void)w;
+}
+
 static void on_signal(int sig)
 {
 	int saved = errno;
+	if (sig != SIGUSR1 && detach_left > 0 && detach_fd >= 0)
+		say_detaching();
 	if (sig != SIGUSR1)
 		stopping = 1;
 	char c = (char)sig;
@@ -61,6 +88,8 @@ struct run {
 	uint32_t natts;
 	struct progress pg;            /* the attach progress line */
 	struct out out;
+	struct sink sink;    /* out.f: stdout or -o FILE, writes checked */
+	struct sink console; /* out.console when it is another stream */
 	struct out_resolver res;
 	struct stacks st;
 	struct events ev;
@@ -73,17 +102,28 @@ struct run {
 	bool stop;
 	struct heatmap *hm;    /* --heatmap, --heatmap-svg */
 	struct metrics metrics; /* --metrics */
+	struct pprof_src psrc;  /* --pprof, and --metrics' profiles */
+	int64_t attached_wall_ns; /* when the probes were attached */
+	uint64_t attached_ns;
 	bool draining; /* the probes are detached: read what is left */
 	bool in_end;   /* END's records */
 	uint64_t stop_ns;   /* when a stop signal was first seen; 0: none */
-	uint64_t unprinted; /* records dropped after a stop (see below) */
+	uint64_t unprinted; /* records dropped after a stop (see below),
+			     * reported with the kernel's lost count */
 };
 
 /* After Ctrl-C or SIGTERM the records already sent are printed for this
- * long, then dropped and counted: a slow record (system()) queued by a
- * busy probe must not hold the exit for seconds. bpftrace drops them all
- * at once, silently. */
+ * long, then dropped and counted as lost: a slow record (system()) queued
+ * by a busy probe must not hold the exit for seconds. bpftrace drops them
+ * all at once, silently. */
 #define STOP_DRAIN_NS (200 * 1000 * 1000ull)
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
 
 static int prog_att_base(const struct compiled *c, uint32_t prog)
 {
@@ -97,22 +137,28 @@ static int ringbuf_sample(void *ctx, void *data, size_t size)
 {
 	struct run *r = ctx;
 	/* After exit() the probes' later records are dropped, as bpftrace
-	 * does; END's are printed. A stop signal ends this batch (a
-	 * negative return ends ring_buffer__consume()); what is left is
-	 * printed once the probes are detached. */
+	 * does; END's are printed. */
 	if (!r->in_end && r->ev.exit_requested)
 		return r->draining ? 0 : -ECANCELED;
-	if (!r->in_end && stopping) {
-		if (!r->stop_ns)
-			r->stop_ns = fmt_now_ns();
-		if (!r->draining)
-			return -ECANCELED;
-		if (fmt_now_ns() - r->stop_ns > STOP_DRAIN_NS) {
-			r->unprinted++;
-			return 0;
-		}
+	if (r->in_end || !stopping) {
+		events_handle(&r->ev, data, size);
+		/* a failed write ends the batch: the run stops */
+		return r->sink.err && !r->draining ? -ECANCELED : 0;
 	}
-	return events_handle(&r->ev, data, size);
+	/* A stop signal. libbpf has moved past this record before calling
+	 * us, whatever we return, so it is printed (or, past the drain
+	 * limit, counted as lost); a negative return then ends this batch
+	 * so that the loop sees the stop, and what is left is read once the
+	 * probes are detached. */
+	uint64_t now = fmt_now_ns();
+	if (!r->stop_ns)
+		r->stop_ns = now;
+	if (r->draining && now - r->stop_ns > STOP_DRAIN_NS) {
+		r->unprinted++;
+		return 0;
+	}
+	events_handle(&r->ev, data, size);
+	return r->draining ? 0 : -ECANCELED;
 }
 
 static int setup_signals(struct run *r)
@@ -235,7 +281,7 @@ static uint32_t attach_many(struct run *r, uint32_t i, uint32_t lo,
 	const struct probe_target *t = &p->targets[lo];
 	int e = t->prov->attach_multi(t, hi - lo, p->cookies + lo,
 				      r->l.prog_fds[i],
-				      &r->atts[prog_att_base(r->c, i)]);
+				      &r->atts[prog_att_base(r->c, i) + lo]);
 	if (!e)
 		return hi - lo;
 	if (hi - lo > 1) {
@@ -246,6 +292,42 @@ static uint32_t attach_many(struct run *r, uint32_t i, uint32_t lo,
 	}
 	*stop = attach_failed(r, t, e, err);
 	return 0;
+}
+
+/* Targets in one link at most: the kernel releases a link's uprobes one
+ * after the other (each walks every process mapping the file), but
+ * several links at once, in probe_detach_all's threads. */
+#define MULTI_LINK_MAX 256
+
+/* attach_many() over program i's targets, but those the provider knows
+ * the kernel refuses are warned about and left out first: each run of
+ * the others is one link (one bad uprobe among 2,594 took 8 s of
+ * splitting, and left 24 links to detach). Returns how many were
+ * attached. */
+static uint32_t attach_runs(struct run *r, uint32_t i, int *err,
+			    bool *stop)
+{
+	const struct cprog *p = &r->c->progs[i];
+	int (*refuses)(const struct probe_target *) =
+		p->targets->prov->refuses;
+	uint32_t attached = 0, lo = 0;
+	for (uint32_t k = 0; k <= p->ntargets; k++) {
+		int e = k < p->ntargets && refuses ? refuses(&p->targets[k]) :
+						      0;
+		/* links of at most MULTI_LINK_MAX, which detach in parallel */
+		if (k < p->ntargets && !e && k - lo < MULTI_LINK_MAX)
+			continue;
+		if (k > lo)
+			attached += attach_many(r, i, lo, k, err, stop);
+		if (*stop)
+			return attached;
+		if (e && (*stop = attach_failed(r, &p->targets[k], e, err)))
+			return attached;
+		/* a refused target is left out; a full link's end starts
+		 * the next one */
+		lo = e ? k + 1 : k;
+	}
+	return attached;
 }
 
 /* Attaches every target, in script order, but targets whose provider
@@ -277,8 +359,8 @@ static int attach_all(struct run *r, uint32_t *left_out)
 				if (rev != (pass == 1))
 					continue;
 				bool stop = false;
-				uint32_t got = attach_many(r, i, 0, p->ntargets,
-							   &first_err, &stop);
+				uint32_t got = attach_runs(r, i, &first_err,
+							   &stop);
 				if (stop)
 					return first_err;
 				attached += got;
@@ -314,10 +396,44 @@ static int attach_all(struct run *r, uint32_t *left_out)
 	return 0;
 }
 
+static void detach_tick(void *ctx, uint32_t done)
+{
+	struct run *r = ctx;
+	detach_left = (sig_atomic_t)(r->pg.total - done);
+	progress_step(&r->pg, done);
+}
+
+/* Detaches everything, with a progress line on a terminal when that takes
+ * over a second (uprobes one link each: ~0.1 s apiece). */
 static void detach_all(struct run *r)
 {
-	if (r->atts)
-		probe_detach_all(r->atts, r->natts);
+	if (!r->atts)
+		return;
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < r->natts; i++)
+		n += r->atts[i].nfds > 0;
+	if (!n)
+		return;
+	/* what a Ctrl-C meanwhile is told */
+	const char *first = NULL;
+	uint32_t nprogs = 0;
+	for (uint32_t i = 0; i < r->c->nprogs; i++)
+		if (!r->c->progs[i].is_begin && !r->c->progs[i].is_end &&
+		    !nprogs++)
+			first = r->c->progs[i].name;
+	snprintf(detach_what[0], sizeof(detach_what[0]), "\nsonde: the "
+		 "kernel is still releasing the probes (%s%s): ",
+		 first ? first : "", nprogs > 1 ? ", ..." : "");
+	snprintf(detach_what[1], sizeof(detach_what[1]), " of their %u "
+		 "links and perf events left, sonde ends when they are\n", n);
+	detach_fd = fileno(r->err);
+	detach_left = (sig_atomic_t)n;
+	const char *fmt = r->o->format;
+	progress_start(&r->pg, r->err, !r->o->quiet &&
+		       !(fmt && !strcmp(fmt, "json")), "Detaching probes", n);
+	probe_detach_all(r->atts, r->natts, detach_tick, r);
+	progress_end(&r->pg);
+	detach_left = 0;
 }
 
 static int stop_counting(struct run *r)
@@ -347,6 +463,18 @@ static int run_progs(struct run *r, bool end)
 	return 0;
 }
 
+/* A failed write stops the run, as a signal does (END runs, the probes
+ * are detached), once said; sonde then exits non-zero. */
+static bool output_failed(struct run *r)
+{
+	if (!r->sink.err && !r->console.err)
+		return false;
+	sink_report(&r->sink, r->err);
+	sink_report(&r->console, r->err);
+	r->stop = true;
+	return true;
+}
+
 static void consume(struct run *r)
 {
 	/* mappings first: the records may name processes gone by now */
@@ -357,6 +485,7 @@ static void consume(struct run *r)
 	 * follows the workload as it happens (unless -B full). */
 	if (r->o->buffering != RUN_BUF_FULL)
 		fflush(r->out.f);
+	output_failed(r);
 }
 
 /* unwatch(addr): every attachment that watches addr stops. */
@@ -460,6 +589,7 @@ static void print_maps_now(struct run *r)
 		ring_buffer__consume(r->rb);
 	mapdump_print_all(&r->out, m, n);
 	fflush(r->out.f);
+	output_failed(r);
 	free(m);
 }
 
@@ -475,6 +605,11 @@ static int print_maps(struct run *r)
 	if (!err && (r->o->folded || r->o->flamegraph))
 		err = flamegraph_write(m, n, &r->res, r->o->folded,
 				       r->o->flamegraph, r->err);
+	if (!err && r->o->pprof)
+		err = pprof_write_file(&r->psrc, r->o->pprof,
+				       r->attached_wall_ns,
+				       (int64_t)(mono_ns() - r->attached_ns),
+				       r->err);
 	free(m);
 	return err;
 }
@@ -503,6 +638,8 @@ static void run_close(struct run *r)
 	events_fini(&r->ev);
 	heatmap_free(r->hm, &r->out);
 	stacks_fini(&r->st);
+	sink_close(&r->console);
+	sink_close(&r->sink);
 	loader_close(&r->l);
 	if (r->o->child)
 		child_release(r->o->child);
@@ -514,18 +651,26 @@ static int setup_outputs(struct run *r)
 {
 	const struct run_opts *o = r->o;
 	int err = 0;
+	r->psrc = (struct pprof_src){ r->c, r->l.map_fds, &r->st, &r->res };
+	if (o->pprof && !pprof_has_maps(r->c)) {
+		fprintf(r->err, "sonde: --pprof: no map keyed by kstack or "
+			"ustack with count() or sum() values to write a "
+			"profile of\n");
+		return -ENOENT;
+	}
 	if (o->heatmap || o->heatmap_svg) {
 		size_t n;
 		struct mapdump_map *m = loader_user_maps(&r->l, &n);
 		if (!m)
 			return -ENOMEM;
-		struct heatmap_opts ho = { o->heatmap, o->heatmap_svg, -1 };
+		struct heatmap_opts ho = { o->heatmap, o->heatmap_svg, -1,
+					   r->sink.under };
 		err = heatmap_start(&r->hm, &r->out, &ho, m, n, r->err);
 		free(m);
 	}
 	if (!err && o->metrics)
 		err = metrics_start(&r->metrics, r->c, &r->l, &r->res,
-				    o->metrics, o->quiet, r->err);
+				    &r->psrc, o->metrics, o->quiet, r->err);
 	return err;
 }
 
@@ -538,21 +683,26 @@ static int run_setup(struct run *r)
 	r->res.nprobes = c->nprobe_names;
 	int64_t boot = fmt_boot_epoch_ns();
 	r->res.boot_wall_ns = boot > 0 ? boot : 0;
-	FILE *f = o->out ? o->out : stdout;
+	FILE *under = o->out ? o->out : stdout;
 	/* printf records are written unflushed and, by default, flushed
 	 * once per ring buffer batch (consume()): one write(2) per batch,
-	 * not per line. Nothing has been written to f yet, as setvbuf()
-	 * requires. */
-	if (o->buffering == RUN_BUF_NONE)
-		setvbuf(f, NULL, _IONBF, 0);
-	else if (o->buffering == RUN_BUF_LINE)
-		setvbuf(f, NULL, _IOLBF, 1 << 16);
-	else
-		setvbuf(f, NULL, _IOFBF, 1 << 16);
-	int err = out_init(&r->out, o->format ? o->format : "text", f,
-			   &r->res);
-	if (o->console)
-		r->out.console = o->console;
+	 * not per line. */
+	int mode = o->buffering == RUN_BUF_NONE ? _IONBF :
+		   o->buffering == RUN_BUF_LINE ? _IOLBF : _IOFBF;
+	int err = sink_open(&r->sink, under,
+			    o->out ? o->out_name : "stdout", mode, 1 << 16);
+	if (!err && o->console && o->console != under)
+		err = sink_open(&r->console, o->console, "stdout", _IOFBF,
+				1 << 12);
+	if (err) {
+		fprintf(r->err, "sonde: cannot set up the output: %s\n",
+			err_str(-err));
+		return err;
+	}
+	err = out_init(&r->out, o->format ? o->format : "text", r->sink.f,
+		       &r->res);
+	if (r->console.f)
+		r->out.console = r->console.f;
 	r->out.err = r->err;
 	r->out.no_warnings = o->no_warnings;
 	if (err) {
@@ -612,8 +762,10 @@ int run_program(const struct compiled *c, const struct run_opts *o)
 	if (!err && o->verify_only) {
 		fprintf(r.out.f, "%u programs passed the verifier\n",
 			r.c->nprogs);
+		sink_flush(&r.sink);
+		err = sink_report(&r.sink, r.err);
 		run_close(&r);
-		return 0;
+		return err;
 	}
 	/* BEGIN before the other probes attach, as in bpftrace: what it
 	 * sets up (a map of names, say) is there for their first event. */
@@ -648,9 +800,11 @@ int run_program(const struct compiled *c, const struct run_opts *o)
 		fputs("__BPFTRACE_NOTIFY_PROBES_ATTACHED\n", stdout);
 		fflush(stdout);
 	}
+	r.attached_wall_ns = (int64_t)fmt_now_ns();
+	r.attached_ns = mono_ns();
 	if (!err) {
 		consume(&r);
-		if (o->child && !r.ev.exit_requested) {
+		if (o->child && !r.ev.exit_requested && !r.stop) {
 			err = child_start(o->child);
 			if (err)
 				fprintf(r.err, "sonde: cannot start the "
@@ -683,14 +837,16 @@ int run_program(const struct compiled *c, const struct run_opts *o)
 		/* the records after exit() go unprinted anyway */
 		if (r.ev.exit_lost_known && r.ev.lost_before_exit < lost)
 			lost = r.ev.lost_before_exit;
+		/* the records the stop-drain limit dropped are lost too:
+		 * one report, as bpftrace's */
+		lost += r.unprinted;
 		if (lost)
 			out_lost_events(&r.out, lost);
-		if (r.unprinted)
-			fprintf(r.err, "sonde: %llu records sent before the "
-				"stop were not printed: the run was stopped "
-				"and they took too long\n",
-				(unsigned long long)r.unprinted);
 		report_full_maps(&r);
+		sink_flush(&r.sink);
+		sink_flush(&r.console);
+		if (output_failed(&r) && !err)
+			err = r.sink.err ? r.sink.err : r.console.err;
 	}
 	run_close(&r);
 	return err;

@@ -15,6 +15,8 @@
  *   --folded FILE, --flamegraph FILE
  *                  folded, flamegraph: stack-keyed maps written at exit
  *                  (runtime/flamegraph.h)
+ *   --pprof FILE   pprof: stack-keyed maps as a pprof profile at exit
+ *                  (runtime/pprof.h)
  *   --heatmap, --heatmap-svg FILE
  *                  heatmap, heatmap_svg: hist prints as heatmap rows
  *                  (runtime/heatmap.h)
@@ -34,6 +36,7 @@ struct child;
 struct run_opts {
 	const char *format;  /* NULL: "text" */
 	FILE *out;           /* NULL: stdout */
+	const char *out_name; /* out's path, for a failed write's message */
 	FILE *console;       /* the two newlines before the exit maps (stdout
 				with -o FILE); NULL: out */
 	FILE *err;           /* NULL: stderr */
@@ -51,6 +54,7 @@ struct run_opts {
 				printing nothing (bpftrace 0.26's) */
 	const char *folded;     /* --folded: stack maps as folded stacks */
 	const char *flamegraph; /* --flamegraph: ... as an SVG flame graph */
+	const char *pprof;      /* --pprof: ... as a pprof profile */
 	bool heatmap;            /* --heatmap */
 	const char *heatmap_svg; /* --heatmap-svg */
 	const char *metrics;     /* --metrics ADDR:PORT; NULL: none */

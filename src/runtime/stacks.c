@@ -35,6 +35,11 @@ static struct usyms *usyms_of(struct stacks *s)
 	return s->usyms;
 }
 
+struct usyms *stacks_usyms(struct stacks *s)
+{
+	return usyms_of(s);
+}
+
 void stacks_init(struct stacks *s, const struct compiled *c,
 		 const int *map_fds)
 {

@@ -40,6 +40,9 @@ int stacks_poll_fd(const struct stacks *s);
 void stacks_consume(struct stacks *s);
 /* Fills the sym and module hooks of res (ctx = s). */
 void stacks_resolver(struct stacks *s, struct out_resolver *res);
+/* The user symbol tables (made on first use), for readers that need more
+ * of a frame than its name (runtime/pprof.c). */
+struct usyms *stacks_usyms(struct stacks *s);
 /* Keeps pid's mappings fresh on every tick (the -c or -p process). */
 void stacks_watch(struct stacks *s, int32_t pid);
 /* Milliseconds until stacks_tick() has work to do (a timeout for the

@@ -260,7 +260,8 @@ static int read_maps(struct usyms *u, struct upid *p)
 		vec_free(&maps);
 		return -ENOENT;
 	}
-	qsort(maps.data, maps.len, sizeof(*maps.data), cmp_map);
+	if (maps.len) /* (an exited process's maps may be empty) */
+		qsort(maps.data, maps.len, sizeof(*maps.data), cmp_map);
 	vec_free(&p->maps);
 	p->maps.data = maps.data;
 	p->maps.len = maps.len;
@@ -290,7 +291,8 @@ static void read_perf_map(struct upid *p)
 	}
 	free(line);
 	fclose(f);
-	qsort(p->jit.data, p->jit.len, sizeof(*p->jit.data), cmp_jit);
+	if (p->jit.len)
+		qsort(p->jit.data, p->jit.len, sizeof(*p->jit.data), cmp_jit);
 }
 
 int usyms_snapshot(struct usyms *u, int32_t pid, bool refresh)
@@ -403,11 +405,10 @@ static void put(struct strbuf *sb, const char *name, uint64_t off,
 		sb_printf(sb, "+%" PRIu64, off);
 }
 
-int usyms_resolve(struct usyms *u, int32_t pid, uint64_t addr, bool offset,
-		  struct strbuf *sb, const char **module)
+int usyms_frame(struct usyms *u, int32_t pid, uint64_t addr,
+		struct usyms_frame *f)
 {
-	if (module)
-		*module = NULL;
+	memset(f, 0, sizeof(*f));
 	struct upid *p = find_pid(u, pid);
 	if (!p && usyms_snapshot(u, pid, false) == 0)
 		p = find_pid(u, pid);
@@ -422,17 +423,23 @@ int usyms_resolve(struct usyms *u, int32_t pid, uint64_t addr, bool offset,
 			m = find_map(p, addr);
 	}
 	if (m) {
-		if (module)
-			*module = m->file->path;
+		f->path = m->file->path;
+		f->start = m->start;
+		f->end = m->end;
+		f->pgoff = m->pgoff;
 		struct elf_syms *es = file_syms(m->file, pid);
 		uint64_t vaddr, off;
 		const struct elf_sym *s;
-		if (es && !elfsym_off_to_vaddr(es, addr - m->start + m->pgoff,
-					       &vaddr) &&
-		    ((m->file->dbg &&
-		      (s = elfsym_lookup(m->file->dbg, vaddr, &off))) ||
-		     (s = elfsym_lookup(es, vaddr, &off)))) {
-			put(sb, s->name, off, offset);
+		if (!es || elfsym_off_to_vaddr(es, addr - m->start + m->pgoff,
+					       &vaddr))
+			return -ENOENT;
+		f->elf = es;
+		f->vaddr = vaddr;
+		if ((m->file->dbg &&
+		     (s = elfsym_lookup(m->file->dbg, vaddr, &off))) ||
+		    (s = elfsym_lookup(es, vaddr, &off))) {
+			f->sym = s->name;
+			f->sym_off = off;
 			return 0;
 		}
 		return -ENOENT;
@@ -440,8 +447,21 @@ int usyms_resolve(struct usyms *u, int32_t pid, uint64_t addr, bool offset,
 	const struct jitsym *j = find_jit(p, addr);
 	if (!j)
 		return -ENOENT;
+	f->path = "[perf-map]";
+	f->sym = j->name;
+	f->sym_off = addr - j->start;
+	return 0;
+}
+
+int usyms_resolve(struct usyms *u, int32_t pid, uint64_t addr, bool offset,
+		  struct strbuf *sb, const char **module)
+{
+	struct usyms_frame f;
+	int err = usyms_frame(u, pid, addr, &f);
 	if (module)
-		*module = "[perf-map]";
-	put(sb, j->name, addr - j->start, offset);
+		*module = f.path;
+	if (err)
+		return err;
+	put(sb, f.sym, f.sym_off, offset);
 	return 0;
 }

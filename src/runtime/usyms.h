@@ -45,4 +45,21 @@ void usyms_add_mapping(struct usyms *u, int32_t pid, uint64_t start,
 int usyms_resolve(struct usyms *u, int32_t pid, uint64_t addr, bool offset,
 		  struct strbuf *sb, const char **module);
 
+/* Where addr of pid is: its mapping (path NULL: none; "[perf-map]" for
+ * JIT code, which has no mapping), the ELF file read for it and addr's
+ * link-time address there, and its symbol as the file names it (not
+ * demangled; NULL: none). Strings live as long as u. Returns 0, or
+ * -ENOENT when no symbol covers addr (what is known is still filled). */
+struct elf_syms;
+struct usyms_frame {
+	const char *path;
+	uint64_t start, end, pgoff;  /* the mapping */
+	const struct elf_syms *elf;  /* NULL: not read */
+	uint64_t vaddr;
+	const char *sym;
+	uint64_t sym_off;
+};
+int usyms_frame(struct usyms *u, int32_t pid, uint64_t addr,
+		struct usyms_frame *f);
+
 #endif

@@ -130,6 +130,18 @@ static void put_module(struct strbuf *sb, const struct out_resolver *res,
 	sb_putc(sb, ')');
 }
 
+/* "BUILDID 0xOFFSET" per frame, as bpftrace 0.26 prints build_id stacks
+ * (unindented; the address in hex where the kernel read no build id). */
+static void put_build_id_frame(struct strbuf *sb, struct stack_frame fr)
+{
+	if (!fr.build_id) {
+		sb_printf(sb, "%" PRIx64, fr.ip);
+		return;
+	}
+	sb_hex(sb, fr.build_id, 20);
+	sb_printf(sb, " 0x%02" PRIx64, fr.ip);
+}
+
 static void put_stack(struct strbuf *sb, const struct vfmt *f,
 		      const struct type *t, const uint8_t *data)
 {
@@ -141,7 +153,8 @@ static void put_stack(struct strbuf *sb, const struct vfmt *f,
 	/* a newline first, also before no frames, as bpftrace 0.26 */
 	sb_putc(sb, '\n');
 	for (uint32_t i = 0; i < n; i++) {
-		uint64_t ip = u64_at(at, 8 * i);
+		struct stack_frame fr = type_stack_frame(t, at, i);
+		uint64_t ip = fr.ip;
 		switch (t->stack_mode) {
 		case STACK_BPFTRACE:
 			sb_printf(sb, "%*s", f->stack_indent, "");
@@ -155,6 +168,9 @@ static void put_stack(struct strbuf *sb, const struct vfmt *f,
 			break;
 		case STACK_RAW:
 			sb_printf(sb, "%" PRIx64, ip);
+			break;
+		case STACK_BUILD_ID:
+			put_build_id_frame(sb, fr);
 			break;
 		}
 		sb_putc(sb, '\n');

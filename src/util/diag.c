@@ -181,7 +181,7 @@ void diag_error(struct diag *d, struct span sp, const char *fmt, ...)
 void diag_warning(struct diag *d, struct span sp, const char *fmt, ...)
 {
 	va_list ap;
-	if (d->no_warnings)
+	if (d->no_warnings || !d->out) /* !out: a muted pass (sema) */
 		return;
 	va_start(ap, fmt);
 	vreport(d, "WARNING", sp, fmt, ap);

@@ -31,6 +31,17 @@ void sb_append(struct strbuf *sb, const char *s)
 	sb_appendn(sb, s, strlen(s));
 }
 
+void sb_hex(struct strbuf *sb, const unsigned char *bytes, size_t n)
+{
+	static const char digits[] = "0123456789abcdef";
+	sb_grow(sb, 2 * n);
+	for (size_t i = 0; i < n; i++) {
+		sb->buf[sb->len++] = digits[bytes[i] >> 4];
+		sb->buf[sb->len++] = digits[bytes[i] & 15];
+	}
+	sb->buf[sb->len] = 0;
+}
+
 void sb_putc(struct strbuf *sb, char c)
 {
 	sb_appendn(sb, &c, 1);

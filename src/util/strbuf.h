@@ -16,6 +16,8 @@ void sb_appendn(struct strbuf *sb, const char *s, size_t n);
 void sb_putc(struct strbuf *sb, char c);
 void sb_printf(struct strbuf *sb, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* Appends n bytes as lowercase hex, two digits each (build ids). */
+void sb_hex(struct strbuf *sb, const unsigned char *bytes, size_t n);
 void sb_reset(struct strbuf *sb);
 void sb_free(struct strbuf *sb);
 /* Returns the string ("" when empty); the buffer keeps ownership. */

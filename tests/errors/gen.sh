@@ -61,3 +61,15 @@ LC_ALL=C garbage 150000 1 > garbage_150k.bt
 LC_ALL=C garbage 1048576 7 > garbage_1mb.bt
 # 180 KB of valid code: the error is at the very end.
 { printf 'BEGIN {\n'; for ((i = 0; i < 20000; i++)); do printf '\t@a = 1;\n'; done; printf '\t@b = ;\n}\n'; } > big_script_error_at_end.bt
+
+# -- hostile inputs (hostile_*: the layer also bounds their CPU time and
+# memory): a long straight-line probe (100k statements, 1.3 MB: past the
+# kernel's 1M instructions), a printf of 100 string literals of 1 KB
+# (past the stack, the coalescing of their copies hung), a 1 MB literal,
+# and unrolls nested into a million statements
+{ printf 'BEGIN {\n'; for ((i = 0; i < 100000; i++)); do printf '@a = @a + 1;\n'; done; printf '}\n'; } > hostile_100k_statements.bt
+kb=$(rep x 1024)
+{ printf 'BEGIN { printf("'; rep '%s' 100; printf '\\n"'; for ((i = 0; i < 100; i++)); do printf ', "%s"' "$kb"; done; printf '); }\n'; } > hostile_100_literals_1kb.bt
+{ printf 'BEGIN { printf("%%s\\n", "'; head -c 1048576 /dev/zero | tr '\0' y; printf '"); }\n'; } > hostile_literal_1mb.bt
+printf 'BEGIN { unroll(100) { unroll(100) { unroll(100) { @a = @a + 1; } } } }\n' > hostile_unroll_nested.bt
+

@@ -4,6 +4,10 @@
 # tests/errors) must exit with status exactly 1 and print on stderr exactly
 # (byte for byte) NAME.err. A crash (signal), a sanitizer report, a time-out
 # or exit 0 is a failure. Scripts may hold NUL bytes and invalid UTF-8.
+# The hostile_* cases must also be refused within HOSTILE_CPU seconds of
+# CPU time and HOSTILE_KB of peak memory (CPU time, not wall time, so
+# that other jobs on the machine do not fail them; under ASan, which is
+# several times slower and bigger, the bounds are 5 times wider).
 # After reviewing a change in messages, rewrite the .err files with:
 #   UPDATE_GOLDEN=1 tests/run.sh --layers errors
 # shellcheck source=tests/lib.sh
@@ -14,13 +18,55 @@ mkdir -p "$scratch"
 cd "$TOP/tests/errors" || exit 1
 # The large and binary cases are generated (the 1 MB one is not committed).
 ./gen.sh || echo "not ok errors-gen: tests/errors/gen.sh failed"
+HOSTILE_CPU=${HOSTILE_CPU:-2} HOSTILE_KB=${HOSTILE_KB:-1048576}
+if nm "$SONDE" 2>/dev/null | grep -q __asan_init; then
+	HOSTILE_CPU=10 HOSTILE_KB=5242880
+fi
+# run_bounded OUT ERR TIME ARGS...: run_sonde under /usr/bin/time, whose
+# figures (user s, system s, peak KB) go to TIME.
+run_bounded() {
+	local out=$1 err=$2 tf=$3
+	shift 3
+	{ timeout -k 5 "${SONDE_TIMEOUT:-20}" /usr/bin/time -f '%U %S %M' -o "$tf" \
+		"$SONDE" "$@" </dev/null >"$out" 2>"$err"; } 2>/dev/null
+	RC=$?
+}
+# over_bounds TIME: why the figures in TIME are over the bounds, or
+# nothing.
+over_bounds() {
+	local u s kb
+	# the last line: time first says when the status is not 0
+	read -r u s kb < <(tail -n 1 "$1")
+	if ! [[ $kb =~ ^[0-9]+$ ]]; then
+		echo "no time figures in $1"
+		return
+	fi
+	if awk -v u="$u" -v s="$s" -v max="$HOSTILE_CPU" 'BEGIN { exit !(u + s > max) }'; then
+		echo "took ${u}s user + ${s}s system, over ${HOSTILE_CPU}s"
+	elif [ "$kb" -gt "$HOSTILE_KB" ]; then
+		echo "took ${kb} KB of memory, over ${HOSTILE_KB} KB"
+	fi
+}
 ntests=0
 for bt in *.bt; do
 	[ -f "$bt" ] || continue
 	ntests=$((ntests + 1))
 	name=${bt%.bt}
 	exp=$name.err out=$scratch/$name.out err=$scratch/$name.err
-	run_sonde "$out" "$err" --mode codegen "$bt"
+	case $name in
+	hostile_*)
+		if [ ! -x /usr/bin/time ]; then
+			echo "skip $name: no /usr/bin/time (scripts/deps.sh installs it)"
+			continue
+		fi
+		run_bounded "$out" "$err" "$scratch/$name.time" --mode codegen "$bt"
+		if [ "$RC" = 1 ] && why=$(over_bounds "$scratch/$name.time") && [ -n "$why" ]; then
+			echo "not ok $name: $why"
+			continue
+		fi
+		;;
+	*) run_sonde "$out" "$err" --mode codegen "$bt" ;;
+	esac
 	if why=$(status_problem 1 "$err") && [ -z "$why" ]; then
 		if update_golden "$exp" "$err" "$name"; then
 			:

@@ -88,7 +88,7 @@ else
 	fi
 	deep=$scratch/deep.svg
 	# the libraries the Makefile links sonde with
-	libs="$(pkg-config --libs libbpf libelf zlib libdw) -liberty -pthread"
+	libs="$(pkg-config --libs libbpf libelf zlib libdw libprotobuf-c) -liberty -pthread"
 	pkg-config --exists libmicrohttpd && libs+=" $(pkg-config --libs libmicrohttpd)"
 	${CC:-cc} -std=gnu11 -I"$TOP/src" "$TOP/tests/flamegraph/deepsvg.c" \
 		-o "$scratch/deepsvg" "$BUILD/libsonde.a" $libs \

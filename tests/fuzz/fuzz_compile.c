@@ -4,7 +4,8 @@
  * Any crash, sanitizer report, leak or hang is a bug; so is an internal
  * error, or a codegen or backend error on a program sema accepted that
  * is not one of the located refusals of a kernel limit (a stack over 512
- * bytes, more than 64 maps in a program): the target aborts on one.
+ * bytes, a string literal bigger than the stack, more than 64 maps or 1M
+ * instructions in a program): the target aborts on one.
  *
  * fuzz_verify.c includes this file with FUZZ_VERIFY set: it also loads
  * what codegen emits through the kernel's verifier (maps created,
@@ -26,6 +27,7 @@
 
 #include "codegen/codegen.h"
 #include "kernel/dwarf.h"
+#include "lang/cmacro.h"
 #include "lang/parser.h"
 #include "lang/sema.h"
 #include "model/compiled.h"
@@ -108,10 +110,12 @@ static void verify(const struct compiled *c, const uint8_t *data,
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	fclose(err);
 	/* A loop the verifier cannot follow is refused by name: sema cannot
-	 * know every loop's length. A program type this kernel refuses
+	 * know every loop's length; nor how many branches the verifier
+	 * keeps pending (unrolls nested into 10,000 conditions). A program type this kernel refuses
 	 * (fentry here) and map creation failing for lack of memory are the
 	 * machine's, not the program's. */
 	if (rc < 0 && !strstr(msg, "the while loop at") &&
+	    !strstr(msg, "the kernel's verifier gave up") &&
 	    !strstr(msg, "the kernel refuses") &&
 	    !strstr(msg, "cannot create map")) {
 		fprintf(stderr, "fuzz_verify: a type-checked program was "
@@ -145,7 +149,8 @@ static int compile(const uint8_t *data, size_t size, FILE *out,
 						      (prog->nprobes + 1));
 	struct sema_opts so = { NULL, 0, true, 0 };
 	struct sema_result sr;
-	if (d.nerrors || !expand(a, &d, prog, sp) ||
+	if (d.nerrors || cmacro_expand(a, &d, prog) < 0 ||
+	    !expand(a, &d, prog, sp) ||
 	    sema_check(a, &d, prog, sp, &so, &sr) < 0 || d.nerrors)
 		return 0;
 	struct codegen_opts co = { 0 };
@@ -154,8 +159,8 @@ static int compile(const uint8_t *data, size_t size, FILE *out,
 }
 
 /* Why the errors codegen printed in msg are not all located refusals of
- * a kernel limit (a stack over 512 bytes, more than 64 maps in a
- * program), or NULL. Only the messages' own lines are read: each starts
+ * a kernel limit (a stack over 512 bytes, more than 64 maps or 1M
+ * instructions in a program), or NULL. Only the messages' own lines are read: each starts
  * with FUZZ_FILE, whose control byte the source lines they quote cannot
  * hold (diag prints it as '?'), so a program's text cannot pass for a
  * message. (It did: a string literal holding "internal error", a phrase
@@ -178,10 +183,14 @@ static const char *bad_refusal(const char *msg)
 			nerrors++;
 			if (STARTS(text, "internal error"))
 				return "an internal error";
-			if (STARTS(text, "cannot compile this probe"))
+			/* a program past the kernel's instruction count */
+			if (STARTS(text, "cannot compile this probe") &&
+			    !HAS(text, len, "the kernel loads"))
 				return "a backend error on a program sema accepted";
 			if (!HAS(text, len, "bytes of stack, more than the 512") &&
-			    !HAS(text, len, "more than the 64 the kernel allows"))
+			    !HAS(text, len, "more than the 64 the kernel allows") &&
+			    !HAS(text, len, "the kernel loads") &&
+			    !STARTS(text, "String is too long (over 512 bytes"))
 				return "a codegen error on a program sema accepted";
 		}
 		line = *eol ? eol + 1 : eol;

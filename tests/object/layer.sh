@@ -6,7 +6,7 @@ cd "$TOP" || exit 1
 D=$BUILD/tests/object
 SRC=tests/object
 mkdir -p "$D"
-TESTS="build tracepoint set json hist_keyed hist_slots ringbuf perfbuf raw_tp tp_btf uprobe perf_event kprobe_fentry prog_select broken bad_section not_an_object usdt stop_on_pid hist_json sigint"
+TESTS="build tracepoint set json hist_keyed hist_slots ringbuf perfbuf raw_tp tp_btf uprobe perf_event kprobe_fentry prog_select broken bad_section not_an_object usdt stop_on_pid hist_json sigint write_error"
 
 skip_all() { for t in $TESTS; do echo "skip object.$t: $1"; done; exit 0; }
 [ "$(id -u)" = 0 ] || skip_all "needs root"
@@ -192,3 +192,9 @@ else nok sigint "want rc 0 and @counts[PID]: 18 (rc=$rc)" "$D/sigint.out"; fi
 run hist_json -f json -c "$WL writes" "$D/hist_write.bpf.o"
 if [ $rc = 0 ] && grep -q '^{"type": "hist", "data": {"@hist": \[' "$D/hist_json.out" && grep -q '{"min": 4096, "max": 8191, "count": 2}' "$D/hist_json.out"; then ok hist_json
 else nok hist_json "want a JSON hist with {\"min\": 4096, \"max\": 8191, \"count\": 2}" "$D/hist_json.out"; fi
+
+# ---- -o /dev/full: the failed write is said once, exit 1 ----
+run write_error -o /dev/full -c "$WL writes" "$D/count_write.bpf.o"
+if [ $rc = 1 ] && [ "$(grep -c '^sonde: cannot write to /dev/full: No space left on device$' "$D/write_error.err")" = 1 ]; then
+	ok write_error
+else nok write_error "want rc 1 and one 'cannot write to /dev/full' (rc=$rc)" "$D/write_error.err"; fi

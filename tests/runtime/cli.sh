@@ -71,4 +71,171 @@ cli_all() {
 	else
 		echo "skip cli_not_root: no setpriv, or user nobody cannot run $SONDE"
 	fi
+	cli_stop_exact
+	cli_write_errors
+	cli_uprobe_multi_func
+	cli_sigint_while_detaching
+}
+
+# cli_result NAME WHY ERR: "ok NAME", or "not ok NAME: WHY" and the first
+# lines of stderr file ERR.
+cli_result() {
+	if [ -n "$2" ]; then
+		echo "not ok $1: $2"
+		indent "$3" 10
+	else
+		echo "ok $1"
+	fi
+}
+
+# wait_file FILE REGEX [TENTHS]: waits (up to TENTHS/10 s, default 20 s)
+# for a line of FILE to match.
+wait_file() {
+	local i
+	for ((i = 0; i < ${3:-200}; i++)); do
+		grep -qE -- "$2" "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# Every libc function (2,594 here), keyed by `func`: one uprobe_multi link
+# (the attach cookie names the function), so Ctrl-C ends the run within
+# 5 s. With a link each (as `func` made it before), the exit took 280 s:
+# the kernel releases uprobes one after the other, ~0.1 s each.
+cli_uprobe_multi_func() {
+	local name=cli_uprobe_multi_func d=$scratch/cli_uprobe_multi_func pid t0 t1 why=
+	if ! "$SONDE" --info 2>/dev/null | grep -q '^  uprobe_multi: yes'; then
+		echo "skip $name: this kernel lacks uprobe_multi (sonde --info)"
+		return
+	fi
+	mkdir -p "$d"
+	# (a previous run's files would be seen before the redirections
+	# empty them)
+	rm -f "$d/out" "$d/err"
+	__BPFTRACE_NOTIFY_PROBES_ATTACHED=1 BPFTRACE_MAX_PROBES=10000 \
+		BPFTRACE_MAX_BPF_PROGS=10000 timeout -k 30 60 "$SONDE" \
+		-e 'uprobe:libc:* { @[func] = count(); }' -c "sleep 30" \
+		</dev/null >"$d/out" 2>"$d/err" &
+	pid=$!
+	wait_file "$d/err" __BPFTRACE_NOTIFY_PROBES_ATTACHED 400 || why="never attached"
+	t0=$(date +%s%N)
+	kill -INT $pid 2>/dev/null
+	wait $pid
+	RC=$?
+	t1=$(date +%s%N)
+	if [ -z "$why" ] && [ $RC != 0 ]; then
+		why="exit status $RC"
+	elif [ -z "$why" ] && [ $(((t1 - t0) / 1000000)) -gt 5000 ]; then
+		why="it took $(((t1 - t0) / 1000000)) ms to end after Ctrl-C"
+	elif [ -z "$why" ] && ! cat "$d/out" "$d/err" | grep -qE '^Attach(ing|ed) [0-9]{4} probes'; then
+		why="not thousands of probes"
+	elif [ -z "$why" ] && ! grep -qE '^@\[(__)?nanosleep\]: [0-9]+$' "$d/out"; then
+		why="no @[nanosleep] (sleep's call) among the maps"
+	fi
+	cli_result "$name" "$why" "$d/err"
+}
+
+# A Ctrl-C while the kernel is still releasing the probes (23 uprobes,
+# one link each since the body reads kstack: ~0.1 s apiece, one after
+# the other) is told why sonde has not ended, and how many are left.
+cli_sigint_while_detaching() {
+	local name=cli_sigint_while_detaching d=$scratch/cli_sigint_while_detaching pid spid why=
+	mkdir -p "$d"
+	rm -f "$d/out" "$d/err"
+	__BPFTRACE_NOTIFY_PROBES_ATTACHED=1 timeout -k 5 60 "$SONDE" -B line \
+		-e 'uprobe:libc:strc*,uprobe:libc:mem* { @[kstack] = count(); }' \
+		-c "sleep 30" </dev/null >"$d/out" 2>"$d/err" &
+	pid=$!
+	if ! wait_file "$d/err" __BPFTRACE_NOTIFY_PROBES_ATTACHED 400; then
+		why="never attached"
+	else
+		# to sonde itself: timeout passes on only the first
+		spid=$(pgrep -P $pid)
+		kill -INT $spid
+		# the maps print (flushed) before the probes are released,
+		# which takes seconds
+		wait_file "$d/out" '^@' || why="no maps printed"
+		sleep 0.3
+		kill -INT $spid
+	fi
+	wait $pid
+	RC=$?
+	if [ -z "$why" ] && [ $RC != 0 ]; then
+		why="exit status $RC"
+	elif [ -z "$why" ] && ! grep -qE '^sonde: the kernel is still releasing the probes \(uprobe:[^ ]+, \.\.\.\): [0-9]+ of their 23 links and perf events left, sonde ends when they are$' "$d/err"; then
+		why="the second Ctrl-C was not told what is still being detached"
+	fi
+	cli_result "$name" "$why" "$d/err"
+}
+
+# cli_write_case NAME HOW WORDS: sonde's stdout is HOW ("full": /dev/full;
+# "pipe": a pipe whose reader has gone, with SIGPIPE ignored, as some
+# service managers start programs). The workload would run 30 s; the
+# failed write must stop the run at once, be said once on stderr, and
+# make sonde exit 1; WORDS are the errno's. (bpftrace 0.17 runs on: `| head -1` never ends.)
+cli_write_case() {
+	local name=$1 how=$2 d=$scratch/cli_$1 prog n why
+	mkdir -p "$d"
+	prog='tracepoint:syscalls:sys_enter_getpid /pid == cpid/ { printf("line %d\n", pid); }'
+	case $how in
+	full)
+		timeout -k 5 20 "$SONDE" -e "$prog" -c "$WL getpid 100000 sleep 30000" \
+			</dev/null >/dev/full 2>"$d/err"
+		echo $? >"$d/rc"
+		;;
+	pipe)
+		# the reader exits at once: every write gets EPIPE
+		{ trap '' PIPE
+		  timeout -k 5 20 "$SONDE" -e "$prog" -c "$WL getpid 100000 sleep 30000" \
+			</dev/null 2>"$d/err"
+		  echo $? >"$d/rc"; } | true
+		;;
+	esac
+	n=$(grep -c 'cannot write' "$d/err")
+	why=
+	if [ "$(cat "$d/rc")" != 1 ]; then
+		why="exit status $(cat "$d/rc"), expected 1"
+	elif ! grep -qE "^sonde: cannot write to stdout: $3\$" "$d/err" || [ "$n" != 1 ]; then
+		why="stderr has not exactly one line 'sonde: cannot write to stdout: $3'"
+	fi
+	cli_result "$name" "$why" "$d/err"
+}
+
+cli_write_errors() {
+	cli_write_case cli_write_stdout_full full "No space left on device"
+	cli_write_case cli_write_stdout_pipe pipe "Broken pipe"
+}
+
+# Exactness at a stop: the -c workload makes exactly N getpid() calls,
+# each a printf record, then sends SIGINT to sonde at once, while the ring
+# buffer still holds records (a small one overflows: the kernel counts
+# those lost). Every record is printed or counted, whatever the moment of
+# the signal: printed + "Lost N events" = N, in each of 20 runs (before
+# this, the record in hand when the stop was seen was neither, once or
+# twice per stop).
+cli_stop_exact() {
+	local d=$scratch/cli_stop_exact n=50000 run pages printed lost why=
+	mkdir -p "$d"
+	for run in $(seq 20); do
+		case $((run % 4)) in
+		0) pages=1 ;; 1) pages=8 ;; 2) pages=64 ;; 3) pages= ;;
+		esac
+		{ env ${pages:+BPFTRACE_PERF_RB_PAGES=$pages} timeout -k 5 30 "$SONDE" \
+			-e 'tracepoint:syscalls:sys_enter_getpid /pid == cpid/ { printf("e %d\n", pid); }' \
+			-c "$WL getpid $n killparent 2 sleep 5000" \
+			</dev/null >"$d/out" 2>"$d/err"; } 2>/dev/null
+		RC=$?
+		if [ $RC != 0 ]; then
+			why="run $run: exit status $RC"
+			break
+		fi
+		printed=$(grep -c '^e ' "$d/out")
+		lost=$(sed -n 's/^Lost \([0-9]*\) events$/\1/p' "$d/out")
+		if [ $((printed + ${lost:-0})) != $n ]; then
+			why="run $run (${pages:-default} pages): $printed printed + ${lost:-0} lost != $n"
+			break
+		fi
+	done
+	cli_result cli_stop_exact "$why" "$d/err"
 }

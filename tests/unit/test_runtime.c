@@ -403,7 +403,7 @@ TEST(verifier_rejection)
 	CHECK(run_capture(&c, &o, &out, &err) < 0);
 	CHECK_STR(out, "");
 	CHECK_STR(err, "sonde: internal error: the kernel verifier rejected "
-		       "the program for BEGIN\n");
+		       "the program for BEGIN: R0 !read_ok\n");
 	free(out);
 	free(err);
 	o = (struct run_opts){ .verbose = true };

@@ -54,4 +54,7 @@ while [ ! -e "$dir/stop" ]; do
 	done
 	nap 0.02
 done
+for id in "${!pgid[@]}"; do
+	kill -KILL -- "-${pgid[$id]}" 2>/dev/null
+done
 rm -f "$fifo"

@@ -1,0 +1,2 @@
+#define GUARDLESS 1
+#include "include_header_cycle.h"
