@@ -5,9 +5,9 @@
 #include "probes/provider.h"
 
 /* For probe types this kernel cannot attach: unless nothing will be
- * attached (--dry-run, -d, --verify), reports at a's span "<type> probes
- * cannot run here: <why feature f is missing>; use <alt> instead" and
- * returns true. Checked in expand, so nothing is ever attached first. */
+ * attached (--mode codegen, --dump, --verify), reports at a's span "<type>
+ * probes cannot run here: <why feature f is missing>; use <alt> instead"
+ * and returns true. Checked in expand, so nothing is ever attached first. */
 #include "kernel/features.h"
 bool probe_refuse(struct probe_env *env, const struct attach_point *a,
 		  enum feat_id f, const char *alt);

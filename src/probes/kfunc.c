@@ -93,8 +93,8 @@ static int expand(struct probe_env *env, const struct attach_point *a,
 	}
 	if (r == 0)
 		return probe_missing(env, a);
-	/* Checked after the lookup so that --dry-run still finds typing
-	 * errors on kernels that refuse fentry. */
+	/* Checked after the lookup so that --mode codegen still finds
+	 * typing errors on kernels that refuse fentry. */
 	if (probe_refuse(env, a, FEAT_FENTRY, feat_has(FEAT_KPROBE) ?
 				 (is_return(kind) ? "kretprobe:FUNCTION" :
 						    "kprobe:FUNCTION") :

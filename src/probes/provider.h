@@ -130,8 +130,8 @@ struct probe_env {
 	int pid, cpid;
 	const char *cmd; /* -c CMD (NULL: none): its program is the file of
 			    watchpoint:FUNC+argN under -c */
-	/* Nothing will be attached (--dry-run, -d, --verify): a probe type
-	 * this kernel cannot attach is no error then. */
+	/* Nothing will be attached (--mode codegen, --dump, --verify): a probe
+	 * type this kernel cannot attach is no error then. */
 	bool no_attach;
 	/* --unsafe: a kprobe on a function the kernel does not list as
 	 * traceable is still tried; uprobes on files that are no ELF, at

@@ -118,7 +118,7 @@ cli_uprobe_multi_func() {
 		-e 'uprobe:libc:* { @[func] = count(); }' -c "sleep 30" \
 		</dev/null >"$d/out" 2>"$d/err" &
 	pid=$!
-	wait_file "$d/err" __BPFTRACE_NOTIFY_PROBES_ATTACHED 400 || why="never attached"
+	wait_file "$d/out" __BPFTRACE_NOTIFY_PROBES_ATTACHED 400 || why="never attached"
 	t0=$(date +%s%N)
 	kill -INT $pid 2>/dev/null
 	wait $pid
@@ -147,7 +147,7 @@ cli_sigint_while_detaching() {
 		-e 'uprobe:libc:strc*,uprobe:libc:mem* { @[kstack] = count(); }' \
 		-c "sleep 30" </dev/null >"$d/out" 2>"$d/err" &
 	pid=$!
-	if ! wait_file "$d/err" __BPFTRACE_NOTIFY_PROBES_ATTACHED 400; then
+	if ! wait_file "$d/out" __BPFTRACE_NOTIFY_PROBES_ATTACHED 400; then
 		why="never attached"
 	else
 		# to sonde itself: timeout passes on only the first
@@ -211,9 +211,9 @@ cli_write_errors() {
 # each a printf record, then sends SIGINT to sonde at once, while the ring
 # buffer still holds records (a small one overflows: the kernel counts
 # those lost). Every record is printed or counted, whatever the moment of
-# the signal: printed + "Lost N events" = N, in each of 20 runs (before
-# this, the record in hand when the stop was seen was neither, once or
-# twice per stop).
+# the signal: printed + "Lost N events" (on stderr) = N, in each of 20
+# runs (before this, the record in hand when the stop was seen was
+# neither, once or twice per stop).
 cli_stop_exact() {
 	local d=$scratch/cli_stop_exact n=50000 run pages printed lost why=
 	mkdir -p "$d"
@@ -231,7 +231,7 @@ cli_stop_exact() {
 			break
 		fi
 		printed=$(grep -c '^e ' "$d/out")
-		lost=$(sed -n 's/^Lost \([0-9]*\) events$/\1/p' "$d/out")
+		lost=$(sed -n 's/^Lost \([0-9]*\) events$/\1/p' "$d/err")
 		if [ $((printed + ${lost:-0})) != $n ]; then
 			why="run $run (${pages:-default} pages): $printed printed + ${lost:-0} lost != $n"
 			break
