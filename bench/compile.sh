@@ -2,7 +2,7 @@
 # Compile time and peak memory of long scripts: prints a markdown section
 # on stdout. The script is N statements `@a = @a + 1;` in one BEGIN
 # (N = 1,000, 10,000 and 100,000 by default), compiled and not loaded:
-#   sonde --dry-run FILE
+#   sonde --mode codegen FILE      (compile only: 0.26's --dry-run attaches)
 #   bpftrace --emit-elf OUT FILE   (bpftrace 0.17's compile-only mode)
 #   clang -O2 -target bpf -c       the same program written in C (N map
 #                                  lookups and updates of one u64 key),
@@ -118,11 +118,11 @@ for n in $sizes; do
 		run clang "$n" "$r" clang -O2 -target bpf -I/usr/include/"$(cc -dumpmachine)" \
 			-c "$out/s$n.bpf.c" -o "$out/s$n.bpf.o"
 		run bpftrace "$n" "$r" "$bpftrace" --emit-elf "$out/s$n.bt.o" "$out/s$n.bt"
-		run sonde "$n" "$r" "$sonde" --dry-run "$out/s$n.bt"
+		run sonde "$n" "$r" "$sonde" --mode codegen "$out/s$n.bt"
 	done
 done
 
-echo "One BEGIN probe of N statements \`@a = @a + 1;\`, compiled and not loaded: \`sonde --dry-run\`,"
+echo "One BEGIN probe of N statements \`@a = @a + 1;\`, compiled and not loaded: \`sonde --mode codegen\`,"
 echo "\`bpftrace --emit-elf\` (0.17's compile-only mode) and, as the baseline, \`clang -O2 -target bpf\`"
 echo "on the same program in C (N map lookups and updates). CPU time (user + system) and peak RSS,"
 echo "medians of $rounds interleaved runs; runs past ${timeout} s are killed, and each may take at"

@@ -1,8 +1,8 @@
 #!/bin/bash
-# Per-probe compile cost: `sonde --dry-run` of one body shared by N uprobe
+# Per-probe compile cost: `sonde --mode codegen` of one body shared by N uprobe
 # targets (a wildcard over libLLVM's functions), wall time and peak RSS,
 # and the refusal under the default BPFTRACE_MAX_PROBES (512). bpftrace
-# 0.17 is shown for the refusal only: it has no --dry-run, and with the
+# 0.17 is shown for the refusal only: it has no compile-only mode, and with the
 # limits raised it loads and attaches every probe.
 # Usage: bench/probe_cost.sh [SONDE] >> bench/PROBE_COST.md
 set -u
@@ -13,12 +13,12 @@ measure() { # PATTERN LIMIT -> "N probes: T s, R MB"
 	local out tf
 	tf=$(mktemp)
 	BPFTRACE_MAX_PROBES=$2 /usr/bin/time -o "$tf" -f "%e %M" "$sonde" \
-		--dry-run -e "uprobe:$lib:$1 { @[probe] = count(); }" \
+		--mode codegen -e "uprobe:$lib:$1 { @[probe] = count(); }" \
 		>/dev/null 2>&1
 	out=$(tail -n 1 "$tf")
 	rm -f "$tf"
 	local n
-	n=$(BPFTRACE_MAX_PROBES=1 "$sonde" --dry-run -e "uprobe:$lib:$1 {}" 2>&1 |
+	n=$(BPFTRACE_MAX_PROBES=1 "$sonde" --mode codegen -e "uprobe:$lib:$1 {}" 2>&1 |
 		sed -n 's/.*Can.t attach to \([0-9]*\) probes.*/\1/p' | head -n 1)
 	set -- $out
 	awk -v n="${n:-1}" -v t="$1" -v kb="$2" 'BEGIN {
@@ -34,7 +34,7 @@ measure '_ZN4llvm*' 1000000
 measure '*' 1000000
 echo
 t0=$(date +%s%N)
-"$sonde" --dry-run -e "uprobe:$lib:* { @[probe] = count(); }" 2>&1 | head -n 1 | cut -c1-110
+"$sonde" --mode codegen -e "uprobe:$lib:* { @[probe] = count(); }" 2>&1 | head -n 1 | cut -c1-110
 t1=$(date +%s%N)
 echo
 echo "Default limit: refused in $(( (t1 - t0) / 1000000 )) ms."

@@ -2,15 +2,21 @@
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
+#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "backend/disasm.h"
 #include "codegen/codegen.h"
+#include "kernel/dwarf.h"
+#include "kernel/features.h"
+#include "kernel/kallsyms.h"
 #include "lang/ast.h"
 #include "lang/builtins.h"
 #include "lang/cmacro.h"
@@ -35,21 +41,29 @@
 
 #define SONDE_VERSION "0.1.0"
 
-/* DUMP_DEBUG: a bare -d was given (a second one adds the BPF code). */
-enum dump_what { DUMP_AST = 1, DUMP_IR = 2, DUMP_BPF = 4, DUMP_DEBUG = 8 };
+enum dump_what { DUMP_AST = 1, DUMP_IR = 2, DUMP_BPF = 4 };
+
+/* bpftrace 0.26's --mode (and --test, --bench, --fmt). */
+enum run_mode { MODE_RUN, MODE_CODEGEN, MODE_COMPILER_BENCH, MODE_BENCH,
+		MODE_TEST, MODE_FORMAT };
 
 struct options {
 	const char *prog_text; /* -e */
 	const char *prog_path; /* script file */
-	unsigned dump;         /* DUMP_* bits from -d */
-	int dry_run, verify;
+	unsigned dump;         /* DUMP_* bits of --dump: print, run nothing */
+	unsigned debug;        /* DUMP_* bits of -d STAGE: print (on stderr),
+				  then run */
+	enum run_mode mode;
+	int dry_run, verify;   /* --dry-run: load, attach, stop */
 	int buffering;         /* -B: RUN_BUF_* */
 	int list;              /* -l [PATTERN] */
+	const char *list_search; /* -l's PATTERN (NULL: everything) */
 	int unsafe, verbose, quiet;
 	const char *format;    /* -f */
 	const char *out_path;  /* -o */
 	const char *cmd;       /* -c */
 	long pid;              /* -p */
+	bool pid_set;
 	char **params;         /* $1.. */
 	int nparams;
 	/* object mode */
@@ -65,7 +79,7 @@ struct options {
 	int heatmap;             /* --heatmap */
 	const char *heatmap_svg; /* --heatmap-svg */
 	const char *metrics;     /* --metrics */
-	/* bpftrace's options (issue 13) */
+	/* bpftrace's options */
 	bool info, no_warnings;     /* --info, --no-warnings */
 	bool warnings;              /* -k, --warnings */
 	/* bpftrace 0.26's warning level: 0 with --no-warnings, 2 with -k,
@@ -75,121 +89,158 @@ struct options {
 	const char *includes[64];   /* --include FILE */
 	const char *incdirs[64];    /* -I DIR */
 	size_t nincludes, nincdirs;
+	const char *probe_filter;   /* --probe-filter REGEX */
+	regex_t filter_re;
+	struct strbuf debuginfo;    /* --debuginfo DIR[:DIR], each ':'-ended */
 };
 
 static void usage(FILE *out)
 {
 	fputs("USAGE:\n"
-	      "       sonde [options] PROGRAM_FILE [ARGS...]\n"
-	      "       sonde [options] -e 'PROGRAM' [ARGS...]\n"
-	      "       sonde [options] -t TOOL [ARGS...]\n"
-	      "       sonde -l [-v] [PATTERN]\n"
+	      "    sonde [options] filename [ARGS...]\n"
+	      "    sonde [options] - <stdin input>\n"
+	      "    sonde [options] -e 'program' [ARGS...]\n"
+	      "    sonde [options] -t TOOL [ARGS...]\n"
 	      "\n"
 	      "OPTIONS:\n"
-	      "  -e PROGRAM     the program to run, instead of a file\n"
-	      "  -t TOOL        run sonde's tool TOOL (tools/TOOL.bt); a bare\n"
-	      "                 TOOL that is no file in the current directory\n"
-	      "                 works too\n"
-	      "  --tools        list the tools and where they were looked for\n"
-	      "  -l [PATTERN]   list the probes matching PATTERN "
-	      "('tracepoint:sched:*');\n"
-	      "                 with -v, their arguments too\n"
-	      "  -c CMD         run CMD once every probe is attached; stop "
-	      "when it exits\n"
-	      "                 (its pid is `cpid` in the program)\n"
-	      "  -p PID         stop when process PID exits\n"
-	      "  -f text|json   output format (default text)\n"
-	      "  -o FILE        write the program's output to FILE\n"
-	      "  -B none|line|full  output buffering (default: flushed after "
-	      "each batch\n"
-	      "                 of events)\n"
-	      "  -q             quiet: no \"Attached N probes\" line\n"
-	      "  -k, --warnings also report failed reads and map lookups "
-	      "at run time\n"
-	      "  -v             verbose: libbpf messages and verifier logs\n"
-	      "  -d, -dd        debug (dry run): print the syntax tree and the "
-	      "IR; -dd the\n"
-	      "                 BPF code too\n"
-	      "  --dump ast|ir|bpf  print only the syntax tree, the IR or the "
-	      "BPF code\n"
-	      "                 (repeatable; dry run)\n"
-	      "  --dry-run      compile (probes, types, code), load nothing\n"
-	      "  --verify       also load every program (the kernel's "
-	      "verifier checks it),\n"
-	      "                 then exit without attaching anything\n"
-	      "  --unsafe       allow unsafe functions such as system()\n"
-	      "  --emit-elf FILE.o\n"
-	      "                 compile, then write the program as a BPF ELF "
-	      "object that\n"
-	      "                 --object runs later (here or on another "
-	      "machine); load\n"
-	      "                 nothing\n"
-	      "  --usdt-file-activation\n"
-	      "                 accepted for bpftrace: USDT semaphores are "
-	      "always raised in\n"
-	      "                 every process running the file (or the -p "
-	      "one)\n"
-	      "  --folded FILE  at exit, write the maps keyed by kstack/ustack "
-	      "(with count()\n"
-	      "                 values) as folded stacks, flamegraph.pl's "
-	      "input\n"
-	      "  --flamegraph FILE.svg\n"
-	      "                 at exit, draw them as an interactive SVG flame "
-	      "graph\n"
-	      "  --pprof FILE   at exit, write them (count() or sum() values) "
-	      "as a gzipped\n"
-	      "                 pprof profile (go tool pprof, Parca, "
-	      "Pyroscope)\n"
-	      "  --heatmap      draw each print of a hist()/lhist() map as a "
-	      "heatmap row\n"
-	      "                 (time down, buckets across, shade = count)\n"
-	      "  --heatmap-svg FILE.svg\n"
-	      "                 at exit, draw those prints as an SVG heatmap "
-	      "(time across)\n"
-	      "  --metrics [ADDR:]PORT\n"
-	      "                 serve the maps at http://ADDR:PORT/metrics for "
-	      "Prometheus\n"
-	      "                 (ADDR defaults to 127.0.0.1), and their stacks "
-	      "at\n"
-	      "                 /debug/pprof/profile?seconds=N\n"
+	      "    -B MODE        output buffering mode ('line', 'full', "
+	      "'none')\n"
+	      "    -f FORMAT      output format ('text', 'json')\n"
+	      "    -o, --output FILE\n"
+	      "                   redirect the program's output to FILE\n"
+	      "    -e 'program'   execute this program\n"
+	      "    -h, --help     show this help message\n"
+	      "    -I DIR         add the directory to the include search "
+	      "path\n"
+	      "    --include FILE add an #include file before preprocessing\n"
+	      "    -l, --list [search|filename]\n"
+	      "                   list kernel probes or probes in a program\n"
+	      "    -p, --pid PID  filter actions and enable USDT probes on "
+	      "PID\n"
+	      "    -c, --cmd CMD  run CMD and enable USDT probes on resulting "
+	      "process\n"
+	      "    --no-feature FEATURE[,FEATURE]\n"
+	      "                   disable use of detected features\n"
+	      "    --usdt-file-activation\n"
+	      "                   activate usdt semaphores based on file path\n"
+	      "    --unsafe       allow unsafe/destructive functionality\n"
+	      "    -q, --quiet    keep messages quiet\n"
+	      "    --info         Print information about kernel BPF support\n"
+	      "    -k, --warnings emit a warning when probe read helpers "
+	      "return an error\n"
+	      "    -V, --version  sonde version\n"
+	      "    --no-warnings  disable all warning messages\n"
+	      "    --mode MODE    used for benchmarking and testing\n"
+	      "                   ('codegen', 'compiler-bench', 'bench', "
+	      "'test', 'format')\n"
+	      "    --test         run all test: probes (same as --mode test)\n"
+	      "    --bench        run all bench: probes (same as --mode "
+	      "bench)\n"
+	      "    --probe-filter REGEX\n"
+	      "                   only run probes whose name matches REGEX\n"
+	      "    --traceable-functions FILE\n"
+	      "                   load the list of traceable kernel functions "
+	      "from FILE\n"
+	      "    --debuginfo DIR[:DIR]\n"
+	      "                   add directories to the debug info search "
+	      "path\n"
 	      "\n"
-	      "object mode (a clang-built BPF object instead of a program):\n"
-	      "  --object FILE.bpf.o      load FILE, attach its programs by "
-	      "section name,\n"
-	      "                           print its maps at exit\n"
-	      "  --prog NAME              attach only program NAME "
+	      "SONDE OPTIONS:\n"
+	      "    -t TOOL        run sonde's tool TOOL (tools/TOOL.bt); a "
+	      "bare TOOL that\n"
+	      "                   is no file in the current directory works "
+	      "too\n"
+	      "    --tools        list the tools and where they were looked "
+	      "for\n"
+	      "    --dump ast|ir|bpf\n"
+	      "                   print only the syntax tree, the IR or the "
+	      "BPF code\n"
+	      "                   (repeatable); run nothing\n"
+	      "    --verify       also load every program (the kernel's "
+	      "verifier checks\n"
+	      "                   it), then exit without attaching anything\n"
+	      "    --folded FILE  at exit, write the maps keyed by "
+	      "kstack/ustack (with\n"
+	      "                   count() values) as folded stacks, "
+	      "flamegraph.pl's input\n"
+	      "    --flamegraph FILE.svg\n"
+	      "                   at exit, draw them as an interactive SVG "
+	      "flame graph\n"
+	      "    --pprof FILE   at exit, write them (count() or sum() "
+	      "values) as a gzipped\n"
+	      "                   pprof profile (go tool pprof, Parca, "
+	      "Pyroscope)\n"
+	      "    --heatmap      draw each print of a hist()/lhist() map as "
+	      "a heatmap row\n"
+	      "                   (time down, buckets across, shade = count)\n"
+	      "    --heatmap-svg FILE.svg\n"
+	      "                   at exit, draw those prints as an SVG "
+	      "heatmap (time across)\n"
+	      "    --metrics [ADDR:]PORT\n"
+	      "                   serve the maps at http://ADDR:PORT/metrics "
+	      "for Prometheus\n"
+	      "                   (ADDR defaults to 127.0.0.1), and their "
+	      "stacks at\n"
+	      "                   /debug/pprof/profile?seconds=N\n"
+	      "    --object FILE.bpf.o\n"
+	      "                   run a clang-built BPF object: attach its "
+	      "programs by\n"
+	      "                   section name, print its maps at exit\n"
+	      "    --prog NAME    (object) attach only program NAME "
 	      "(repeatable)\n"
-	      "  --set VAR=VALUE          set a const volatile variable "
+	      "    --set VAR=VALUE\n"
+	      "                   (object) set a const volatile variable "
 	      "(repeatable)\n"
-	      "  --perf-event NAME:FREQ   event and frequency for "
+	      "    --perf-event NAME:FREQ\n"
+	      "                   (object) event and frequency for "
 	      "SEC(\"perf_event\")\n"
-	      "  -I DIR         add DIR to the #include search path "
-	      "(repeatable)\n"
-	      "  --include FILE #include FILE before the program "
-	      "(repeatable)\n"
-	      "  --no-warnings  do not print warnings\n"
-	      "  --info         what this kernel and build support, then "
-	      "exit\n"
-	      "  -h, --help     show this help\n"
-	      "  -V, --version  show the version\n"
+	      "\n"
+	      "TROUBLESHOOTING OPTIONS:\n"
+	      "    -v, --verbose           verbose messages (libbpf's, and "
+	      "verifier logs)\n"
+	      "    --dry-run               terminate execution right after "
+	      "attaching all the probes\n"
+	      "    -d, --debug STAGE       debug info for various stages of "
+	      "sonde's execution\n"
+	      "                            ('all', 'ast', 'types', 'parse', "
+	      "'codegen',\n"
+	      "                            'codegen-opt', 'dis', 'libbpf', "
+	      "'verifier')\n"
+	      "    --emit-elf FILE         (dry run) generate ELF file with "
+	      "bpf programs and\n"
+	      "                            write to FILE, which --object "
+	      "runs\n"
 	      "\n"
 	      "ENVIRONMENT (BPFTRACE_NAME or SONDE_NAME):\n"
-	      "  BPFTRACE_STRLEN          [64] bytes of a str() value "
+	      "    BPFTRACE_STRLEN          [64] bytes of a str() value "
 	      "(1..200)\n"
-	      "  BPFTRACE_MAP_KEYS_MAX    [4096] keys of a map\n"
-	      "  BPFTRACE_CAT_BYTES_MAX   [10240] bytes cat() prints\n"
-	      "  BPFTRACE_STACK_MODE      [bpftrace] default stack mode "
+	      "    BPFTRACE_MAP_KEYS_MAX    [4096] keys of a map\n"
+	      "    BPFTRACE_CAT_BYTES_MAX   [10240] bytes cat() prints\n"
+	      "    BPFTRACE_STACK_MODE      [bpftrace] default stack mode "
 	      "(bpftrace, perf, raw)\n"
-	      "  BPFTRACE_MAX_PROBES      [512] attach points of a run\n"
-	      "  BPFTRACE_MAX_BPF_PROGS   [512] BPF programs of a run\n"
-	      "  BPFTRACE_PERF_RB_PAGES   [1 MiB in all] event buffer pages "
+	      "    BPFTRACE_MAX_PROBES      [512] attach points of a run\n"
+	      "    BPFTRACE_MAX_BPF_PROGS   [512] BPF programs of a run\n"
+	      "    BPFTRACE_PERF_RB_PAGES   [1 MiB in all] event buffer pages "
 	      "per CPU\n"
-	      "  BPFTRACE_LOG_SIZE        [16 MiB] verifier log bytes (-v)\n"
-	      "  BPFTRACE_NO_CPP_DEMANGLE [0] print C++ symbols mangled\n"
-	      "  BPFTRACE_BTF             [none] a BTF file instead of the "
+	      "    BPFTRACE_LOG_SIZE        [16 MiB] verifier log bytes (-v)\n"
+	      "    BPFTRACE_NO_CPP_DEMANGLE [0] print C++ symbols mangled\n"
+	      "    BPFTRACE_BTF             [none] a BTF file instead of the "
 	      "kernel's\n"
-	      "  BPFTRACE_KERNEL_SOURCE   [none] kernel tree whose include/ "
-	      "#include searches\n",
+	      "    BPFTRACE_KERNEL_SOURCE   [none] kernel tree whose include/ "
+	      "#include searches\n"
+	      "    BPFTRACE_MISSING_PROBES  [error] an attach point that does "
+	      "not exist\n"
+	      "                             (error, warn, ignore)\n"
+	      "\n"
+	      "EXAMPLES:\n"
+	      "sonde -l '*sleep*'\n"
+	      "    list probes containing \"sleep\"\n"
+	      "sonde -e 'tracepoint:syscalls:sys_enter_nanosleep { "
+	      "printf(\"PID %d sleeping...\\n\", pid); }'\n"
+	      "    trace processes calling sleep\n"
+	      "sonde -e 'tracepoint:raw_syscalls:sys_enter { @[comm] = "
+	      "count(); }'\n"
+	      "    count syscalls by process name\n",
 	      out);
 }
 
@@ -271,30 +322,105 @@ static int check_outputs(const struct options *o)
 	return 0;
 }
 
-/* -p PID, checked as bpftrace checks it, with its sentences. */
-static int parse_pid(const char *arg, long *pid)
+/*
+ * A number as bpftrace 0.26's util::to_uint reads it (so -p reads it):
+ * '_' separators, 0x/0b/0 prefixes, a 1e9 exponent, an integer type or a
+ * time unit suffix. NULL, or the reason in bpftrace's words.
+ */
+static const char *to_uint(const char *arg, uint64_t *out)
 {
-	/* PID_MAX_LIMIT, the largest pid_max any kernel allows (bpftrace) */
-	const long max = 4194304;
+	static char why[160];
+	char n[64];
+	size_t len = 0;
+	for (const char *c = arg; *c && len + 1 < sizeof(n); c++)
+		if (*c != '_')
+			n[len++] = *c;
+	n[len] = '\0';
+	int base = 10;
+	const char *digits = n;
+	if (len >= 2 && n[0] == '0' && (n[1] == 'x' || n[1] == 'X'))
+		base = 16, digits = n + 2;
+	else if (len >= 2 && n[0] == '0' && (n[1] == 'b' || n[1] == 'B'))
+		base = 2, digits = n + 2;
+	else if (len >= 2 && n[0] == '0' && n[1] >= '0' && n[1] <= '7')
+		base = 8, digits = n + 1;
+	/* bpftrace reads a prefixed number again without its prefix (and
+	 * its '_'), and names that in its messages */
+	if (base != 10)
+		arg = digits;
 	char *end;
 	errno = 0;
-	long v = strtol(arg, &end, 10);
-	if (!*arg || *end || !(isdigit((unsigned char)*arg))) {
-		fprintf(stderr, "ERROR: pid '%s' is not a valid decimal "
-				"number\n", arg);
-		return -1;
+	uint64_t v = strtoull(digits, &end, base);
+	if (end == digits || *digits == '-' || *digits == '+' ||
+	    isspace((unsigned char)*digits)) {
+		snprintf(why, sizeof(why), "invalid integer: %s", arg);
+		return why;
 	}
 	if (errno == ERANGE) {
-		fprintf(stderr, "ERROR: pid '%s' outside of integer range\n",
-			arg);
+		snprintf(why, sizeof(why), "overflow error, maximum value is "
+			 "%llu: %s", (unsigned long long)UINT64_MAX, arg);
+		return why;
+	}
+	if ((*end == 'e' || *end == 'E') && end[1] >= '1' && end[1] <= '9') {
+		if (v == 0 || v >= 10) {
+			snprintf(why, sizeof(why), "coefficient part of "
+				 "scientific literal must be 1-9: %s", arg);
+			return why;
+		}
+		uint64_t e = strtoull(end + 1, &end, 10);
+		for (; e > 0; e--) {
+			if (v > UINT64_MAX / 10) {
+				snprintf(why, sizeof(why), "overflow error, "
+					 "maximum value is %llu: %s",
+					 (unsigned long long)UINT64_MAX, arg);
+				return why;
+			}
+			v *= 10;
+		}
+	}
+	static const struct { const char *s; uint64_t max, mul; } sfx[] = {
+		{ "", UINT64_MAX, 1 }, { "u", UINT32_MAX, 1 },
+		{ "ul", UINT64_MAX, 1 }, { "ull", UINT64_MAX, 1 },
+		{ "l", INT64_MAX, 1 }, { "ll", INT64_MAX, 1 },
+		{ "ns", UINT64_MAX, 1 }, { "us", UINT64_MAX, 1000 },
+		{ "ms", UINT64_MAX, 1000000 },
+		{ "s", UINT64_MAX, 1000000000 },
+		{ "m", UINT64_MAX, 60000000000ull },
+		{ "h", UINT64_MAX, 3600000000000ull },
+		{ "d", UINT64_MAX, 86400000000000ull },
+	};
+	for (size_t i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++) {
+		if (strcmp(end, sfx[i].s))
+			continue;
+		if (v > sfx[i].max / sfx[i].mul) {
+			snprintf(why, sizeof(why), "overflow error, maximum "
+				 "value is %llu: %s",
+				 (unsigned long long)sfx[i].max, arg);
+			return why;
+		}
+		*out = v * sfx[i].mul;
+		return NULL;
+	}
+	snprintf(why, sizeof(why), "invalid trailing bytes: %s", arg);
+	return why;
+}
+
+/* -p PID, checked as bpftrace 0.26 checks it, with its sentences. */
+static int parse_pid(const char *arg, long *pid)
+{
+	uint64_t v;
+	const char *why = to_uint(arg, &v);
+	if (why) {
+		fprintf(stderr, "ERROR: Failed to parse pid: %s\n", why);
 		return -1;
 	}
-	if (v < 1 || v > max) {
-		fprintf(stderr, "ERROR: pid '%s' out of valid pid range "
-				"[1,%ld]\n", arg, max);
+	/* the nominal maximum pid_max of 64-bit systems */
+	if (v > 0x400000) {
+		fprintf(stderr, "ERROR: Pid out of range: %llu\n",
+			(unsigned long long)v);
 		return -1;
 	}
-	*pid = v;
+	*pid = (long)v;
 	return 0;
 }
 
@@ -311,6 +437,142 @@ static int add_repeated(const char **list, size_t *n, const char *opt,
 	return 0;
 }
 
+/* -d STAGE[,STAGE]: bpftrace 0.26's debug stages, as sonde's listings
+ * (printed on stderr, and the run goes on). */
+static int parse_debug(struct options *o, const char *arg)
+{
+	static const struct { const char *name; unsigned dump; int verbose; }
+	stages[] = {
+		{ "ast", DUMP_AST, 0 }, { "parse", DUMP_AST, 0 },
+		{ "types", DUMP_AST, 0 }, { "codegen", DUMP_IR, 0 },
+		{ "codegen-opt", DUMP_IR, 0 }, { "dis", DUMP_BPF, 0 },
+		{ "libbpf", 0, 1 }, { "verifier", 0, 1 },
+		{ "all", DUMP_AST | DUMP_IR | DUMP_BPF, 1 },
+	};
+	char *copy = xstrdup(arg), *save = NULL;
+	int rc = 0;
+	for (char *w = strtok_r(copy, ",", &save); w;
+	     w = strtok_r(NULL, ",", &save)) {
+		size_t i = 0;
+		while (i < sizeof(stages) / sizeof(stages[0]) &&
+		       strcmp(stages[i].name, w))
+			i++;
+		if (i == sizeof(stages) / sizeof(stages[0])) {
+			fprintf(stderr, "ERROR: USAGE: invalid option for -d: "
+				"%s\n", w);
+			rc = -1;
+			break;
+		}
+		o->debug |= stages[i].dump;
+		o->verbose |= stages[i].verbose;
+	}
+	free(copy);
+	return rc;
+}
+
+/* --no-feature FEATURE[,FEATURE]: what sonde must not use although this
+ * kernel has it. sonde attaches no kprobe_multi or kprobe_session links,
+ * so those only need to be known names. */
+static int parse_no_feature(const char *arg)
+{
+	char *copy = xstrdup(arg), *save = NULL;
+	int rc = 0;
+	for (char *w = strtok_r(copy, ",", &save); w;
+	     w = strtok_r(NULL, ",", &save)) {
+		if (!strcmp(w, "uprobe_multi"))
+			feat_disable(FEAT_UPROBE_MULTI, "--no-feature");
+		else if (!strcmp(w, "kprobe_multi"))
+			feat_disable(FEAT_KPROBE_MULTI, "--no-feature");
+		else if (!strcmp(w, "kprobe_session"))
+			feat_disable(FEAT_KPROBE_SESSION, "--no-feature");
+		else
+			rc = -1;
+	}
+	free(copy);
+	if (rc)
+		fputs("ERROR: USAGE: --no-feature can only have values "
+		      "'kprobe_multi,kprobe_session,uprobe_multi'.\n", stderr);
+	return rc;
+}
+
+/* --mode, or its aliases --test, --bench and --fmt (alias: NULL). */
+static int parse_mode(struct options *o, const char *arg, const char *alias)
+{
+	static const struct { const char *name; enum run_mode mode; }
+	modes[] = {
+		{ "codegen", MODE_CODEGEN },
+		{ "compiler-bench", MODE_COMPILER_BENCH },
+		{ "bench", MODE_BENCH }, { "test", MODE_TEST },
+		{ "format", MODE_FORMAT },
+	};
+	if (alias && o->mode != MODE_RUN) {
+		fprintf(stderr, "ERROR: USAGE: --%s conflicts with existing "
+			"--mode\n", alias);
+		return -1;
+	}
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++)
+		if (!strcmp(modes[i].name, arg)) {
+			o->mode = modes[i].mode;
+			return 0;
+		}
+	fputs("ERROR: USAGE: --mode can only be 'codegen', 'compiler-bench', "
+	      "'bench', 'test' or 'format'.\n", stderr);
+	return -1;
+}
+
+/* The modes sonde has no part of yet: said at once, not attempted. */
+static int refuse_mode(const struct options *o)
+{
+	switch (o->mode) {
+	case MODE_BENCH:
+	case MODE_TEST:
+		fprintf(stderr, "ERROR: --mode %s runs the program's %s: "
+			"probes, a probe type sonde does not support yet\n",
+			o->mode == MODE_BENCH ? "bench" : "test",
+			o->mode == MODE_BENCH ? "bench" : "test");
+		return -1;
+	case MODE_COMPILER_BENCH:
+		fputs("ERROR: --mode compiler-bench times bpftrace's compiler "
+		      "passes, which sonde does not have; its -d and --dump "
+		      "show its own stages\n", stderr);
+		return -1;
+	case MODE_FORMAT:
+		fputs("ERROR: --mode format (a source formatter) is not "
+		      "supported by sonde\n", stderr);
+		return -1;
+	default:
+		return 0;
+	}
+}
+
+/* --probe-filter REGEX, compiled once (a POSIX extended regex). */
+static int parse_probe_filter(struct options *o, const char *arg)
+{
+	int e = regcomp(&o->filter_re, arg, REG_EXTENDED | REG_NOSUB);
+	if (e) {
+		char why[200];
+		regerror(e, &o->filter_re, why, sizeof(why));
+		fprintf(stderr, "ERROR: Invalid --probe-filter regex '%s': %s\n",
+			arg, why);
+		return -1;
+	}
+	o->probe_filter = arg;
+	return 0;
+}
+
+/* --traceable-functions FILE: the kernel functions kprobes may trace,
+ * instead of tracefs's available_filter_functions. */
+static int parse_traceable(const char *arg)
+{
+	if (access(arg, R_OK)) {
+		fprintf(stderr, "ERROR: Failed to open kernel function info: "
+			"%s: %s\n", arg, strerror(errno));
+		return -1;
+	}
+	ksyms_traceable_from(arg);
+	return 0;
+}
+
 static int parse_options(int argc, char **argv, struct options *o)
 {
 	enum { OPT_DRY_RUN = 256, OPT_VERSION, OPT_UNSAFE, OPT_OBJECT,
@@ -318,23 +580,48 @@ static int parse_options(int argc, char **argv, struct options *o)
 	       OPT_FLAMEGRAPH, OPT_TOOLS, OPT_HEATMAP, OPT_HEATMAP_SVG,
 	       OPT_METRICS, OPT_USDT_FILE_ACTIVATION, OPT_DUMP, OPT_INFO,
 	       OPT_NO_WARNINGS, OPT_INCLUDE, OPT_EMIT_ELF, OPT_WARNINGS,
-	       OPT_PPROF };
+	       OPT_MODE, OPT_TEST, OPT_BENCH, OPT_FMT, OPT_PROBE_FILTER,
+	       OPT_NO_FEATURE, OPT_TRACEABLE, OPT_DEBUGINFO, OPT_BTF,
+	       OPT_NO_LLVM, OPT_PPROF };
 	static const char warnings_conflict[] =
 		"ERROR: USAGE: -k, --warnings conflicts with --no-warnings\n";
 	static const struct option longopts[] = {
+		/* bpftrace 0.26's */
+		{ "bench", no_argument, NULL, OPT_BENCH },
+		{ "btf", no_argument, NULL, 'b' },
+		{ "cmd", required_argument, NULL, 'c' },
+		{ "debug", required_argument, NULL, 'd' },
+		{ "debuginfo", required_argument, NULL, OPT_DEBUGINFO },
+		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
+		{ "emit-elf", required_argument, NULL, OPT_EMIT_ELF },
+		{ "fmt", no_argument, NULL, OPT_FMT },
 		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, OPT_VERSION },
-		{ "info", no_argument, NULL, OPT_INFO },
-		{ "no-warnings", no_argument, NULL, OPT_NO_WARNINGS },
-		{ "warnings", no_argument, NULL, OPT_WARNINGS },
 		{ "include", required_argument, NULL, OPT_INCLUDE },
+		{ "info", no_argument, NULL, OPT_INFO },
+		{ "list", no_argument, NULL, 'l' },
+		{ "mode", required_argument, NULL, OPT_MODE },
+		{ "no-feature", required_argument, NULL, OPT_NO_FEATURE },
+		{ "no-warnings", no_argument, NULL, OPT_NO_WARNINGS },
+		{ "output", required_argument, NULL, 'o' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "probe-filter", required_argument, NULL, OPT_PROBE_FILTER },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "test", no_argument, NULL, OPT_TEST },
+		{ "traceable-functions", required_argument, NULL,
+		  OPT_TRACEABLE },
+		{ "unsafe", no_argument, NULL, OPT_UNSAFE },
 		{ "usdt-file-activation", no_argument, NULL,
 		  OPT_USDT_FILE_ACTIVATION },
-		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
-		{ "unsafe", no_argument, NULL, OPT_UNSAFE },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "version", no_argument, NULL, OPT_VERSION },
+		{ "warnings", no_argument, NULL, OPT_WARNINGS },
+		/* LLVM's: sonde has no LLVM (refused) */
+		{ "aot", required_argument, NULL, OPT_NO_LLVM },
+		{ "emit-llvm", required_argument, NULL, OPT_NO_LLVM },
+		{ "verify-llvm-ir", no_argument, NULL, OPT_NO_LLVM },
+		/* sonde's */
 		{ "verify", no_argument, NULL, OPT_VERIFY },
 		{ "object", required_argument, NULL, OPT_OBJECT },
-		{ "emit-elf", required_argument, NULL, OPT_EMIT_ELF },
 		{ "prog", required_argument, NULL, OPT_PROG },
 		{ "set", required_argument, NULL, OPT_SET },
 		{ "perf-event", required_argument, NULL, OPT_PERF_EVENT },
@@ -348,31 +635,64 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "dump", required_argument, NULL, OPT_DUMP },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c;
+	int c, li;
 	/* As bpftrace's getopt, options may follow the script or the
 	 * pattern (`sonde script.bt -c CMD`): GNU getopt moves the
 	 * non-options (the script, $1, ...) after them, in their order. A
 	 * positional parameter that starts with '-' comes after `--`. */
 	const char *tool = NULL;
-	while ((c = getopt_long(argc, argv, "e:t:dhc:p:f:o:qvlB:VI:k", longopts,
-				NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "e:t:d:bhc:p:f:o:qvlB:VI:k",
+				longopts, &li)) != -1) {
 		switch (c) {
 		case 'e': o->prog_text = optarg; break;
 		case 't': tool = optarg; break;
 		case OPT_TOOLS: o->list_tools = 1; break;
-		case 'd': /* bpftrace's -d / -dd */
-			o->dump |= DUMP_AST | DUMP_IR |
-				   ((o->dump & DUMP_DEBUG) ? DUMP_BPF : 0) |
-				   DUMP_DEBUG;
+		case 'd':
+			if (parse_debug(o, optarg) < 0)
+				return -1;
 			break;
+		case 'b': break; /* bpftrace accepts and ignores --btf too */
 		case OPT_DUMP:
 			if (parse_dump(o, optarg) < 0)
 				return -1;
 			break;
+		case OPT_MODE:
+		case OPT_TEST:
+		case OPT_BENCH:
+		case OPT_FMT:
+			if (parse_mode(o, c == OPT_MODE ? optarg :
+				       c == OPT_TEST ? "test" :
+				       c == OPT_BENCH ? "bench" : "format",
+				       c == OPT_MODE ? NULL :
+				       longopts[li].name) < 0)
+				return -1;
+			break;
+		case OPT_PROBE_FILTER:
+			if (parse_probe_filter(o, optarg) < 0)
+				return -1;
+			break;
+		case OPT_NO_FEATURE:
+			if (parse_no_feature(optarg) < 0)
+				return -1;
+			break;
+		case OPT_TRACEABLE:
+			if (parse_traceable(optarg) < 0)
+				return -1;
+			break;
+		case OPT_DEBUGINFO:
+			sb_append(&o->debuginfo, optarg);
+			sb_putc(&o->debuginfo, ':');
+			break;
+		case OPT_NO_LLVM:
+			fprintf(stderr, "ERROR: --%s: sonde compiles to BPF "
+				"without LLVM (--emit-elf writes a BPF "
+				"object)\n", longopts[li].name);
+			return -1;
 		case 'c': o->cmd = optarg; break;
 		case 'p':
 			if (parse_pid(optarg, &o->pid) < 0)
 				return -1;
+			o->pid_set = true;
 			break;
 		case 'f':
 			if (strcmp(optarg, "text") && strcmp(optarg, "json")) {
@@ -392,9 +712,8 @@ static int parse_options(int argc, char **argv, struct options *o)
 			else if (!strcmp(optarg, "full"))
 				o->buffering = RUN_BUF_FULL;
 			else {
-				fprintf(stderr, "sonde: unknown buffering mode "
-						"'%s' (none, line or full)\n",
-					optarg);
+				fputs("ERROR: USAGE: -B must be either 'line', "
+				      "'full', or 'none'.\n", stderr);
 				return -1;
 			}
 			break;
@@ -475,32 +794,46 @@ static int parse_options(int argc, char **argv, struct options *o)
 			return -1;
 		}
 	}
-	o->helper_check = o->no_warnings ? 0 : o->warnings ? 2 : 1;
-	if (check_outputs(o) < 0)
-		return -1;
-	if (o->cmd && o->pid) {
-		fputs("sonde: Cannot use both -c and -p.\n", stderr);
+	if (argc == 1) {
 		usage(stderr);
 		return -1;
 	}
-	if (o->list || o->info) {
-		/* The pattern may come as -e PATTERN too (the test harness
+	o->helper_check = o->no_warnings ? 0 : o->warnings ? 2 : 1;
+	if (check_outputs(o) < 0 || refuse_mode(o) < 0)
+		return -1;
+	if (o->cmd && o->pid_set) {
+		fputs("ERROR: USAGE: Cannot use both -c and -p.\n", stderr);
+		usage(stderr);
+		return -1;
+	}
+	if (o->info)
+		return 0;
+	if (o->list) {
+		/* -l [SEARCH|FILE] -e PROGRAM lists the program's probes, a
+		 * file that exists is a program, "*" is everything. -e
+		 * without braces is a search too (sonde's; the test harness
 		 * passes its one-line PROG that way). */
-		if (!o->prog_text && optind < argc)
-			o->prog_text = argv[optind++];
+		if (o->prog_text && !strchr(o->prog_text, '{')) {
+			o->list_search = o->prog_text;
+			o->prog_text = NULL;
+		}
+		if (optind + 1 < argc) {
+			usage(stderr);
+			return -1;
+		}
+		if (optind < argc) {
+			const char *val = argv[optind++];
+			if (access(val, F_OK) == 0)
+				o->prog_path = val;
+			else
+				o->list_search = val;
+		}
+		if (o->list_search && !strcmp(o->list_search, "*"))
+			o->list_search = NULL;
 		return 0;
 	}
 	if (o->list_tools)
 		return 0;
-	/* `-d ast` was the old spelling of `--dump ast`: the word after -d
-	 * (the script, or with -e the first parameter) names a listing. */
-	const char *w = optind < argc ? argv[optind] : NULL;
-	if ((o->dump & DUMP_DEBUG) && w && access(w, F_OK) &&
-	    (!strcmp(w, "ast") || !strcmp(w, "ir") || !strcmp(w, "bpf"))) {
-		fprintf(stderr, "sonde: -d takes no listing name; use --dump "
-				"%s\n", w);
-		return -1;
-	}
 	if (tool) {
 		if (o->prog_text) {
 			fputs("sonde: -t and -e exclude each other\n", stderr);
@@ -516,9 +849,8 @@ static int parse_options(int argc, char **argv, struct options *o)
 		o->prog_path = o->tool_path;
 	} else if (!o->prog_text && !o->object) {
 		if (optind >= argc) {
-			fputs("sonde: no program given (use -e 'PROGRAM' or a "
-			      "file)\n", stderr);
-			usage(stderr);
+			fputs("ERROR: USAGE: filename or -e 'program' "
+			      "required.\n", stderr);
 			return -1;
 		}
 		o->prog_path = argv[optind++];
@@ -534,9 +866,61 @@ static int parse_options(int argc, char **argv, struct options *o)
 	return 0;
 }
 
+/* BEGIN and END run whatever --probe-filter says, as bpftrace's. */
+static bool filter_exempt(const char *provider)
+{
+	return !strcasecmp(provider, "BEGIN") || !strcasecmp(provider, "END");
+}
+
+/* --probe-filter: whether the probe named name ("interval:ms:200") runs. */
+static bool filter_keeps(const struct options *o, const char *name)
+{
+	return !o->probe_filter ||
+	       regexec(&o->filter_re, name, 0, NULL, 0) == 0;
+}
+
+/* The attach points of a probe --probe-filter lets through before they
+ * expand (so that an attach point filtered out is never looked up): by
+ * their canonical name, and any with a wildcard, whose targets are
+ * filtered once expanded. */
+static uint32_t filter_attach_points(struct arena *a,
+				     const struct options *o,
+				     struct attach_point **att, uint32_t n)
+{
+	struct attach_point *keep = arena_alloc(a, sizeof(*keep) * (n + 1));
+	uint32_t k = 0;
+	struct strbuf name = STRBUF_INIT;
+	for (uint32_t i = 0; i < n; i++) {
+		const struct attach_point *p = &(*att)[i];
+		sb_reset(&name);
+		sb_append(&name, p->provider);
+		for (uint32_t j = 0; j < p->nparts; j++)
+			sb_printf(&name, ":%s", p->parts[j]);
+		if (filter_exempt(p->provider) || strpbrk(p->text, "*?[") ||
+		    filter_keeps(o, sb_str(&name)))
+			keep[k++] = *p;
+	}
+	sb_free(&name);
+	*att = keep;
+	return k;
+}
+
+/* ... and their targets, by name. */
+static uint32_t filter_targets(const struct options *o,
+			       struct probe_target *t, uint32_t n)
+{
+	uint32_t k = 0;
+	for (uint32_t i = 0; i < n; i++)
+		if (!t[i].prov || filter_exempt(t[i].prov->name) ||
+		    filter_keeps(o, t[i].name))
+			t[k++] = t[i];
+	return k;
+}
+
 /* Expands every attach point of every probe into its targets. A probe
  * none of whose attach points exists here is removed from prog when
- * missing probes are only warned about or ignored. */
+ * missing probes are only warned about or ignored, and one
+ * --probe-filter leaves nothing of too. */
 static int expand_probes(struct arena *a, struct diag *d,
 			 const struct options *o, struct ast_program *prog,
 			 int cpid, struct sema_probe **out)
@@ -546,25 +930,61 @@ static int expand_probes(struct arena *a, struct diag *d,
 	struct probe_env env = { .arena = a, .diag = d, .params = o->params,
 				 .nparams = o->nparams, .pid = (int)o->pid,
 				 .cpid = cpid, .cmd = o->cmd,
-				 .no_attach = o->verify || o->dry_run ||
-					      o->dump || o->emit_elf,
+				 .no_attach = o->verify || o->dump ||
+					      o->mode == MODE_CODEGEN ||
+					      o->emit_elf,
 				 .unsafe = o->unsafe };
 	int rc = 0;
 	uint32_t kept = 0;
 	for (uint32_t i = 0; i < prog->nprobes; i++) {
-		const struct ast_probe *p = &prog->probes[i];
-		env.want_args = ast_probe_uses_builtin(p, BI_ARGS);
-		int e = probe_expand_probe(&env, p->attach, p->nattach,
+		struct ast_probe p = prog->probes[i];
+		if (o->probe_filter &&
+		    !(p.nattach = filter_attach_points(a, o, &p.attach,
+						       p.nattach)))
+			continue;
+		env.want_args = ast_probe_uses_builtin(&p, BI_ARGS);
+		int e = probe_expand_probe(&env, p.attach, p.nattach,
 					   &sp[kept].targets,
 					   &sp[kept].ntargets);
 		if (e < 0)
 			rc = -1;
 		if (e == 1)
 			continue;
-		prog->probes[kept++] = prog->probes[i];
+		if (e == 0 && o->probe_filter &&
+		    !(sp[kept].ntargets = filter_targets(o, sp[kept].targets,
+							 sp[kept].ntargets)))
+			continue;
+		prog->probes[kept++] = p;
 	}
 	prog->nprobes = kept;
 	*out = sp;
+	return rc;
+}
+
+/* -l with a program: what each of its attach points matches here, in
+ * the program's order, as bpftrace 0.26 lists a program. */
+static int list_program(const struct options *o, const struct src_file *file)
+{
+	struct arena a;
+	arena_init(&a);
+	struct diag d;
+	diag_init(&d, stderr);
+	d.no_warnings = o->no_warnings;
+	struct ast_program *prog = parse_program(&a, &d, file);
+	int rc = d.nerrors ? 1 : 0;
+	for (uint32_t i = 0; !rc && i < prog->nprobes; i++) {
+		const struct ast_probe *p = &prog->probes[i];
+		for (uint32_t j = 0; !rc && j < p->nattach; j++) {
+			int err = probe_list_attach(&p->attach[j], o->verbose,
+						    stdout);
+			if (err < 0) {
+				fprintf(stderr, "sonde: cannot list probes: "
+						"%s\n", strerror(-err));
+				rc = 1;
+			}
+		}
+	}
+	arena_release(&a);
 	return rc;
 }
 
@@ -589,7 +1009,7 @@ static uint64_t monotonic_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static void dump_bpf(const struct compiled *c)
+static void dump_bpf(const struct compiled *c, FILE *out)
 {
 	struct strbuf sb = STRBUF_INIT;
 	for (uint32_t i = 0; i < c->nprogs; i++) {
@@ -597,7 +1017,7 @@ static void dump_bpf(const struct compiled *c)
 		disasm_prog(c->progs[i].code.insns, c->progs[i].code.ninsns,
 			    &sb);
 	}
-	fputs(sb_str(&sb), stdout);
+	fputs(sb_str(&sb), out);
 	sb_free(&sb);
 }
 
@@ -640,10 +1060,10 @@ static int compile(struct run *r, const struct options *o,
 		(uint32_t)o->nparams);
 	if (diag->nerrors)
 		return 1;
-	if (o->dump & DUMP_AST) {
+	if ((o->dump | o->debug) & DUMP_AST) {
 		struct strbuf sb = STRBUF_INIT;
 		ast_dump(prog, &sb);
-		fputs(sb_str(&sb), stdout);
+		fputs(sb_str(&sb), (o->dump & DUMP_AST) ? stdout : stderr);
 		sb_free(&sb);
 		if (o->dump == DUMP_AST)
 			return 0;
@@ -667,18 +1087,19 @@ static int compile(struct run *r, const struct options *o,
 	struct strbuf ir_text = STRBUF_INIT;
 	struct codegen_opts copts = { sopts.cpid, r->stand_ins ?
 				      r->stand_in_start : monotonic_ns(),
-				      (o->dump & DUMP_IR) ? &ir_text : NULL,
+				      ((o->dump | o->debug) & DUMP_IR) ?
+					      &ir_text : NULL,
 				      o->helper_check, o->emit_elf != NULL };
 	int rc = codegen(&r->arena, diag, prog, probes, &sres, &copts,
 			 &r->compiled);
 	r->have_compiled = true;
-	if (o->dump & DUMP_IR)
-		fputs(sb_str(&ir_text), stdout);
+	if ((o->dump | o->debug) & DUMP_IR)
+		fputs(sb_str(&ir_text), (o->dump & DUMP_IR) ? stdout : stderr);
 	sb_free(&ir_text);
 	if (rc < 0 || within_limits(r->compiled.nprogs) < 0)
 		return 1;
-	if (o->dump & DUMP_BPF)
-		dump_bpf(&r->compiled);
+	if ((o->dump | o->debug) & DUMP_BPF)
+		dump_bpf(&r->compiled, (o->dump & DUMP_BPF) ? stdout : stderr);
 	return 0;
 }
 
@@ -932,7 +1353,7 @@ static int run_emitted(const struct options *o)
 		.buffering = o->buffering,
 		.folded = o->folded, .flamegraph = o->flamegraph,
 		.pprof = o->pprof,
-		.no_warnings = o->no_warnings,
+		.no_warnings = o->no_warnings, .dry_run = o->dry_run,
 	};
 	rc = run_program(&so.c, &ropts) < 0;
 out:
@@ -940,16 +1361,40 @@ out:
 	return rc;
 }
 
+/* The command line lives as long as the process; what parsing it
+ * allocated is freed on the way out, whichever way that is. */
+static struct options o;
+
+static void free_options(void)
+{
+	if (o.probe_filter)
+		regfree(&o.filter_re);
+	sb_free(&o.debuginfo);
+}
+
 int main(int argc, char **argv)
 {
-	struct options o;
-	memset(&o, 0, sizeof(o));
+	atexit(free_options);
 	if (parse_options(argc, argv, &o) < 0 || limits_from_env(stderr) < 0)
 		return 1;
 	if (o.info)
 		return info_print(stdout, SONDE_VERSION) < 0;
+	if (o.debuginfo.len) {
+		o.debuginfo.buf[--o.debuginfo.len] = '\0'; /* the last ':' */
+		dwarf_debuginfo_dirs(o.debuginfo.buf);
+	}
+	/* as bpftrace, a -p process must exist now */
+	if (o.pid_set) {
+		int fd = (int)syscall(SYS_pidfd_open, (pid_t)o.pid, 0);
+		if (fd < 0) {
+			fputs("ERROR: Failed to attach to pid: Unable to open "
+			      "pidfd\n", stderr);
+			return 1;
+		}
+		close(fd);
+	}
 
-	bool will_run = !o.dry_run && !o.dump && !o.emit_elf;
+	bool will_run = o.mode != MODE_CODEGEN && !o.dump && !o.emit_elf;
 	const char *why;
 	if ((o.object || (will_run && !o.list)) &&
 	    !privilege_can_trace(&why)) {
@@ -965,13 +1410,14 @@ int main(int argc, char **argv)
 	if (o.list_tools) {
 		return toolfind_list(stdout) > 0 ? 0 : 1;
 	}
-	if (o.list) {
+	if (o.list)
+		probe_list_set_pid((int)o.pid);
+	if (o.list && !o.prog_text && !o.prog_path) {
 		struct diag ld;
 		diag_init(&ld, stderr);
-		if (o.prog_text && probe_list_check(o.prog_text, &ld) < 0)
+		if (o.list_search && probe_list_check(o.list_search, &ld) < 0)
 			return 1;
-		probe_list_set_pid((int)o.pid);
-		int err = probe_list(o.prog_text, o.verbose, stdout);
+		int err = probe_list_search(o.list_search, o.verbose, stdout);
 		if (err < 0)
 			fprintf(stderr, "sonde: cannot list probes: %s\n",
 				strerror(-err));
@@ -995,6 +1441,12 @@ int main(int argc, char **argv)
 		}
 		file.name = o.prog_path;
 		file.text = r.owned_text;
+	}
+
+	if (o.list) {
+		int lrc = list_program(&o, &file);
+		run_cleanup(&r);
+		return lrc;
 	}
 
 	/* The child exists (paused) before compiling: cpid is a constant
@@ -1025,6 +1477,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "sonde: %d errors in all, only the first %d "
 				"shown\n", diag.nerrors - diag.nrepeats,
 			diag.max_errors);
+	if (rc == 0 && will_run && !r.compiled.nprogs) {
+		/* everything filtered out, or left out as missing */
+		if (!o.quiet)
+			puts("No probes to attach");
+		rc = 1;
+	}
 	if (rc == 0 && will_run) {
 		if (o.out_path) {
 			r.out = fopen(o.out_path, "w");
@@ -1051,6 +1509,7 @@ int main(int argc, char **argv)
 			.metrics = o.metrics,
 			.usdt_file_activation = o.usdt_file_activation,
 			.no_warnings = o.no_warnings,
+			.dry_run = o.dry_run,
 		};
 		if (run_program(&r.compiled, &ropts) < 0)
 			rc = 1;

@@ -805,6 +805,21 @@ int kbtf_match_tp_btf(const char *pattern, kbtf_match_cb cb, void *ctx)
 	return match_all(BTF_KIND_TYPEDEF, "btf_trace_", pattern, cb, ctx);
 }
 
+int kbtf_each_object(kbtf_object_cb cb, void *ctx)
+{
+	int err = kbtf_load();
+	if (err)
+		return err;
+	int r = cb(kb.vmlinux, 1, "vmlinux", ctx);
+	if (r)
+		return r;
+	load_modules();
+	for (uint32_t i = 0; i < kb.nmods && !r; i++)
+		r = cb(kb.mods[i].btf, btf__type_cnt(kb.vmlinux),
+		       kb.mods[i].name, ctx);
+	return r;
+}
+
 /* An enums index entry: type id << 16 | enumerator index. */
 static const char *enumerator(const struct btf *b, uint64_t e)
 {

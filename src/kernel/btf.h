@@ -96,6 +96,13 @@ typedef int (*kbtf_match_cb)(const char *name, const char *module, void *ctx);
 int kbtf_match_funcs(const char *pattern, kbtf_match_cb cb, void *ctx);
 int kbtf_match_tp_btf(const char *pattern, kbtf_match_cb cb, void *ctx);
 
+/* Calls cb with vmlinux BTF and then each module's (split) BTF, with the
+ * first type id that object adds; stops at the first non-zero return,
+ * which is returned. 0 or -errno when vmlinux BTF cannot be loaded. */
+typedef int (*kbtf_object_cb)(const struct btf *b, uint32_t first_id,
+			      const char *module, void *ctx);
+int kbtf_each_object(kbtf_object_cb cb, void *ctx);
+
 /* Releases all loaded BTF (tests, leak checkers). */
 void kbtf_unload(void);
 

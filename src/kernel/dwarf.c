@@ -30,7 +30,16 @@ static uint32_t nfiles;
 static char *noted[MAX_FILES]; /* dwarf_note_file() */
 static uint32_t nnoted;
 
+/* libdw's search path for separate debug files (NULL: its default,
+ * ":.debug:/usr/lib/debug", bpftrace's too) */
 static char *debuginfo_path;
+
+void dwarf_debuginfo_dirs(const char *dirs)
+{
+	static char path[4096];
+	snprintf(path, sizeof(path), "%s:.debug:/usr/lib/debug", dirs);
+	debuginfo_path = path;
+}
 
 static const Dwfl_Callbacks callbacks = {
 	.find_elf = dwfl_build_id_find_elf,

@@ -40,6 +40,9 @@ const struct type *dwarf_record(struct arena *a, const char *path,
 /* The user-space files probed by the program being compiled, whose debug
  * info casts may name structs from (dwarf_record_any). */
 void dwarf_note_file(const char *path);
+/* --debuginfo DIR[:DIR]: more directories where separate debug files are
+ * searched for, before .debug and /usr/lib/debug. */
+void dwarf_debuginfo_dirs(const char *dirs);
 /* Forgets the noted files, for a process that compiles one program after
  * another (the fuzz targets); the opened files stay open. */
 void dwarf_forget_files(void);

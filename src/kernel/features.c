@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
+#include <sys/syscall.h>
 
 #include "kernel/btf.h"
 #include "kernel/perf.h"
@@ -38,6 +39,8 @@ static const char *const feat_names[FEAT__COUNT] = {
 	[FEAT_BREAKPOINT] = "breakpoint",
 	[FEAT_BREAKPOINT_FIRES] = "breakpoint_fires",
 	[FEAT_HW_EVENTS] = "hardware_events",
+	[FEAT_KPROBE_SESSION] = "kprobe_session",
+	[FEAT_ITER] = "iter",
 };
 
 static bool result(struct feat_state *s, bool ok, const char *fmt, ...)
@@ -84,29 +87,49 @@ static bool probe_btf(struct feat_state *s)
 	return result(s, false, "no /sys/kernel/btf/vmlinux (CONFIG_DEBUG_INFO_BTF)");
 }
 
-static bool probe_kprobe_multi(struct feat_state *s)
+/* BPF_TRACE_KPROBE_SESSION (Linux 6.10), which this libbpf's headers
+ * predate. */
+#define KPROBE_SESSION_ATTACH_TYPE 56
+
+/* kprobe_multi links of attach type at (kprobe_multi, kprobe_session). */
+static bool multi_link(struct feat_state *s, const char *what, int at)
 {
 	LIBBPF_OPTS(bpf_prog_load_opts, popts,
-		    .expected_attach_type = BPF_TRACE_KPROBE_MULTI);
+		    .expected_attach_type = (enum bpf_attach_type)at);
 	int fd = load(BPF_PROG_TYPE_KPROBE, &popts);
 	if (fd < 0)
-		return result(s, false, "kprobe_multi programs do not load (%s)",
+		return result(s, false, "%s programs do not load (%s)", what,
 			      strerror(-fd));
 	/* A symbol that cannot exist: supported kernels fail the lookup,
 	 * others refuse the attach type itself. */
 	const char *sym = "__sonde_no_such_symbol__";
-	LIBBPF_OPTS(bpf_link_create_opts, lopts);
-	lopts.kprobe_multi.syms = &sym;
-	lopts.kprobe_multi.cnt = 1;
-	int link = bpf_link_create(fd, 0, BPF_TRACE_KPROBE_MULTI, &lopts);
+	/* bpf(2) itself: this libbpf passes kprobe_multi's fields only for
+	 * the attach type it knows */
+	union bpf_attr a;
+	memset(&a, 0, sizeof(a));
+	a.link_create.prog_fd = (__u32)fd;
+	a.link_create.attach_type = (__u32)at;
+	a.link_create.kprobe_multi.syms = (__u64)(uintptr_t)&sym;
+	a.link_create.kprobe_multi.cnt = 1;
+	int link = (int)syscall(__NR_bpf, BPF_LINK_CREATE, &a, sizeof(a));
 	int err = link < 0 ? errno : 0;
 	if (link >= 0)
 		close(link);
 	close(fd);
 	if (err == EOPNOTSUPP || err == EINVAL)
-		return result(s, false, "kprobe_multi links not supported (%s)",
+		return result(s, false, "%s links not supported (%s)", what,
 			      strerror(err));
-	return result(s, true, "kprobe_multi links");
+	return result(s, true, "%s links", what);
+}
+
+static bool probe_kprobe_multi(struct feat_state *s)
+{
+	return multi_link(s, "kprobe_multi", BPF_TRACE_KPROBE_MULTI);
+}
+
+static bool probe_kprobe_session(struct feat_state *s)
+{
+	return multi_link(s, "kprobe_session", KPROBE_SESSION_ATTACH_TYPE);
 }
 
 static bool probe_uprobe_multi(struct feat_state *s)
@@ -157,6 +180,13 @@ static bool probe_fentry(struct feat_state *s)
 {
 	/* bpf_fentry_test1 exists for exactly this kind of test. */
 	return tracing_prog(s, "fentry", BPF_TRACE_FENTRY, "bpf_fentry_test1",
+			    BTF_KIND_FUNC);
+}
+
+static bool probe_iter(struct feat_state *s)
+{
+	/* bpftrace's has_iter("task"), for --info */
+	return tracing_prog(s, "iter", BPF_TRACE_ITER, "bpf_iter_task",
 			    BTF_KIND_FUNC);
 }
 
@@ -280,6 +310,8 @@ static bool probe(enum feat_id f, struct feat_state *s)
 	case FEAT_BREAKPOINT: return probe_breakpoint(s);
 	case FEAT_BREAKPOINT_FIRES: return probe_breakpoint_fires(s);
 	case FEAT_HW_EVENTS: return probe_hw(s);
+	case FEAT_KPROBE_SESSION: return probe_kprobe_session(s);
+	case FEAT_ITER: return probe_iter(s);
 	case FEAT__COUNT: break;
 	}
 	return result(s, false, "unknown feature");
@@ -306,6 +338,14 @@ bool feat_has(enum feat_id f)
 const char *feat_reason(enum feat_id f)
 {
 	return state(f)->reason;
+}
+
+void feat_disable(enum feat_id f, const char *by)
+{
+	if ((unsigned)f >= FEAT__COUNT)
+		return;
+	feats[f].probed = true;
+	result(&feats[f], false, "disabled by %s", by);
 }
 
 const char *feat_name(enum feat_id f)

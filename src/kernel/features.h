@@ -24,6 +24,8 @@ enum feat_id {
 	FEAT_BREAKPOINT_FIRES, /* and a breakpoint really fires: on some
 				* virtual machines they attach but never do */
 	FEAT_HW_EVENTS,    /* hardware perf counters (cycles) */
+	FEAT_KPROBE_SESSION, /* kprobe_multi session links (--info only) */
+	FEAT_ITER,         /* task iterators (--info only) */
 	FEAT__COUNT,
 };
 
@@ -32,5 +34,8 @@ bool feat_has(enum feat_id f);
 const char *feat_reason(enum feat_id f);
 /* Short name for listings: "kprobe", "fentry", ... */
 const char *feat_name(enum feat_id f);
+/* Makes f absent, whatever the kernel has (--no-feature): who asked is
+ * said as the reason. */
+void feat_disable(enum feat_id f, const char *by);
 
 #endif

@@ -134,6 +134,7 @@ static struct {
 	char *text; /* the file, names NUL-terminated in place */
 	struct ksym_fn *fns;
 	uint32_t n;
+	struct ksym_fn *byname; /* fns sorted by name, for lookups */
 } tf;
 
 /* The whole of f, NUL-terminated; what was read before an error, as the
@@ -184,11 +185,20 @@ static const char *cut_module(char *name)
 	return mod;
 }
 
+static const char *tf_path;
+
+void ksyms_traceable_from(const char *path)
+{
+	tf_path = path;
+}
+
 int ksyms_traceable(const struct ksym_fn **fns)
 {
 	if (!tf.text) {
-		FILE *f = fopen("/sys/kernel/tracing/"
+		FILE *f = fopen(tf_path ? tf_path : "/sys/kernel/tracing/"
 				"available_filter_functions", "r");
+		if (!f && tf_path)
+			return -errno;
 		if (!f)
 			f = fopen("/sys/kernel/debug/tracing/"
 				  "available_filter_functions", "r");
@@ -219,21 +229,46 @@ int ksyms_traceable(const struct ksym_fn **fns)
 	return (int)tf.n;
 }
 
+static int fn_by_name(const void *a, const void *b)
+{
+	return strcmp(((const struct ksym_fn *)a)->name,
+		      ((const struct ksym_fn *)b)->name);
+}
+
 bool ksyms_is_traceable(const char *module, const char *name)
 {
 	const struct ksym_fn *fns;
 	int n = ksyms_traceable(&fns);
-	for (int i = 0; i < n; i++)
-		if (!strcmp(fns[i].name, name) &&
-		    (!module || (fns[i].module ? !strcmp(fns[i].module, module) :
-						 !strcmp(module, "vmlinux"))))
+	if (n <= 0)
+		return false;
+	/* a sorted copy: listings ask about tens of thousands of names */
+	if (!tf.byname) {
+		tf.byname = xreallocarray(NULL, (size_t)n, sizeof(*fns));
+		memcpy(tf.byname, fns, (size_t)n * sizeof(*fns));
+		qsort(tf.byname, (size_t)n, sizeof(*fns), fn_by_name);
+	}
+	size_t lo = 0, hi = (size_t)n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (strcmp(tf.byname[mid].name, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i < (size_t)n && !strcmp(tf.byname[i].name, name);
+	     i++) {
+		const char *m = tf.byname[i].module;
+		if (!module || (m ? !strcmp(m, module) :
+				    !strcmp(module, "vmlinux")))
 			return true;
+	}
 	return false;
 }
 
 void ksyms_unload(void)
 {
 	free(tf.fns);
+	free(tf.byname);
 	free(tf.text);
 	memset(&tf, 0, sizeof(tf));
 	free(ks.syms);

@@ -39,6 +39,9 @@ int ksyms_traceable(const struct ksym_fn **fns);
 /* Whether function name of module (NULL: any; "vmlinux": the kernel's
  * own) is among the traceable ones (false when they cannot be read). */
 bool ksyms_is_traceable(const char *module, const char *name);
+/* Reads the traceable functions from path (--traceable-functions, in
+ * available_filter_functions' format) instead of tracefs. */
+void ksyms_traceable_from(const char *path);
 /* Frees the symbols and the traceable functions. */
 void ksyms_unload(void);
 

@@ -230,12 +230,13 @@ static const struct type *layout_record(struct ctypes *ct, struct diag *d,
 		    f->type.base && (!strncmp(f->type.base, "struct ", 7) ||
 				     !strncmp(f->type.base, "union ", 6)) &&
 		    !find(ct, f->type.base)) {
-			diag_error(d, f->span, "field '%s' has an incomplete "
-				   "type '%s': the script redefines '%s', a "
-				   "type of the kernel's BTF, so its members' "
-				   "types must be defined in the script too",
-				   f->name ? f->name : "?", f->type.base,
-				   r->name);
+			diag_c_error(d, f->span, "field '%s' has an incomplete "
+				     "type '%s': the script redefines '%s', "
+				     "a type of the kernel's BTF, so its "
+				     "members' types must be defined in the "
+				     "script too",
+				     f->name ? f->name : "?", f->type.base,
+				     r->name);
 			return &type_none;
 		}
 		const struct type *t = field_type(ct, d, f);
@@ -243,8 +244,8 @@ static const struct type *layout_record(struct ctypes *ct, struct diag *d,
 			return t;
 		if (t->kind == TY_VOID || (t->kind == TY_RECORD && !t->size &&
 					   t->nfields == 0 && !t->btf_id)) {
-			diag_error(d, f->span, "field '%s' has an incomplete "
-				   "type", f->name ? f->name : "?");
+			diag_c_error(d, f->span, "field '%s' has an incomplete "
+				     "type", f->name ? f->name : "?");
 			return &type_none;
 		}
 		uint64_t falign = t->align ? t->align : 1;
@@ -257,9 +258,10 @@ static const struct type *layout_record(struct ctypes *ct, struct diag *d,
 		if (f->bit_width >= 0) {
 			uint64_t unit = t->size * 8, w = (uint64_t)f->bit_width;
 			if (t->kind != TY_INT || w > unit) {
-				diag_error(d, f->span, "bitfield '%s' must be "
-					   "an integer of at most its type's "
-					   "width", f->name ? f->name : "?");
+				diag_c_error(d, f->span, "bitfield '%s' must "
+					     "be an integer of at most its "
+					     "type's width",
+					     f->name ? f->name : "?");
 				return &type_none;
 			}
 			if (w == 0 || bit / unit != (bit + w - 1) / unit)
@@ -299,7 +301,7 @@ static void define(struct ctypes *ct, struct diag *d,
 		return;
 	}
 	if (old) {
-		diag_error(d, def->span, "redefinition of '%s'", name);
+		diag_c_error(d, def->span, "redefinition of '%s'", name);
 		return;
 	}
 	add(ct, name, t, 0);
@@ -383,8 +385,9 @@ struct ctypes *ctypes_build(struct arena *a, struct diag *d,
 				const struct ast_enumerator *en = &def->enums[k];
 				neg |= en->value < 0;
 				if (find(ct, en->name))
-					diag_error(d, en->span, "redefinition "
-						   "of '%s'", en->name);
+					diag_c_error(d, en->span,
+						     "redefinition of '%s'",
+						     en->name);
 				else
 					add(ct, en->name, NULL, en->value);
 			}

@@ -27,14 +27,16 @@ struct fmt_error {
 };
 
 /*
- * Checks n argument types against the format; fn ("printf", "system",
- * "cat") prefixes the message. Returns 0, or -EINVAL with *err filled for
- * the first problem, worded as bpftrace 0.17 words it:
- *   "printf: Not enough arguments for format string (1 supplied, 2 expected)"
+ * Checks n argument types against the format. Returns 0, or -EINVAL with
+ * *err filled for the first problem, worded as bpftrace 0.26 words it
+ * (fn, "printf", "system" or "cat", is not part of it):
+ *   "not enough arguments for format string (1 supplied, 2 expected)"
  *     (arg: FMT_AT_FORMAT)
- *   "printf: Too many arguments for format string (2 supplied, 1 expected)"
+ *   "too many arguments for format string (2 supplied, 1 expected)"
  *     (arg: the first surplus argument)
- *   "printf: %d specifier expects a value of type integer (string supplied)"
+ *   "unsupported format specifier for type 'string[16]': d"
+ *   "unsupported format specifier: f" (floats and %n)
+ *   "unable to print none type for specifier: d"
  */
 int fmt_check(struct arena *a, const struct fmt *f, const char *fn,
 	      const struct type *const *args, uint32_t n,

@@ -45,8 +45,6 @@ uint32_t maplayout_array_value_size(const struct type *value)
 uint32_t maplayout_array_entries(const struct type *value)
 {
 	switch (value->kind) {
-	case TY_COUNT:
-		return 1;
 	case TY_HIST: case TY_LHIST:
 		return maplayout_nbuckets(value) + 1;
 	default:

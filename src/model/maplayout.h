@@ -16,13 +16,14 @@
  *            read.
  * Key-less aggregations may instead live in per-CPU arrays, where every
  * entry exists from the start (maplayout_array_entries):
- *  - count(): one entry; "@c: 0" prints even when never hit, as in 0.17;
  *  - hist()/lhist(): one entry per bucket (the key's u32 index), plus a
  *    marker entry that zero() sets so the emptied histogram still prints;
- *  - sum/min/max/avg/stats: entry 0 holds the value, entry 1 is zero()'s
- *    marker. Each value's second word tells a written entry from one never
- *    written: min/max's "set", avg/stats's count, and for sum a "hit" word
- *    the program sets on every update (maplayout_array_value_size).
+ *  - count/sum/min/max/avg/stats: entry 0 holds the value, entry 1 is
+ *    zero()'s marker. A written entry is told from one never written (which
+ *    prints nothing, as a hash without the key in bpftrace 0.26) by a count
+ *    above 0, or the value's second word: min/max's "set", avg/stats's
+ *    count, and for sum a "hit" word the program sets on every update
+ *    (maplayout_array_value_size).
  */
 #ifndef SONDE_MAPLAYOUT_H
 #define SONDE_MAPLAYOUT_H

@@ -210,14 +210,12 @@ static void put_fmt(struct wr *w, const struct fmt *f)
 	for (uint32_t i = 0; i < f->nsegs; i++) {
 		const struct fmt_seg *s = &f->segs[i];
 		put8(w, (uint8_t)(s->is_conv | s->left << 1 | s->zero << 2 |
-				  s->dead << 3));
+				  s->plus << 3 | s->alt << 4));
 		putmem(w, s->text ? s->text : "", s->text ? s->len : 0);
 		put8(w, (uint8_t)s->conv);
-		put8(w, (uint8_t)s->length);
 		putstr(w, s->name);
-		putstr(w, s->cspec);
+		putstr(w, s->length);
 		put32(w, (uint32_t)s->width);
-		put32(w, (uint32_t)s->prec);
 		put32(w, s->arg);
 	}
 }
@@ -528,18 +526,16 @@ static const struct fmt *get_fmt(struct rd *r)
 		s->is_conv = b & 1;
 		s->left = b >> 1 & 1;
 		s->zero = b >> 2 & 1;
-		s->dead = b >> 3 & 1;
+		s->plus = b >> 3 & 1;
+		s->alt = b >> 4 & 1;
 		s->text = getmem(r, &s->len);
 		s->conv = (enum fmt_conv)get8(r);
-		s->length = (enum fmt_len)get8(r);
 		s->name = getstr(r);
-		s->cspec = getstr(r);
+		s->length = getstr(r);
 		s->width = (int)get32(r);
-		s->prec = (int)get32(r);
 		s->arg = get32(r);
-		if (!s->text || s->conv > FMT_BUF_H ||
-		    s->length > FMT_LEN_LONG ||
-		    (s->is_conv && (!s->cspec || !s->name ||
+		if (!s->text || s->conv > FMT_CONV_LAST ||
+		    (s->is_conv && (!s->name || !*s->name || !s->length ||
 				    s->arg >= f->nconv)))
 			r->bad = true;
 	}

@@ -4,7 +4,11 @@
 #include <errno.h>
 #include <string.h>
 
+#include <bpf/btf.h>
+
 #include "kernel/btf.h"
+#include "kernel/kallsyms.h"
+#include "kernel/regs.h"
 #include "kernel/glob.h"
 #include "model/types.h"
 #include "probes/impl.h"
@@ -114,31 +118,67 @@ int probe_btf_each(struct arena *a, const char *module, const char *name,
 
 struct list_ctx {
 	struct arena *a;
-	const char *type, *pattern;
-	bool tp, verbose;
+	const char *type, *match;
+	bool tp, ret, verbose;
 	FILE *out;
 };
 
 static int list_one(const char *name, const char *module, void *ctx_)
 {
 	struct list_ctx *l = ctx_;
-	const char *full = probe_btf_name(l->a, l->type, module, name);
-	if (!glob_match(l->pattern, full))
+	if (!module)
+		module = "vmlinux";
+	const char *mod_name = arena_printf(l->a, "%s:%s", module, name);
+	if (!glob_match(l->match, mod_name))
 		return 0;
-	fprintf(l->out, "%s\n", full);
-	/* kfunc listings show the return value, as bpftrace's do. */
-	return l->verbose ? probe_btf_list_args(l->a, name, l->tp, !l->tp,
+	fprintf(l->out, "%s:%s\n", l->type, mod_name);
+	/* fexit's listing shows the return value, fentry's does not */
+	return l->verbose ? probe_btf_list_args(l->a, name, l->tp, l->ret,
 						  l->out) : 0;
 }
 
-int probe_btf_list(const char *type, bool tp, const char *pattern,
+/* The functions of one BTF object that bpftrace 0.26 lists for fentry
+ * and fexit (get_all_traceable_funcs_from_btf): those the kernel can
+ * trace (available_filter_functions, less those known to hang it),
+ * taking no more arguments than registers carry. */
+static int list_funcs_of(const struct btf *b, uint32_t first_id,
+			 const char *module, void *ctx)
+{
+	struct list_ctx *l = ctx;
+	bool any = ksyms_traceable(&(const struct ksym_fn *){ NULL }) > 0;
+	uint32_t n = btf__type_cnt(b);
+	for (uint32_t id = first_id; id < n; id++) {
+		const struct btf_type *t = btf__type_by_id(b, id);
+		if (!btf_is_func(t))
+			continue;
+		const char *name = btf__name_by_offset(b, t->name_off);
+		const struct btf_type *proto = btf__type_by_id(b, t->type);
+		if (!name || !proto || !btf_is_func_proto(proto) ||
+		    btf_vlen(proto) > regs_nargs() ||
+		    !probe_kernel_func_listed(name) ||
+		    (any && !ksyms_is_traceable(module, name)))
+			continue;
+		int r = list_one(name, module, l);
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
+int probe_btf_list(const char *type, bool tp, bool ret, const char *pattern,
 		   bool verbose, FILE *out)
 {
 	struct arena a;
 	arena_init(&a);
-	struct list_ctx l = { &a, type, pattern, tp, verbose, out };
+	/* as bpftrace 0.26 matches BTF's "MODULE:NAME": the pattern less
+	 * its type, with "*:" before a name alone ("fentry:vfs_*") */
+	const char *rest = strchr(pattern, ':');
+	rest = rest ? rest + 1 : "*";
+	const char *match = strchr(rest, ':') ? rest :
+			    arena_printf(&a, "*:%s", rest);
+	struct list_ctx l = { &a, type, match, tp, ret, verbose, out };
 	int r = tp ? kbtf_match_tp_btf("*", list_one, &l) :
-		     kbtf_match_funcs("*", list_one, &l);
+		     kbtf_each_object(list_funcs_of, &l);
 	arena_release(&a);
 	return r < 0 ? r : 0;
 }

@@ -5,9 +5,9 @@
 #include "probes/provider.h"
 
 /* For probe types this kernel cannot attach: unless nothing will be
- * attached (--dry-run, -d, --verify), reports at a's span "<type> probes
- * cannot run here: <why feature f is missing>; use <alt> instead" and
- * returns true. Checked in expand, so nothing is ever attached first. */
+ * attached (--mode codegen, --dump, --verify), reports at a's span "<type>
+ * probes cannot run here: <why feature f is missing>; use <alt> instead"
+ * and returns true. Checked in expand, so nothing is ever attached first. */
 #include "kernel/features.h"
 bool probe_refuse(struct probe_env *env, const struct attach_point *a,
 		  enum feat_id f, const char *alt);
@@ -59,10 +59,20 @@ int probe_btf_each(struct arena *a, const char *module, const char *name,
 /* "TYPE:NAME", or "TYPE:MODULE:NAME" for a module's. */
 const char *probe_btf_name(struct arena *a, const char *type,
 			   const char *module, const char *name);
-/* The list hook of TYPE over BTF functions (or, tp, tracepoints): with
- * verbose, "    CTYPE NAME" for every argument (and, for functions, the
- * return value as "retval"). */
-int probe_btf_list(const char *type, bool tp, const char *pattern,
+/* Whether kernel function name is listed (kprobe, fentry), as bpftrace
+ * 0.26 leaves out ".part." clones, which cannot be traced, and the
+ * functions known to make the system unstable when traced (its
+ * is_bad_func, from the kernel's BPF selftests: rcu_*, idle loops). */
+bool probe_kernel_func_listed(const char *name);
+/* The list hook of TYPE over BTF functions (or, tp, tracepoints), as
+ * bpftrace 0.26 lists them: "TYPE:MODULE:NAME" ("vmlinux" for the
+ * kernel's), the pattern's part after its type matched against
+ * "MODULE:NAME" (a name alone against any module), functions only
+ * where the kernel can trace them (probe_kernel_func_listed,
+ * available_filter_functions) with their arguments in registers; with
+ * verbose, "    CTYPE NAME" for every argument, and with ret the return
+ * value as "retval". */
+int probe_btf_list(const char *type, bool tp, bool ret, const char *pattern,
 		   bool verbose, FILE *out);
 
 struct elf_syms;
@@ -104,8 +114,16 @@ const char *probe_user_binary(struct probe_env *env, const char *path);
  * false when the pattern names no file (one is needed unless -p). */
 bool probe_user_list_split(const char *pattern, const char *kind,
 			   char *file, size_t len, const char **rest);
+/* -l 'struct NAME' (union, enum): the kernel's BTF types matching
+ * pattern, their names or (verbose) definitions (list_types.c). */
+int probe_list_types(const char *pattern, bool verbose, FILE *out);
 /* The -p process of -l (0: none), set by probe_list_set_pid(). */
 int probe_list_get_pid(void);
+/* -l's line "TYPE:NAME:" (the empty part a count or period, as bpftrace
+ * lists software, hardware, interval and profile probes) when pattern
+ * matches it, with or without its final ':'. */
+void probe_list_empty_part(FILE *out, const char *pattern, const char *type,
+			   const char *name);
 /* uprobe_args.c: types target t's `args` from the DWARF of its file
  * (t->binary, t->func at vaddr) when it has debug info, and notes the
  * file for casts to the structs it defines. For -lv: prints "    CTYPE

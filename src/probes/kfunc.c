@@ -93,8 +93,8 @@ static int expand(struct probe_env *env, const struct attach_point *a,
 	}
 	if (r == 0)
 		return probe_missing(env, a);
-	/* Checked after the lookup so that --dry-run still finds typing
-	 * errors on kernels that refuse fentry. */
+	/* Checked after the lookup so that --mode codegen still finds
+	 * typing errors on kernels that refuse fentry. */
 	if (probe_refuse(env, a, FEAT_FENTRY, feat_has(FEAT_KPROBE) ?
 				 (is_return(kind) ? "kretprobe:FUNCTION" :
 						    "kprobe:FUNCTION") :
@@ -103,12 +103,21 @@ static int expand(struct probe_env *env, const struct attach_point *a,
 	return 0;
 }
 
-/* As bpftrace: kfuncs are listed only where they can be attached. */
+/* As bpftrace, fentry and fexit functions are listed only where they can
+ * be attached, under their 0.26 names; fexit only when asked for by name
+ * (a wildcard type lists bpftrace's kernel list, without return probes). */
 static int list(const char *pattern, bool verbose, FILE *out)
 {
 	if (!feat_has(FEAT_FENTRY))
 		return -EOPNOTSUPP;
-	return probe_btf_list("kfunc", false, pattern, verbose, out);
+	return probe_btf_list("fentry", false, false, pattern, verbose, out);
+}
+
+static int list_ret(const char *pattern, bool verbose, FILE *out)
+{
+	if (!feat_has(FEAT_FENTRY))
+		return -EOPNOTSUPP;
+	return probe_btf_list("fexit", false, true, pattern, verbose, out);
 }
 
 const struct provider probe_kfunc_prov = {
@@ -128,6 +137,7 @@ const struct provider probe_kretfunc_prov = {
 	.not_emittable = "it cannot be attached or tested on the "
 			 "kernels sonde is tried on",
 	.name = "kretfunc",
+	.list = list_ret,
 	.aliases = (const char *const[]){ "fr", "fexit", NULL },
 	.prog_type = BPF_PROG_TYPE_TRACING,
 	.expand = expand,

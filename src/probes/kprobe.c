@@ -9,12 +9,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "kernel/btf.h"
 #include "kernel/features.h"
 #include "kernel/glob.h"
 #include "kernel/kallsyms.h"
 #include "kernel/perf.h"
 #include "kernel/regs.h"
 #include "model/limits.h"
+#include "model/types.h"
 #include "probes/impl.h"
 #include "util/arena.h"
 #include "util/diag.h"
@@ -195,30 +197,85 @@ static int attach(const struct probe_target *t, int prog_fd,
 }
 
 struct lister {
+	const char *type;    /* "kprobe", "kretprobe" */
 	const char *pattern; /* on the full name, or NULL: matched */
+	bool verbose;
 	FILE *out;
 };
+
+bool probe_kernel_func_listed(const char *name)
+{
+	static const char *const bad[] = { "arch_cpu_idle", "default_idle",
+					   "bpf_dispatcher_xdp_func", NULL };
+	if (strstr(name, ".part.") || !strncmp(name, "rcu_", 4) ||
+	    !strncmp(name, "__ftrace_invalid_address__", 26))
+		return false;
+	for (const char *const *b = bad; *b; b++)
+		if (!strcmp(name, *b))
+			return false;
+	return true;
+}
+
+/* -lv, as bpftrace 0.26 reads a kprobe's BTF prototype: the arguments
+ * as "TYPE argN", numbered past floating-point ones (which come in other
+ * registers), or the return type as "TYPE retval" ("void"). Nothing for
+ * a function BTF does not describe. */
+static void print_args(const char *name, bool ret, FILE *out)
+{
+	struct arena a;
+	arena_init(&a);
+	struct kbtf_func f;
+	if (kbtf_func_ctypes(&a, name, false, &f) == 0) {
+		if (ret && f.ret->kind == TY_VOID)
+			fputs("    void\n", out);
+		else if (ret)
+			fprintf(out, "    %s retval\n", f.ret_ctype);
+		for (uint32_t i = 0, n = 0; !ret && i < f.nparams; i++) {
+			const char *c = f.params[i].ctype;
+			if (strcmp(c, "float") && strcmp(c, "double") &&
+			    strcmp(c, "long double"))
+				fprintf(out, "    %s arg%u\n", c, n++);
+		}
+	}
+	arena_release(&a);
+}
 
 static int print_match(const char *name, void *ctx)
 {
 	struct lister *l = ctx;
 	char full[512];
-	snprintf(full, sizeof(full), "kprobe:%s", name);
-	if (!l->pattern || glob_match(l->pattern, full))
-		fprintf(l->out, "%s\n", full);
+	snprintf(full, sizeof(full), "%s:%s", l->type, name);
+	if (!probe_kernel_func_listed(name) || (l->pattern && !glob_match(l->pattern, full)))
+		return 0;
+	fprintf(l->out, "%s\n", full);
+	if (l->verbose)
+		print_args(name, !strcmp(l->type, "kretprobe"), l->out);
 	return 0;
+}
+
+static int list_type(const char *type, const char *pattern, bool verbose,
+		     FILE *out)
+{
+	if (!feat_has(FEAT_KPROBE))
+		return 0;
+	/* "TYPE:PAT" filters by function name as the functions are read */
+	size_t tn = strlen(type);
+	bool own = !strncmp(pattern, type, tn) && pattern[tn] == ':';
+	struct lister l = { type, own ? NULL : pattern, verbose, out };
+	int err = each_function(NULL, own ? pattern + tn + 1 : "*",
+				print_match, &l);
+	return err < 0 ? err : 0;
 }
 
 static int list(const char *pattern, bool verbose, FILE *out)
 {
-	if (!feat_has(FEAT_KPROBE))
-		return 0;
-	/* "kprobe:PAT" filters by function name as the functions are read */
-	bool own = !strncmp(pattern, "kprobe:", 7);
-	struct lister l = { own ? NULL : pattern, out };
-	int err = each_function(NULL, own ? pattern + 7 : "*", print_match,
-				&l);
-	return err < 0 ? err : 0;
+	return list_type("kprobe", pattern, verbose, out);
+}
+
+/* only asked for by name: no return probes in bpftrace's kernel list */
+static int list_ret(const char *pattern, bool verbose, FILE *out)
+{
+	return list_type("kretprobe", pattern, verbose, out);
 }
 
 const struct provider probe_kprobe_prov = {
@@ -241,4 +298,5 @@ const struct provider probe_kretprobe_prov = {
 	.prog_type = BPF_PROG_TYPE_KPROBE,
 	.expand = expand,
 	.attach = attach,
+	.list = list_ret,
 };

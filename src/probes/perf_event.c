@@ -80,21 +80,17 @@ static int attach(const struct probe_target *t, int prog_fd,
 	return probe_attach_cpus(t, prog_fd, att, open_on);
 }
 
-/* Lines as bpftrace lists its software/hardware probe tables:
- * "software:cpu-clock:" (the empty part is the count). */
+/* Lines as bpftrace lists its software/hardware probe tables,
+ * "software:cpu-clock:" (the empty part is the count): each event, and
+ * its alias too ("software:cpu:"), as bpftrace 0.26. */
 static int list_type(uint32_t type, const char *kind, const char *pattern,
 		     FILE *out)
 {
 	for (const struct perf_event_name *e = perf_event_names(type);
 	     e && e->name; e++) {
-		char full[128];
-		snprintf(full, sizeof(full), "%s:%s:", kind, e->name);
-		size_t len = strlen(full);
-		full[len - 1] = '\0';
-		bool hit = glob_match(pattern, full);
-		full[len - 1] = ':';
-		if (hit || glob_match(pattern, full))
-			fprintf(out, "%s\n", full);
+		probe_list_empty_part(out, pattern, kind, e->name);
+		if (e->alias)
+			probe_list_empty_part(out, pattern, kind, e->alias);
 	}
 	return 0;
 }

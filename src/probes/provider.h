@@ -130,8 +130,8 @@ struct probe_env {
 	int pid, cpid;
 	const char *cmd; /* -c CMD (NULL: none): its program is the file of
 			    watchpoint:FUNC+argN under -c */
-	/* Nothing will be attached (--dry-run, -d, --verify): a probe type
-	 * this kernel cannot attach is no error then. */
+	/* Nothing will be attached (--mode codegen, --dump, --verify): a probe
+	 * type this kernel cannot attach is no error then. */
 	bool no_attach;
 	/* --unsafe: a kprobe on a function the kernel does not list as
 	 * traceable is still tried; uprobes on files that are no ELF, at
@@ -281,6 +281,18 @@ int probe_expand_probe(struct probe_env *env, const struct attach_point *att,
  * type that has a list hook, sorted as bpftrace prints them. 0 or -errno
  * (of the first hook that failed; the others still print). */
 int probe_list(const char *pattern, bool verbose, FILE *out);
+/* -l SEARCH: bpftrace 0.26's reading of the search: comma-separated
+ * patterns, each listed in turn (white space trimmed and squeezed), those
+ * naming a type ("struct task_struct", "union *", "enum *") listing the
+ * kernel's BTF types (-lv: their definitions) instead of probes; with a
+ * warning when the search looks like a file name that does not exist.
+ * NULL lists everything. 0 or -errno. */
+int probe_list_search(const char *search, bool verbose, FILE *out);
+/* -l with a program: what one of its attach points matches (BEGIN and
+ * END nothing; software, hardware, interval and profile probes without
+ * their count, "interval:s:"). 0 or -errno. */
+int probe_list_attach(const struct attach_point *ap, bool verbose,
+		      FILE *out);
 /* -l: a located error for a character no attach point holds (a control
  * character, a backslash outside quotes); bpftrace reads the pattern as
  * a probe and refuses it too. 0, or -1 after reporting to d. */

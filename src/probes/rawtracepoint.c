@@ -114,7 +114,8 @@ int probe_attach_raw_tp(const struct probe_target *t, int prog_fd,
 
 static int list(const char *pattern, bool verbose, FILE *out)
 {
-	return probe_btf_list("rawtracepoint", true, pattern, verbose, out);
+	return probe_btf_list("rawtracepoint", true, false, pattern, verbose,
+			      out);
 }
 
 const struct provider probe_rawtracepoint_prov = {

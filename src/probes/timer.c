@@ -126,12 +126,33 @@ static int attach_profile(const struct probe_target *t, int prog_fd,
 	return probe_attach_cpus(t, prog_fd, att, open_on);
 }
 
+/* "interval:ms:" ... as bpftrace 0.26 lists its time units (sorted);
+ * the empty part is the period. Only asked for by name. */
+static int list_units(const char *type, const char *pattern, FILE *out)
+{
+	static const char *const units[] = { "hz", "ms", "s", "us", NULL };
+	for (const char *const *u = units; *u; u++)
+		probe_list_empty_part(out, pattern, type, *u);
+	return 0;
+}
+
+static int list_interval(const char *pattern, bool verbose, FILE *out)
+{
+	return list_units("interval", pattern, out);
+}
+
+static int list_profile(const char *pattern, bool verbose, FILE *out)
+{
+	return list_units("profile", pattern, out);
+}
+
 const struct provider probe_interval_prov = {
 	.name = "interval",
 	.aliases = (const char *const[]){ "i", NULL },
 	.prog_type = BPF_PROG_TYPE_PERF_EVENT,
 	.expand = expand,
 	.attach = attach_interval,
+	.list = list_interval,
 };
 
 const struct provider probe_profile_prov = {
@@ -140,4 +161,5 @@ const struct provider probe_profile_prov = {
 	.prog_type = BPF_PROG_TYPE_PERF_EVENT,
 	.expand = expand,
 	.attach = attach_profile,
+	.list = list_profile,
 };

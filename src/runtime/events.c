@@ -26,7 +26,7 @@ static void value_cb(struct strbuf *sb, const struct type *t,
 		     const void *bytes, void *ctx)
 {
 	struct events *e = ctx;
-	struct vfmt f = { false, e->o->res, VFMT_VALUE_INDENT, false };
+	struct vfmt f = { .res = e->o->res, .stack_indent = VFMT_VALUE_INDENT };
 	vfmt_value(sb, &f, t, bytes);
 }
 
@@ -46,7 +46,8 @@ static struct mapdump_map dump_map(struct events *e, int32_t idx)
 	return d;
 }
 
-/* /bin/sh -c cmd with its output captured, like bpftrace's popen(). */
+/* /bin/sh -c cmd with its output captured, stderr too, as bpftrace
+ * 0.26's exec_system(). */
 static void run_system(struct events *e, const char *cmd)
 {
 	int p[2];
@@ -65,6 +66,7 @@ static void run_system(struct events *e, const char *cmd)
 	if (pid == 0) {
 		close(p[0]);
 		dup2(p[1], STDOUT_FILENO);
+		dup2(p[1], STDERR_FILENO);
 		close(p[1]);
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);

@@ -78,7 +78,7 @@ static void fold_key(struct strbuf *line, const struct out_resolver *res,
 	uint32_t one_off[1] = { 0 };
 	uint32_t n = key->kind == TY_TUPLE ? key->nfields : 1;
 	struct strbuf text = STRBUF_INIT;
-	struct vfmt f = { false, res, VFMT_VALUE_INDENT, false };
+	struct vfmt f = { .res = res, .stack_indent = VFMT_VALUE_INDENT };
 	for (int pass = 0; pass < 3; pass++)
 		for (uint32_t i = 0; i < n; i++) {
 			const struct type *t = key->kind == TY_TUPLE ?

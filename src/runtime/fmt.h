@@ -6,21 +6,22 @@
  * checked against the argument types by fmt_check), and applied here in
  * user space to each event record the BPF program sends (fmt_format).
  *
- * Semantics are bpftrace 0.17's, quirks included, because it formats with
- * the C printf family piece by piece:
- *   - a conversion is %[-][digits][.digits](LEN)CONV, with CONV one of
- *     d u x X o p (LEN: none hh h l ll j z t), c, s, r rx rh (buffers);
- *     nothing else is a conversion (no %i %e %f, no + # or space flags,
- *     no %ls): such text is printed literally;
- *   - the text before each conversion goes through C printf, so "%%" there
- *     prints "%"; the text after the last conversion is printed verbatim,
- *     so printf("100%%\n") prints "100%%";
- *   - "%%d" is counted as a conversion (it takes an argument) that prints
- *     "%d" and ignores its argument;
- *   - integers are widened to 64 bits by their own signedness, then read by
- *     the conversion as C does: %d/%x without LEN print the low 32 bits;
- *   - the output of one conversion stops at a NUL byte (%c of 0 prints
- *     nothing).
+ * Semantics are bpftrace 0.26's (format_string.cpp), which formats each
+ * conversion through a C++ stream:
+ *   - a conversion is %[-][+][ ][#][0][WIDTH|*][.PREC](LEN)CONV, the flags
+ *     in that order, LEN any of h l L j z t, CONV one of d i o u x X c p s
+ *     r rx rh gr (e E f F g G a A n are refused when checked); anything
+ *     else, such as "%0-5d", is printed literally; "%%" (and "%5%") is '%';
+ *   - the text between conversions is printed as written;
+ *   - d i are signed and u o x X unsigned, at the width the length
+ *     modifier names (int or unsigned int without one); c is that byte,
+ *     a NUL too; p is 0x and hex of all 64 bits ("0" for 0); gr names GFP
+ *     flags; s is the value as print() would write it (a string with its
+ *     "..", a tuple, a symbol ...); r rx rh write a buffer's bytes;
+ *   - WIDTH pads with spaces, or zeros with '0', on the left, or on the
+ *     right with '-' (a stream's padding: "%05d" of -5 is "000-5"); '+'
+ *     signs signed numbers; '#' puts 0x or 0 before hex and octal; a
+ *     '*' width, the space flag and the precision change nothing.
  */
 #ifndef SONDE_FMT_H
 #define SONDE_FMT_H
@@ -34,8 +35,7 @@
 struct strbuf;
 struct type;
 
-/* Renders a value that is neither an integer, a string nor a buffer (ksym,
- * usym, kstack, inet, username, probe, timestamp ...) as text. */
+/* Renders any value as print() would (what %s prints). */
 typedef void (*fmt_value_fn)(struct strbuf *sb, const struct type *t,
 			     const void *bytes, void *ctx);
 

@@ -233,7 +233,8 @@ static void term_rows(struct heatmap *h, struct out *o,
 		sb_append(&sb, "| count\n");
 		t->shown = true;
 	}
-	struct vfmt f = { false, o->res, VFMT_KEY_INDENT, true };
+	struct vfmt f = { .res = o->res, .stack_indent = VFMT_KEY_INDENT,
+			  .compact = true };
 	for (size_t i = 0; i < m->n || (i == 0 && !m->key); i++) {
 		const struct out_entry *e = i < m->n ? &m->entries[i] : NULL;
 		uint64_t total = 0;
@@ -273,7 +274,8 @@ static void svg_record(struct heatmap *h, struct out *o,
 		       const struct out_map *m, const char *when)
 {
 	struct hist_scale sc = scale_of(m->value);
-	struct vfmt f = { false, o->res, VFMT_KEY_INDENT, true };
+	struct vfmt f = { .res = o->res, .stack_indent = VFMT_KEY_INDENT,
+			  .compact = true };
 	struct strbuf title = STRBUF_INIT;
 	for (size_t i = 0; i < m->n || (i == 0 && !m->key); i++) {
 		const struct out_entry *e = i < m->n ? &m->entries[i] : NULL;

@@ -3,17 +3,13 @@
 #include <inttypes.h>
 #include <stdbool.h>
 
+#include "runtime/value_fmt.h"
 #include "util/strbuf.h"
 
 #define BAR_WIDTH 52
 
-struct linear {
-	int64_t min, max, step;
-	uint32_t nb; /* in-range buckets */
-};
-
-/* bpftrace 0.17 scans the counts as C++ int, so do the same: a count is
- * "non-zero" and compared for the maximum after truncation to int. */
+/* bpftrace scans the counts as C++ int (types_format.cpp's indices()),
+ * so a count is "non-zero" after truncation to int. */
 static int as_int(uint64_t v)
 {
 	return (int)(uint32_t)v;
@@ -21,20 +17,16 @@ static int as_int(uint64_t v)
 
 /* First and last bucket with a positive count; false when there is none. */
 static bool bucket_range(const uint64_t *counts, uint32_t n, uint32_t *lo,
-			 uint32_t *hi, int *max_value)
+			 uint32_t *hi)
 {
 	bool any = false;
-	*max_value = 0;
 	for (uint32_t i = 0; i < n; i++) {
-		int v = as_int(counts[i]);
-		if (v > 0) {
+		if (as_int(counts[i]) > 0) {
 			if (!any)
 				*lo = i;
 			*hi = i;
 			any = true;
 		}
-		if (v > *max_value)
-			*max_value = v;
 	}
 	return any;
 }
@@ -49,7 +41,8 @@ static void log2_label(struct strbuf *sb, int power)
 		sb_putc(sb, suffix[s]);
 }
 
-/* Exact multiples of 1M or 1K get a suffix, as in bpftrace 0.17. */
+/* Exact multiples of 1M or 1K get a suffix (an lhist's labels when its
+ * step is a multiple of 1K, and sonde's heatmap axis). */
 static void linear_label(struct strbuf *sb, int64_t v)
 {
 	if (v != 0 && v % (1 << 20) == 0)
@@ -60,61 +53,106 @@ static void linear_label(struct strbuf *sb, int64_t v)
 		sb_printf(sb, "%" PRId64, v);
 }
 
-static void log2_header(struct strbuf *sb, uint32_t i, const void *ctx)
+/*
+ * The upper edge of bucket i, as bpftrace 0.26 labels buckets
+ * (types_format.cpp): bucket i holds [edge(i - 1), edge(i)), bucket 0
+ * (..., edge(0)). An edge is an integer, or a symbolic one ("4", "1K":
+ * log2 edges past [1], lhist edges when the step is a multiple of 1K),
+ * which never reads as a single value; an lhist's last bucket has none.
+ */
+struct edge {
+	int64_t v;
+	bool sym, none;
+};
+
+static uint32_t linear_nb(const struct hist_scale *s)
 {
-	if (i == 0) {
-		sb_append(sb, "(..., 0)");
-	} else if (i == 1) {
-		sb_append(sb, "[0]");
-	} else if (i == 2) {
-		sb_append(sb, "[1]");
-	} else {
-		sb_putc(sb, '[');
-		log2_label(sb, (int)i - 2);
-		sb_append(sb, ", ");
-		log2_label(sb, (int)i - 1);
-		sb_putc(sb, ')');
-	}
+	return (uint32_t)((s->max - s->min) / s->step);
 }
 
-static void linear_header(struct strbuf *sb, uint32_t i, const void *ctx)
+static struct edge edge_of(const struct hist_scale *s, uint32_t i)
 {
-	const struct linear *l = ctx;
+	struct edge e = { 0, false, false };
+	if (s->linear) {
+		e.v = s->min + (int64_t)i * s->step;
+		e.none = i > linear_nb(s);
+		e.sym = s->step % 1024 == 0;
+	} else if (i <= 2) {
+		e.v = i;
+	} else {
+		e.v = (int64_t)((uint64_t)1 << (i - 1));
+		e.sym = true;
+	}
+	return e;
+}
+
+static void put_edge(struct strbuf *sb, const struct hist_scale *s,
+		     uint32_t i, struct edge e)
+{
+	if (!e.sym)
+		sb_printf(sb, "%" PRId64, e.v);
+	else if (s->linear)
+		linear_label(sb, e.v);
+	else
+		log2_label(sb, (int)i - 1);
+}
+
+/* "(..., 0)", "[0]" (a bucket of one integer), "[2, 4)", "[10, ...)". */
+static void header(struct strbuf *sb, const struct hist_scale *s, uint32_t i)
+{
+	struct edge hi = edge_of(s, i);
 	if (i == 0) {
 		sb_append(sb, "(..., ");
-		linear_label(sb, l->min);
+		put_edge(sb, s, 0, hi);
 		sb_putc(sb, ')');
-	} else if (i == l->nb + 1) {
-		sb_putc(sb, '[');
-		linear_label(sb, l->max);
+		return;
+	}
+	struct edge lo = edge_of(s, i - 1);
+	sb_putc(sb, '[');
+	put_edge(sb, s, i - 1, lo);
+	if (hi.none) {
 		sb_append(sb, ", ...)");
+	} else if (!lo.sym && !hi.sym && lo.v + 1 == hi.v) {
+		sb_putc(sb, ']');
 	} else {
-		sb_putc(sb, '[');
-		linear_label(sb, (int64_t)(i - 1) * l->step + l->min);
 		sb_append(sb, ", ");
-		linear_label(sb, (int64_t)i * l->step + l->min);
+		put_edge(sb, s, i, hi);
 		sb_putc(sb, ')');
 	}
 }
 
-static void render_text(struct strbuf *sb, const uint64_t *counts, uint32_t n,
-			uint64_t div,
-			void (*header)(struct strbuf *, uint32_t, const void *),
-			const void *ctx)
+/* Bucket slots that can hold counts: an lhist's nb + 2. */
+static uint32_t clamp_slots(const struct hist_scale *s, uint32_t n)
+{
+	if (s->linear && n > linear_nb(s) + 2)
+		return linear_nb(s) + 2;
+	return n;
+}
+
+/* bpftrace 0.26's TextEmitter<Histogram>: the counts divided by div, the
+ * bar scaled to the largest divided count. */
+static void render_text(struct strbuf *sb, const struct hist_scale *s,
+			const uint64_t *counts, uint32_t n, uint64_t div)
 {
 	uint32_t lo = 0, hi = 0;
-	int max_value;
-	if (!bucket_range(counts, n, &lo, &hi, &max_value))
+	n = clamp_slots(s, n);
+	if (!bucket_range(counts, n, &lo, &hi))
 		return;
 	if (div == 0)
 		div = 1;
+	uint64_t max_value = 0;
+	for (uint32_t i = lo; i <= hi; i++)
+		if (counts[i] / div > max_value)
+			max_value = counts[i] / div;
 	struct strbuf h = STRBUF_INIT;
 	for (uint32_t i = lo; i <= hi; i++) {
 		sb_reset(&h);
-		header(&h, i, ctx);
+		header(&h, s, i);
+		uint64_t c = counts[i] / div;
 		/* float arithmetic, as bpftrace: count / (float)max * 52 */
-		int bar = (int)((float)counts[i] / (float)max_value * BAR_WIDTH);
-		sb_printf(sb, "%-16s%8" PRIu64 " |", sb_str(&h), counts[i] / div);
+		int bar = max_value ? (int)((float)c / (float)max_value *
+					    BAR_WIDTH) : 0;
+		sb_printf(sb, "%-16s%8" PRIu64 " |", sb_str(&h), c);
 		for (int j = 0; j < BAR_WIDTH; j++)
 			sb_putc(sb, j < bar ? '@' : ' ');
 		sb_append(sb, "|\n");
@@ -125,81 +163,66 @@ static void render_text(struct strbuf *sb, const uint64_t *counts, uint32_t n,
 void hist_text_log2(struct strbuf *sb, const uint64_t *counts, uint32_t n,
 		    uint64_t div)
 {
-	render_text(sb, counts, n, div, log2_header, NULL);
-}
-
-static struct linear linear_of(int64_t min, int64_t max, int64_t step)
-{
-	struct linear l = { min, max, step, (uint32_t)((max - min) / step) };
-	return l;
+	struct hist_scale s = { false, 0, 0, 0 };
+	render_text(sb, &s, counts, n, div);
 }
 
 void hist_text_linear(struct strbuf *sb, const uint64_t *counts, uint32_t n,
 		      int64_t min, int64_t max, int64_t step, uint64_t div)
 {
-	struct linear l = linear_of(min, max, step);
-	if (n > l.nb + 2)
-		n = l.nb + 2;
-	render_text(sb, counts, n, div, linear_header, &l);
+	struct hist_scale s = { true, min, max, step };
+	render_text(sb, &s, counts, n, div);
 }
 
-static void log2_bounds(struct strbuf *sb, uint32_t i, const void *ctx)
-{
-	if (i == 0)
-		sb_append(sb, "\"max\": -1, ");
-	else if (i == 1)
-		sb_append(sb, "\"min\": 0, \"max\": 0, ");
-	else if (i == 2)
-		sb_append(sb, "\"min\": 1, \"max\": 1, ");
-	else
-		sb_printf(sb, "\"min\": %" PRIu64 ", \"max\": %" PRIu64 ", ",
-			  (uint64_t)1 << (i - 2), ((uint64_t)1 << (i - 1)) - 1);
-}
-
-static void linear_bounds(struct strbuf *sb, uint32_t i, const void *ctx)
-{
-	const struct linear *l = ctx;
-	if (i == 0)
-		sb_printf(sb, "\"max\": %" PRId64 ", ", l->min - 1);
-	else if (i == l->nb + 1)
-		sb_printf(sb, "\"min\": %" PRId64 ", ", l->max);
-	else
-		sb_printf(sb, "\"min\": %" PRId64 ", \"max\": %" PRId64 ", ",
-			  (int64_t)(i - 1) * l->step + l->min,
-			  (int64_t)i * l->step + l->min - 1);
-}
-
-static void render_json(struct strbuf *sb, const uint64_t *counts, uint32_t n,
-			void (*bounds)(struct strbuf *, uint32_t, const void *),
-			const void *ctx)
+/* bpftrace 0.26's JsonEmitter<Histogram>: "min" is the lower edge (none
+ * for bucket 0), "max" one less than the upper edge (none for an lhist's
+ * last bucket), buckets joined by "," without a space. */
+static void render_json(struct strbuf *sb, const struct hist_scale *s,
+			const uint64_t *counts, uint32_t n, uint64_t div)
 {
 	uint32_t lo = 0, hi = 0;
-	int max_value;
+	n = clamp_slots(s, n);
+	if (div == 0)
+		div = 1;
 	sb_putc(sb, '[');
-	if (bucket_range(counts, n, &lo, &hi, &max_value)) {
+	if (bucket_range(counts, n, &lo, &hi)) {
 		for (uint32_t i = lo; i <= hi; i++) {
+			struct edge e = edge_of(s, i);
 			if (i > lo)
-				sb_append(sb, ", ");
+				sb_putc(sb, ',');
 			sb_putc(sb, '{');
-			bounds(sb, i, ctx);
-			sb_printf(sb, "\"count\": %" PRIu64 "}", counts[i]);
+			if (i > 0) {
+				sb_append(sb, "\"min\": ");
+				vfmt_json_int(sb, (uint64_t)edge_of(s, i - 1).v,
+					      true);
+				sb_append(sb, ", ");
+			}
+			if (!e.none) {
+				/* 2^63's "8E" holds up to INT64_MAX */
+				sb_append(sb, "\"max\": ");
+				vfmt_json_int(sb, (uint64_t)e.v - 1, true);
+				sb_append(sb, ", ");
+			}
+			sb_append(sb, "\"count\": ");
+			vfmt_json_int(sb, counts[i] / div, false);
+			sb_putc(sb, '}');
 		}
 	}
 	sb_putc(sb, ']');
 }
 
-void hist_json_log2(struct strbuf *sb, const uint64_t *counts, uint32_t n)
+void hist_json_log2(struct strbuf *sb, const uint64_t *counts, uint32_t n,
+		    uint64_t div)
 {
-	render_json(sb, counts, n, log2_bounds, NULL);
+	struct hist_scale s = { false, 0, 0, 0 };
+	render_json(sb, &s, counts, n, div);
 }
 
 void hist_json_linear(struct strbuf *sb, const uint64_t *counts, uint32_t n,
-		      int64_t min, int64_t max, int64_t step)
+		      int64_t min, int64_t max, int64_t step, uint64_t div)
 {
-	struct linear l = linear_of(min, max, step);
-	if (n > l.nb + 2)
-		n = l.nb + 2;
-	render_json(sb, counts, n, linear_bounds, &l);
+	struct hist_scale s = { true, min, max, step };
+	render_json(sb, &s, counts, n, div);
 }
 
 uint32_t hist_scale_nbuckets(const struct hist_scale *s)
@@ -214,27 +237,22 @@ uint32_t hist_scale_nbuckets(const struct hist_scale *s)
 void hist_bucket_name(struct strbuf *sb, const struct hist_scale *s,
 		      uint32_t i)
 {
-	if (s->linear) {
-		struct linear l = linear_of(s->min, s->max, s->step);
-		linear_header(sb, i, &l);
-	} else {
-		log2_header(sb, i, NULL);
-	}
+	header(sb, s, i);
 }
 
 void hist_bucket_edge(struct strbuf *sb, const struct hist_scale *s,
 		      uint32_t i)
 {
 	if (s->linear) {
-		struct linear l = linear_of(s->min, s->max, s->step);
 		if (i == 0) {
 			sb_putc(sb, '<');
-			linear_label(sb, l.min);
-		} else if (i == l.nb + 1) {
-			linear_label(sb, l.max);
+			linear_label(sb, s->min);
+		} else if (i == linear_nb(s) + 1) {
+			linear_label(sb, s->min + (int64_t)linear_nb(s) *
+						     s->step);
 			sb_putc(sb, '+');
 		} else {
-			linear_label(sb, (int64_t)(i - 1) * l.step + l.min);
+			linear_label(sb, (int64_t)(i - 1) * s->step + s->min);
 		}
 	} else if (i == 0) {
 		sb_append(sb, "<0");
@@ -248,10 +266,9 @@ void hist_bucket_edge(struct strbuf *sb, const struct hist_scale *s,
 bool hist_bucket_max(const struct hist_scale *s, uint32_t i, int64_t *max)
 {
 	if (s->linear) {
-		struct linear l = linear_of(s->min, s->max, s->step);
-		if (i > l.nb)
+		if (i > linear_nb(s))
 			return false;
-		*max = (int64_t)i * l.step + l.min - 1;
+		*max = (int64_t)i * s->step + s->min - 1;
 		return true;
 	}
 	if (i == 0)

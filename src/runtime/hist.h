@@ -1,5 +1,5 @@
 /*
- * Histogram buckets and their rendering, exactly as bpftrace 0.17.
+ * Histogram buckets and their rendering, as bpftrace 0.26 prints them.
  *
  * A hist/lhist map stores one u64 count per (key, bucket index); the bucket
  * index is the last u64 of the map key. model/maplayout.h defines the
@@ -17,17 +17,19 @@ struct strbuf;
 
 /* Text rendering: one line per bucket from the first to the last non-zero
  * one, "<label:16><count/div:8> |<bar:52>|\n"; the bar is scaled to the
- * largest count (undivided). Nothing when all counts are zero. */
+ * largest divided count. A bucket of one integer is "[5]". Nothing when
+ * all counts are zero. */
 void hist_text_log2(struct strbuf *sb, const uint64_t *counts, uint32_t n,
 		    uint64_t div);
 void hist_text_linear(struct strbuf *sb, const uint64_t *counts, uint32_t n,
 		      int64_t min, int64_t max, int64_t step, uint64_t div);
 
-/* JSON rendering: [{"min": a, "max": b, "count": c}, ...] over the same
- * bucket range ("[]" when all are zero). Counts are not divided (0.17). */
-void hist_json_log2(struct strbuf *sb, const uint64_t *counts, uint32_t n);
+/* JSON rendering: [{"min": a, "max": b, "count": c},...] over the same
+ * bucket range ("[]" when all are zero), counts divided by div. */
+void hist_json_log2(struct strbuf *sb, const uint64_t *counts, uint32_t n,
+		    uint64_t div);
 void hist_json_linear(struct strbuf *sb, const uint64_t *counts, uint32_t n,
-		      int64_t min, int64_t max, int64_t step);
+		      int64_t min, int64_t max, int64_t step, uint64_t div);
 
 /* The buckets of one hist (log2) or lhist, described for the renderers
  * that draw buckets as columns or series (heatmap.c, metrics.c). */
@@ -37,7 +39,7 @@ struct hist_scale {
 };
 /* Number of bucket slots (as maplayout_nbuckets). */
 uint32_t hist_scale_nbuckets(const struct hist_scale *s);
-/* Bucket i as the text format names it: "[1M, 2M)", "(..., 0)". */
+/* Bucket i as the text format names it: "[1M, 2M)", "(..., 0)", "[5]". */
 void hist_bucket_name(struct strbuf *sb, const struct hist_scale *s,
 		      uint32_t i);
 /* Bucket i's lower edge, short: "1M", "0", "<0"; an lhist's last "100+". */

@@ -6,7 +6,11 @@
  */
 #include "runtime/info.h"
 
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
 #include <linux/bpf.h>
 #include <sys/utsname.h>
 
@@ -25,6 +29,50 @@ static bool helper(enum bpf_func_id id)
 	       libbpf_probe_bpf_helper(BPF_PROG_TYPE_TRACEPOINT, id, NULL) == 1;
 }
 
+/* The verifier's instruction limit, as bpftrace reads it from the log of
+ * a two-instruction program ("processed 2 insns (limit 1000000)"); -1
+ * where the log does not say. */
+static int instruction_limit(void)
+{
+	static const struct bpf_insn prog[] = {
+		{ .code = BPF_LD | BPF_DW | BPF_IMM, .dst_reg = BPF_REG_0 },
+		{ 0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	char log[4096] = "";
+	LIBBPF_OPTS(bpf_prog_load_opts, o, .log_buf = log,
+		    .log_size = sizeof(log), .log_level = 1);
+	int fd = bpf_prog_load(BPF_PROG_TYPE_KPROBE, NULL, "GPL", prog, 3, &o);
+	if (fd < 0)
+		return -1;
+	close(fd);
+	const char *p = strstr(log, "processed 2 insns");
+	int limit;
+	if (!p || !(p = strstr(p, "(limit ")) ||
+	    sscanf(p, "(limit %d)", &limit) != 1)
+		return -1;
+	return limit;
+}
+
+/* bpftrace's "module btf": the kernel names its BTF objects (and so
+ * tells modules' BTF from vmlinux's). */
+static bool module_btf(void)
+{
+	__u32 id = 0;
+	if (bpf_btf_get_next_id(id, &id))
+		return false;
+	int fd = bpf_btf_get_fd_by_id(id);
+	if (fd < 0)
+		return false;
+	char name[64];
+	struct bpf_btf_info info = { .name = (__u64)(unsigned long)name,
+				     .name_len = sizeof(name) };
+	__u32 len = sizeof(info);
+	int err = bpf_obj_get_info_by_fd(fd, &info, &len);
+	close(fd);
+	return err == 0;
+}
+
 int info_print(FILE *out, const char *version)
 {
 	static const struct { const char *name; enum bpf_func_id id; } helpers[] = {
@@ -41,6 +89,8 @@ int info_print(FILE *out, const char *version)
 		{ "dpath", BPF_FUNC_d_path },
 		{ "ringbuf_output", BPF_FUNC_ringbuf_output },
 		{ "get_func_ip", BPF_FUNC_get_func_ip },
+		{ "get_tai_ns", BPF_FUNC_ktime_get_tai_ns },
+		{ "lookup_percpu_elem", BPF_FUNC_map_lookup_percpu_elem },
 	};
 	static const struct { const char *name; enum bpf_map_type t; } maps[] = {
 		{ "hash", BPF_MAP_TYPE_HASH },
@@ -63,8 +113,11 @@ int info_print(FILE *out, const char *version)
 	for (size_t i = 0; i < sizeof(helpers) / sizeof(*helpers); i++)
 		fprintf(out, "  %s: %s\n", helpers[i].name,
 			yes_no(helper(helpers[i].id)));
-	fprintf(out, "\nKernel features\n  btf: %s\n  BPF_PROG_TEST_RUN: %s\n\n",
-		yes_no(feat_has(FEAT_BTF)), yes_no(feat_has(FEAT_TEST_RUN)));
+	fprintf(out, "\nKernel features\n  Instruction limit: %d\n  btf: %s\n"
+		"  module btf: %s\n  BPF_PROG_TEST_RUN: %s\n\n",
+		instruction_limit(),
+		yes_no(feat_has(FEAT_BTF)), yes_no(module_btf()),
+		yes_no(feat_has(FEAT_TEST_RUN)));
 	fputs("Map types\n", out);
 	for (size_t i = 0; i < sizeof(maps) / sizeof(*maps); i++)
 		fprintf(out, "  %s: %s\n", maps[i].name,

@@ -122,8 +122,9 @@ static void one_entry(struct mapdump_entries *r)
 	r->vals = xcalloc(1, r->vsize);
 }
 
-/* Entry 0 of a sum/min/max/avg/stats array: present once some CPU wrote
- * it (the second word, merged) or zero() marked it (entry 1). */
+/* Entry 0 of a count/sum/min/max/avg/stats array: present once some CPU
+ * wrote it (a count above 0, else the second word, merged) or zero()
+ * marked it (entry 1). */
 static int read_value_array(const struct mapdump_map *m,
 			    struct mapdump_entries *r, uint8_t *buf, int ncpu,
 			    uint32_t slot)
@@ -134,7 +135,7 @@ static int read_value_array(const struct mapdump_map *m,
 		return err;
 	one_entry(r);
 	merge(m->value, buf, ncpu, slot, r->vals, r->vsize);
-	bool live = u64_at(r->vals + 8);
+	bool live = u64_at(r->vals + (m->value->kind == TY_COUNT ? 0 : 8));
 	k = 1;
 	if (!live && !(err = bpf_map_lookup_elem(m->fd, &k, buf)))
 		live = u64_at(buf);
@@ -201,7 +202,8 @@ static int read_batch(const struct mapdump_map *m, struct mapdump_entries *r,
 	return err;
 }
 
-int mapdump_read_fast(const struct mapdump_map *m, struct mapdump_entries *r)
+/* Reads m as mapdump_read, batched where the kernel can. */
+static int read_fast(const struct mapdump_map *m, struct mapdump_entries *r)
 {
 	if (m->shared || is_array_fd(m->fd))
 		return mapdump_read(m, r);
@@ -217,11 +219,19 @@ int mapdump_read_fast(const struct mapdump_map *m, struct mapdump_entries *r)
 		mapdump_entries_free(r);
 		return mapdump_read(m, r); /* no batch ops: key by key */
 	}
-	if (!m->key && m->value->kind == TY_COUNT && !r->n) {
+	return 0;
+}
+
+int mapdump_read_fast(const struct mapdump_map *m, struct mapdump_entries *r)
+{
+	int err = read_fast(m, r);
+	/* a key-less count() not yet hit is a counter at 0 */
+	if (!err && !m->key && m->value->kind == TY_COUNT && !r->n) {
+		mapdump_entries_free(r);
 		one_entry(r);
 		r->n = 1;
 	}
-	return 0;
+	return err;
 }
 
 /* A shared key-less map (m->shared): its one key of the host, if set. */
@@ -259,7 +269,7 @@ int mapdump_read(const struct mapdump_map *m, struct mapdump_entries *r)
 		return ncpu;
 	uint32_t slot = m->percpu ? maplayout_percpu_stride(r->vsize) : r->vsize;
 	uint8_t *buf = xcalloc((size_t)ncpu, slot ? slot : 1);
-	if (agg_array && !is_hist(m->value) && m->value->kind != TY_COUNT) {
+	if (agg_array && !is_hist(m->value)) {
 		int err = read_value_array(m, r, buf, ncpu, slot);
 		free(buf);
 		return err;
@@ -290,12 +300,6 @@ int mapdump_read(const struct mapdump_map *m, struct mapdump_entries *r)
 		mapdump_entries_free(r);
 		return err;
 	}
-	/* A key-less count() prints "@c: 0" even with no entry (a hash
-	 * after delete()), as 0.17's does. */
-	if (!m->key && m->value->kind == TY_COUNT && !r->n) {
-		one_entry(r);
-		r->n = 1;
-	}
 	return 0;
 }
 
@@ -324,13 +328,14 @@ static bool by_key_bytes(const void *a, const void *b, void *ctx)
 		      ((const struct item *)b)->e.key, len) < 0;
 }
 
-/* One key argument: ints as u64 (so negatives sort after positives, as in
- * 0.17), strings with strncmp; other kinds are left in place. */
+/* One key argument: ints as signed (bpftrace 0.26's sort_by_key reads
+ * them as int64/int32/...), strings with strncmp; other kinds are left in
+ * place. */
 static int cmp_arg(const struct type *t, const uint8_t *a, const uint8_t *b)
 {
 	if (t->kind == TY_INT) {
-		uint64_t x = vfmt_load_int(a, t->size, t->is_signed);
-		uint64_t y = vfmt_load_int(b, t->size, t->is_signed);
+		int64_t x = (int64_t)vfmt_load_int(a, t->size, true);
+		int64_t y = (int64_t)vfmt_load_int(b, t->size, true);
 		return x < y ? -1 : x > y;
 	}
 	if (t->kind == TY_STRING)
@@ -441,11 +446,11 @@ int mapdump_print(struct out *o, const struct mapdump_map *m, uint32_t top,
 	switch (vt->kind) {
 	case TY_AVG:
 	case TY_STATS:
-		/* 0.17 collects these in a std::map: key-byte order first. */
+		/* in key-byte order first, then by average */
 		stdsort_stable((void **)order, n, by_key_bytes, &klen);
 		for (size_t i = 0; i < n; i++)
-			order[i]->rank = (uint64_t)out_average(order[i]->e.value);
-		less = by_rank_signed;
+			order[i]->rank = vfmt_average(vt, order[i]->e.value, 0);
+		less = vt->is_signed ? by_rank_signed : by_rank_unsigned;
 		break;
 	case TY_COUNT:
 	case TY_SUM:
@@ -453,8 +458,9 @@ int mapdump_print(struct out *o, const struct mapdump_map *m, uint32_t top,
 	case TY_MAX:
 	case TY_PTR:
 	case TY_INT: {
-		bool sgn = vt->kind == TY_MIN || vt->kind == TY_MAX ||
-			   (vt->kind != TY_COUNT && vt->is_signed);
+		/* bpftrace 0.26 ranks min() and max() as unsigned */
+		bool sgn = vt->kind != TY_COUNT && vt->kind != TY_MIN &&
+			   vt->kind != TY_MAX && vt->is_signed;
 		uint32_t size = vt->kind == TY_INT ? vt->size : 8;
 		for (size_t i = 0; i < n; i++)
 			order[i]->rank = vfmt_load_int(order[i]->e.value, size,
@@ -470,8 +476,6 @@ int mapdump_print(struct out *o, const struct mapdump_map *m, uint32_t top,
 	}
 	if (less)
 		stdsort_sort((void **)order, n, less, NULL);
-	if (vt->kind == TY_STATS)
-		top = div = 0;
 	size_t skip = top && n > top ? n - top : 0;
 	struct out_entry *entries = xmalloc((n ? n : 1) * sizeof(*entries));
 	for (size_t i = skip; i < n; i++) {
@@ -593,7 +597,7 @@ static int array_mark(const struct mapdump_map *m)
 
 int mapdump_zero(const struct mapdump_map *m)
 {
-	if (m->value->kind == TY_COUNT || !is_agg_array(m))
+	if (!is_agg_array(m))
 		return zero_all(m);
 	/* A hash keeps its keys: the zeroed value still prints, unless the
 	 * map held none. An array marks that instead. */

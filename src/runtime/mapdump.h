@@ -1,5 +1,5 @@
 /*
- * Reading BPF maps back and printing them, as bpftrace 0.17 does, for maps
+ * Reading BPF maps back and printing them, as bpftrace 0.26 does, for maps
  * laid out as model/maplayout.h says.
  *
  * Layout of a map (what codegen must build, model/maplayout.h computes):
@@ -14,13 +14,14 @@
  *            possible CPU, each slot rounded up to 8 bytes), merged here.
  * Key-less aggregations may instead live in per-CPU arrays, where every
  * entry exists from the start (maplayout_array_entries):
- *  - count(): one entry; "@c: 0" prints even when never hit, as in 0.17;
  *  - hist()/lhist(): one entry per bucket (the key's u32 index), plus a
  *    marker entry that zero() sets so the emptied histogram still prints;
- *  - sum/min/max/avg/stats: entry 0 holds the value, entry 1 is zero()'s
- *    marker. Each value's second word tells a written entry from one never
- *    written: min/max's "set", avg/stats's count, and for sum a "hit" word
- *    the program sets on every update (maplayout_array_value_size).
+ *  - count/sum/min/max/avg/stats: entry 0 holds the value, entry 1 is
+ *    zero()'s marker. A written entry is told from one never written (which
+ *    prints nothing, as a hash without the key in bpftrace 0.26) by a count
+ *    above 0, or the value's second word: min/max's "set", avg/stats's
+ *    count, and for sum a "hit" word the program sets on every update
+ *    (maplayout_array_value_size).
  * Everything here works on hashes and arrays alike.
  */
 #ifndef SONDE_MAPDUMP_H
@@ -52,8 +53,8 @@ const char *mapdump_value_name(const struct type *value);
 /*
  * print(@m, top, div): reads all entries, merges per-CPU values, sorts and
  * prints through o. top (0: all) keeps the last top entries after sorting;
- * div (0: none) divides the printed values. Both are ignored for stats(),
- * as in 0.17. Returns 0 or -errno.
+ * div (0: none) divides the printed values (a stats()'s average). Returns
+ * 0 or -errno.
  */
 int mapdump_print(struct out *o, const struct mapdump_map *m, uint32_t top,
 		  uint32_t div);

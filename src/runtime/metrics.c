@@ -104,7 +104,8 @@ static void series(struct strbuf *sb, const char *name, const char *suffix,
 	if (!k->n && !extra)
 		return;
 	sb_putc(sb, '{');
-	struct vfmt f = { false, res, VFMT_KEY_INDENT, true };
+	struct vfmt f = { .res = res, .stack_indent = VFMT_KEY_INDENT,
+			  .compact = true };
 	struct strbuf v = STRBUF_INIT;
 	for (uint32_t i = 0; i < k->n && key; i++) {
 		const struct type *t = k->types[i];

@@ -1,4 +1,5 @@
-/* The JSON format (-f json): one object per line, as bpftrace 0.17. */
+/* The JSON format (-f json): one object per line, as bpftrace 0.26's
+ * output/json.cpp. */
 #include <inttypes.h>
 #include <string.h>
 
@@ -83,7 +84,8 @@ static void lost_events(struct out *o, uint64_t n)
 
 static void value(struct out *o, const struct type *t, const void *data)
 {
-	struct vfmt f = { true, o->res, VFMT_VALUE_INDENT, false };
+	struct vfmt f = { .json = true, .res = o->res,
+			  .stack_indent = VFMT_VALUE_INDENT };
 	struct strbuf sb = STRBUF_INIT;
 	sb_append(&sb, "{\"type\": \"value\", \"data\": ");
 	vfmt_value(&sb, &f, t, data);
@@ -105,22 +107,13 @@ static void entry_value(struct strbuf *sb, const struct vfmt *f,
 			const struct out_map *m, const struct out_entry *e)
 {
 	const struct type *vt = m->value;
-	switch (vt->kind) {
-	case TY_HIST:
-		hist_json_log2(sb, e->buckets, e->nbuckets);
-		break;
-	case TY_LHIST:
+	if (vt->kind == TY_HIST)
+		hist_json_log2(sb, e->buckets, e->nbuckets, m->div);
+	else if (vt->kind == TY_LHIST)
 		hist_json_linear(sb, e->buckets, e->nbuckets, vt->lmin,
-				 vt->lmax, vt->lstep);
-		break;
-	case TY_INT: case TY_COUNT: case TY_SUM: case TY_MIN: case TY_MAX:
-	case TY_AVG:
-		out_scalar(sb, vt, e->value, m->div);
-		break;
-	default:
+				 vt->lmax, vt->lstep, m->div);
+	else
 		vfmt_value(sb, f, vt, e->value);
-		break;
-	}
 }
 
 /* {"type": "map", "data": {"@m": {"k1": v1, "k2": v2}}}, or
@@ -129,10 +122,12 @@ static void map(struct out *o, const struct out_map *m)
 {
 	if (!m->n)
 		return;
-	struct vfmt f = { true, o->res, VFMT_VALUE_INDENT, false };
+	struct vfmt f = { .json = true, .res = o->res,
+			  .stack_indent = VFMT_VALUE_INDENT, .div = m->div };
 	struct strbuf sb = STRBUF_INIT;
-	sb_printf(&sb, "{\"type\": \"%s\", \"data\": {\"%s\": ",
-		  map_type(m->value), m->name);
+	sb_printf(&sb, "{\"type\": \"%s\", \"data\": {", map_type(m->value));
+	vfmt_json_string(&sb, m->name, strlen(m->name));
+	sb_append(&sb, ": ");
 	if (!m->key) {
 		entry_value(&sb, &f, m, &m->entries[0]);
 	} else {

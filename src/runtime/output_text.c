@@ -24,7 +24,9 @@ static void attached_probes(struct out *o, uint32_t n)
 	fflush(o->err);
 }
 
-static void join(struct out *o, const char *s, size_t len)
+/* system()'s output, then a newline, as bpftrace 0.26's
+ * TextOutput::syscall writes it; join()'s result and its newline. */
+static void line(struct out *o, const char *s, size_t len)
 {
 	fwrite(s, 1, len, o->f);
 	fputc('\n', o->f);
@@ -72,7 +74,7 @@ static void helper_error(struct out *o, const char *helper, int64_t ret,
 
 static void value(struct out *o, const struct type *t, const void *data)
 {
-	struct vfmt f = { false, o->res, VFMT_VALUE_INDENT, false };
+	struct vfmt f = { .res = o->res, .stack_indent = VFMT_VALUE_INDENT };
 	struct strbuf sb = STRBUF_INIT;
 	vfmt_value(&sb, &f, t, data);
 	sb_putc(&sb, '\n');
@@ -80,51 +82,36 @@ static void value(struct out *o, const struct type *t, const void *data)
 	sb_free(&sb);
 }
 
-static bool is_scalar(const struct type *t)
-{
-	switch (t->kind) {
-	case TY_INT: case TY_COUNT: case TY_SUM: case TY_MIN: case TY_MAX:
-	case TY_AVG:
-		return true;
-	default:
-		return false;
-	}
-}
-
 /*
- * Entries are "@m[key]: value" joined by newlines and ended by one, so an
- * empty map is a blank line. Hist entries are "@m[key]: \n" + the buckets;
- * avg and stats maps get one more blank line at the end. This reproduces
- * every 0.17 case, empty maps included.
+ * As bpftrace 0.26's TextOutput::map: "@m[key]: value" per entry, each on
+ * its line, nothing for an empty map; a histogram is "@m[key]:" and its
+ * bucket lines, then a blank line.
  */
 static void map(struct out *o, const struct out_map *m)
 {
-	struct vfmt f = { false, o->res, VFMT_VALUE_INDENT, false };
+	struct vfmt f = { .res = o->res, .stack_indent = VFMT_VALUE_INDENT,
+			  .div = m->div };
 	const struct type *vt = m->value;
 	struct strbuf sb = STRBUF_INIT;
 	for (size_t i = 0; i < m->n; i++) {
 		const struct out_entry *e = &m->entries[i];
-		if (i)
-			sb_putc(&sb, '\n');
 		sb_append(&sb, m->name);
 		vfmt_key(&sb, &f, m->key, e->key);
-		sb_append(&sb, ": ");
 		if (vt->kind == TY_HIST) {
-			sb_putc(&sb, '\n');
+			sb_append(&sb, ":\n");
 			hist_text_log2(&sb, e->buckets, e->nbuckets, m->div);
-		} else if (vt->kind == TY_LHIST) {
 			sb_putc(&sb, '\n');
+		} else if (vt->kind == TY_LHIST) {
+			sb_append(&sb, ":\n");
 			hist_text_linear(&sb, e->buckets, e->nbuckets, vt->lmin,
 					 vt->lmax, vt->lstep, m->div);
-		} else if (is_scalar(vt)) {
-			out_scalar(&sb, vt, e->value, m->div);
+			sb_putc(&sb, '\n');
 		} else {
+			sb_append(&sb, ": ");
 			vfmt_value(&sb, &f, vt, e->value);
+			sb_putc(&sb, '\n');
 		}
 	}
-	sb_putc(&sb, '\n');
-	if (vt->kind == TY_AVG || vt->kind == TY_STATS)
-		sb_putc(&sb, '\n');
 	out_write(o, &sb);
 	sb_free(&sb);
 }
@@ -142,8 +129,8 @@ const struct out_ops out_text_ops = {
 	.printf_ = raw,
 	.time = raw,
 	.cat = raw,
-	.syscall = raw,
-	.join = join,
+	.syscall = line,
+	.join = line,
 	.lost_events = lost_events,
 	.helper_error = helper_error,
 	.value = value,

@@ -486,7 +486,8 @@ static void add_sample(struct builder *b, const part_vec *parts,
 	struct pprof_label labels[16];
 	struct strbuf text[16];
 	uint32_t nl = 0;
-	struct vfmt f = { false, b->s->res, VFMT_KEY_INDENT, true };
+	struct vfmt f = { .res = b->s->res, .stack_indent = VFMT_KEY_INDENT,
+			  .compact = true };
 	for (size_t i = 0; i < parts->len && nl < 16; i++) {
 		const struct key_part *p = &parts->data[i];
 		if (!p->label)

@@ -774,6 +774,12 @@ int run_program(const struct compiled *c, const struct run_opts *o)
 	uint32_t left_out = 0;
 	if (!err)
 		err = attach_all(&r, &left_out);
+	if (!err && o->dry_run) {
+		/* attached: that is all a dry run does, as bpftrace's,
+		 * whose BEGIN has run but is not printed */
+		run_close(&r);
+		return 0;
+	}
 	if (!err && !o->quiet) {
 		/* bpftrace counts every target attached, BEGIN and END
 		 * included, and each syscall of a dispatching program. */
@@ -788,10 +794,11 @@ int run_program(const struct compiled *c, const struct run_opts *o)
 		if (r.atts[i].service)
 			err = epoll_add(r.epfd, r.atts[i].poll_fd);
 	/* bpftrace's signal to test harnesses that everything is attached
-	 * (its runtime tests wait for it) */
+	 * (its runtime tests wait for it), on stdout as bpftrace's: before
+	 * anything the probes print, which tests cut with tail -n +2 */
 	if (!err && getenv("__BPFTRACE_NOTIFY_PROBES_ATTACHED")) {
-		fputs("__BPFTRACE_NOTIFY_PROBES_ATTACHED\n", r.err);
-		fflush(r.err);
+		fputs("__BPFTRACE_NOTIFY_PROBES_ATTACHED\n", stdout);
+		fflush(stdout);
 	}
 	r.attached_wall_ns = (int64_t)fmt_now_ns();
 	r.attached_ns = mono_ns();

@@ -50,6 +50,8 @@ struct run_opts {
 		buffering;
 	bool verify_only;    /* --verify: load (the verifier checks every
 				program), report, attach nothing */
+	bool dry_run;        /* --dry-run: load and attach, then stop,
+				printing nothing (bpftrace 0.26's) */
 	const char *folded;     /* --folded: stack maps as folded stacks */
 	const char *flamegraph; /* --flamegraph: ... as an SVG flame graph */
 	const char *pprof;      /* --pprof: ... as a pprof profile */

@@ -54,6 +54,35 @@ static void put_int(struct strbuf *sb, uint64_t v, bool is_signed)
 		sb_printf(sb, "%" PRIu64, v);
 }
 
+/* Whether a double holds v exactly: its magnitude, less trailing zero
+ * bits, fits in the 53 bits of a double's significand. */
+static bool fits_double(uint64_t v, bool is_signed)
+{
+	uint64_t mag = is_signed && (int64_t)v < 0 ? -v : v;
+	if (!mag)
+		return true;
+	return (mag >> __builtin_ctzll(mag)) < (1ull << 53);
+}
+
+void vfmt_json_int(struct strbuf *sb, uint64_t v, bool is_signed)
+{
+	bool quote = !fits_double(v, is_signed);
+	if (quote)
+		sb_putc(sb, '"');
+	put_int(sb, v, is_signed);
+	if (quote)
+		sb_putc(sb, '"');
+}
+
+static void put_num(struct strbuf *sb, const struct vfmt *f, uint64_t v,
+		    bool is_signed)
+{
+	if (f->json)
+		vfmt_json_int(sb, v, is_signed);
+	else
+		put_int(sb, v, is_signed);
+}
+
 void vfmt_json_string(struct strbuf *sb, const char *s, size_t n)
 {
 	sb_putc(sb, '"');
@@ -120,9 +149,8 @@ static void put_stack(struct strbuf *sb, const struct vfmt *f,
 	bool user = t->kind == TY_USTACK;
 	const uint8_t *at;
 	uint32_t n = type_stack_frames(t, data, &at);
-	if (!n)
-		return; /* as bpftrace: a stack not captured prints nothing */
 	int32_t spid = user ? (int32_t)u64_at(data, 8) : -1;
+	/* a newline first, also before no frames, as bpftrace 0.26 */
 	sb_putc(sb, '\n');
 	for (uint32_t i = 0; i < n; i++) {
 		struct stack_frame fr = type_stack_frame(t, at, i);
@@ -184,21 +212,50 @@ static void put_timestamp(struct strbuf *sb, const struct out_resolver *res,
 	sb_appendn(sb, buf, n);
 }
 
-static void put_buf(struct strbuf *sb, const struct type *t, const void *data)
+/* A buffer's bytes: text keeps printable ASCII and writes \xNN for the
+ * rest; JSON writes each byte as a (signed) char's number, [104,105], as
+ * bpftrace 0.26's JsonEmitter<std::vector<char>>. */
+static void put_buf(struct strbuf *sb, const struct vfmt *f,
+		    const struct type *t, const void *data)
 {
 	uint32_t len;
 	memcpy(&len, data, 4);
 	if (t->size < 4)
-		return;
+		len = 0;
 	if (len > t->size - 4)
 		len = t->size - 4;
 	const uint8_t *p = (const uint8_t *)data + 4;
+	if (f->json)
+		sb_putc(sb, '[');
 	for (uint32_t i = 0; i < len; i++) {
-		if (p[i] >= 0x20 && p[i] < 0x7f)
+		if (f->json)
+			sb_printf(sb, i ? ",%d" : "%d", (signed char)p[i]);
+		else if (p[i] >= 0x20 && p[i] < 0x7f)
 			sb_putc(sb, (char)p[i]);
 		else
 			sb_printf(sb, "\\x%02x", p[i]);
 	}
+	if (f->json)
+		sb_putc(sb, ']');
+}
+
+/* A string: its bytes to the first NUL; one that fills its type without
+ * a NUL was cut, and gets the trailer (bpftrace 0.26's str_trunc_trailer,
+ * ".." by default). */
+static const char *str_trailer = "..";
+
+void vfmt_set_str_trailer(const char *trailer)
+{
+	str_trailer = trailer ? trailer : "";
+}
+
+static void put_string(struct strbuf *sb, const struct type *t,
+		       const uint8_t *data)
+{
+	size_t n = strnlen((const char *)data, t->size);
+	sb_appendn(sb, (const char *)data, n);
+	if (n == t->size && t->size)
+		sb_append(sb, str_trailer);
 }
 
 /* A bitfield's value, sign-extended when its type is signed. */
@@ -215,23 +272,26 @@ static uint64_t load_bitfield(const struct type_field *fl, const uint8_t *data)
 	return v;
 }
 
+/* Text: { .a = 1, .b = 2 } ({} when empty; compact: {.a=1,.b=2});
+ * JSON: {"a": 1, "b": 2}, as bpftrace 0.26's emitters. */
 static void put_record(struct strbuf *sb, const struct vfmt *f,
 		       const struct type *t, const uint8_t *data)
 {
-	bool tight = f->compact && !f->json;
+	bool tight = f->compact || f->json || !t->nfields;
 	sb_append(sb, tight ? "{" : "{ ");
 	for (uint32_t i = 0; i < t->nfields; i++) {
 		const struct type_field *fl = &t->fields[i];
 		if (i)
-			sb_append(sb, tight ? "," : ", ");
+			sb_append(sb, f->compact && !f->json ? "," : ", ");
 		if (f->json) {
 			vfmt_json_string(sb, fl->name, strlen(fl->name));
 			sb_append(sb, ": ");
 		} else {
-			sb_printf(sb, tight ? ".%s=" : ".%s = ", fl->name);
+			sb_printf(sb, f->compact ? ".%s=" : ".%s = ", fl->name);
 		}
 		if (fl->bit_size)
-			put_int(sb, load_bitfield(fl, data), fl->type->is_signed);
+			put_num(sb, f, load_bitfield(fl, data),
+				fl->type->is_signed);
 		else
 			vfmt_value(sb, f, fl->type, data + fl->offset);
 	}
@@ -245,11 +305,7 @@ static bool put_stringish(struct strbuf *sb, const struct vfmt *f,
 	const struct out_resolver *res = f->res;
 	switch (t->kind) {
 	case TY_STRING:
-		sb_appendn(sb, (const char *)data,
-			   strnlen((const char *)data, t->size));
-		return true;
-	case TY_BUF:
-		put_buf(sb, t, data);
+		put_string(sb, t, data);
 		return true;
 	case TY_KSYM:
 		put_sym(sb, res, u64_at(data, 0), -1, false);
@@ -279,17 +335,6 @@ static bool put_stringish(struct strbuf *sb, const struct vfmt *f,
 			sb_printf(sb, "%" PRIu64, i);
 		return true;
 	}
-	default:
-		return false;
-	}
-}
-
-/* Appends the text form of a value that even JSON prints unquoted. */
-static bool put_raw(struct strbuf *sb, const struct vfmt *f,
-		    const struct type *t, const uint8_t *data)
-{
-	const struct out_resolver *res = f->res;
-	switch (t->kind) {
 	case TY_MACADDR:
 		sb_printf(sb, "%02X:%02X:%02X:%02X:%02X:%02X", data[0], data[1],
 			  data[2], data[3], data[4], data[5]);
@@ -309,22 +354,33 @@ static bool put_raw(struct strbuf *sb, const struct vfmt *f,
 	}
 }
 
+/* stats() as a record, { .count = 3, .average = 2, .total = 6 } (JSON
+ * {"count": 3, ...}), its average divided by div, as bpftrace 0.26. */
 static void put_stats(struct strbuf *sb, const struct vfmt *f,
-		      const uint8_t *data)
+		      const struct type *t, const uint8_t *data)
 {
-	int64_t total = (int64_t)u64_at(data, 0);
-	uint64_t count = u64_at(data, 8);
-	int64_t avg = count ? total / (int64_t)count : 0;
-	if (f->json)
-		sb_printf(sb,
-			  "{\"count\": %" PRIu64 ", \"average\": %" PRId64
-			  ", \"total\": %" PRId64 "}",
-			  count, avg, total);
-	else
-		sb_printf(sb,
-			  "count %" PRIu64 ", average %" PRId64
-			  ", total %" PRId64,
-			  count, avg, total);
+	uint64_t total = u64_at(data, 0), count = u64_at(data, 8);
+	uint64_t avg = vfmt_average(t, data, f->div);
+	sb_append(sb, f->json ? "{\"count\": " : "{ .count = ");
+	put_num(sb, f, count, false);
+	sb_append(sb, f->json ? ", \"average\": " : ", .average = ");
+	put_num(sb, f, avg, t->is_signed);
+	sb_append(sb, f->json ? ", \"total\": " : ", .total = ");
+	put_num(sb, f, total, t->is_signed);
+	sb_append(sb, f->json ? "}" : " }");
+}
+
+uint64_t vfmt_average(const struct type *t, const void *data, uint64_t div)
+{
+	uint64_t total = u64_at(data, 0), count = u64_at(data, 8);
+	if (!div)
+		div = 1;
+	if (!count)
+		return 0;
+	if (t->is_signed)
+		return (uint64_t)((int64_t)total / (int64_t)count /
+				  (int64_t)div);
+	return total / count / div;
 }
 
 void vfmt_value(struct strbuf *sb, const struct vfmt *f, const struct type *t,
@@ -344,32 +400,44 @@ void vfmt_value(struct strbuf *sb, const struct vfmt *f, const struct type *t,
 	} else if (put_stringish(sb, f, t, p)) {
 		return;
 	}
-	if (put_raw(sb, f, t, p))
-		return;
+	uint64_t div = f->div ? f->div : 1;
 	switch (t->kind) {
-	case TY_INT:
-		put_int(sb, vfmt_load_int(p, t->size, t->is_signed),
+	case TY_INT: {
+		/* print(@m, top, div) divides plain integers too */
+		uint64_t v = vfmt_load_int(p, t->size, t->is_signed);
+		put_num(sb, f, t->is_signed ? (uint64_t)((int64_t)v /
+							 (int64_t)div) :
+					      v / div,
 			t->is_signed);
 		break;
+	}
 	case TY_PTR:
+		/* hex in text; JSON has the number (bpftrace's Symbolic) */
+		if (f->json)
+			vfmt_json_int(sb, u64_at(p, 0), false);
+		else
+			sb_printf(sb, "0x%" PRIx64, u64_at(p, 0));
+		break;
 	case TY_COUNT:
-		put_int(sb, u64_at(p, 0), false);
+		put_num(sb, f, u64_at(p, 0) / div, false);
 		break;
 	case TY_SUM:
-		put_int(sb, u64_at(p, 0), t->is_signed);
-		break;
 	case TY_MIN:
 	case TY_MAX:
-		put_int(sb, u64_at(p, 0), true);
+		if (t->is_signed)
+			put_num(sb, f, (uint64_t)((int64_t)u64_at(p, 0) /
+						  (int64_t)div), true);
+		else
+			put_num(sb, f, u64_at(p, 0) / div, false);
 		break;
-	case TY_AVG: {
-		uint64_t count = u64_at(p, 8);
-		put_int(sb, count ? (uint64_t)((int64_t)u64_at(p, 0) /
-					       (int64_t)count) : 0, true);
+	case TY_AVG:
+		put_num(sb, f, vfmt_average(t, p, f->div), t->is_signed);
 		break;
-	}
 	case TY_STATS:
-		put_stats(sb, f, p);
+		put_stats(sb, f, t, p);
+		break;
+	case TY_BUF:
+		put_buf(sb, f, t, p);
 		break;
 	case TY_TUPLE:
 		sb_putc(sb, f->json ? '[' : '(');
@@ -396,7 +464,8 @@ void vfmt_value(struct strbuf *sb, const struct vfmt *f, const struct type *t,
 		break;
 	}
 	default:
-		/* NONE, VOID, HIST, LHIST: nothing to show as a scalar. */
+		/* NONE, VOID: bpftrace 0.26 prints its monostate as null */
+		sb_append(sb, "null");
 		break;
 	}
 }
@@ -408,15 +477,14 @@ void vfmt_key(struct strbuf *sb, const struct vfmt *f, const struct type *key,
 		return;
 	struct vfmt text = *f;
 	text.json = false;
-	text.stack_indent = VFMT_KEY_INDENT;
-	text.compact = true;
+	text.div = 0;
 	struct strbuf k = STRBUF_INIT;
 	const uint8_t *p = data;
-	const char *sep = f->json ? "," : ", ";
 	if (key->kind == TY_TUPLE) {
+		/* the tuple's text without its parentheses */
 		for (uint32_t i = 0; i < key->nfields; i++) {
 			if (i)
-				sb_append(&k, sep);
+				sb_append(&k, ", ");
 			vfmt_value(&k, &text, key->fields[i].type,
 				   p + key->fields[i].offset);
 		}
@@ -424,7 +492,12 @@ void vfmt_key(struct strbuf *sb, const struct vfmt *f, const struct type *key,
 		vfmt_value(&k, &text, key, p);
 	}
 	if (f->json) {
-		vfmt_json_string(sb, sb_str(&k), k.len);
+		/* bpftrace 0.26 takes every space out of a JSON key */
+		size_t n = 0;
+		for (size_t i = 0; i < k.len; i++)
+			if (k.buf[i] != ' ')
+				k.buf[n++] = k.buf[i];
+		vfmt_json_string(sb, k.buf ? k.buf : "", n);
 	} else {
 		sb_putc(sb, '[');
 		sb_appendn(sb, sb_str(&k), k.len);

@@ -138,7 +138,8 @@ static void report_text(struct diag *d, const char *kind, struct span sp,
 	va_end(ap);
 }
 
-void diag_verror(struct diag *d, struct span sp, const char *fmt, va_list ap)
+static void verror_kind(struct diag *d, const char *kind, struct span sp,
+			const char *fmt, va_list ap)
 {
 	d->nerrors++;
 	char msg[1024];
@@ -153,7 +154,20 @@ void diag_verror(struct diag *d, struct span sp, const char *fmt, va_list ap)
 	d->recent[d->nrecent++ % 8] = h;
 	if (d->nerrors - d->nrepeats > d->max_errors)
 		return;
-	report_text(d, "ERROR", sp, "%s", msg);
+	report_text(d, kind, sp, "%s", msg);
+}
+
+void diag_verror(struct diag *d, struct span sp, const char *fmt, va_list ap)
+{
+	verror_kind(d, "ERROR", sp, fmt, ap);
+}
+
+void diag_c_error(struct diag *d, struct span sp, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	verror_kind(d, "error", sp, fmt, ap);
+	va_end(ap);
 }
 
 void diag_error(struct diag *d, struct span sp, const char *fmt, ...)

@@ -45,6 +45,11 @@ void diag_error(struct diag *d, struct span sp, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* diag_error for wrappers that take their own variable arguments. */
 void diag_verror(struct diag *d, struct span sp, const char *fmt, va_list ap);
+/* An error in the script's C definitions (struct, union, enum,
+ * typedef), worded "error:" as clang words it: bpftrace hands those
+ * definitions to clang and prints its diagnostics. */
+void diag_c_error(struct diag *d, struct span sp, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 void diag_warning(struct diag *d, struct span sp, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* A located message of any kind ("WARNING" for bpftrace's run-time

@@ -1,6 +1,6 @@
 #!/bin/bash
 # Errors layer (no kernel): a corpus of bad scripts. For each
-# tests/errors/NAME.bt, `sonde --dry-run NAME.bt` (run from inside
+# tests/errors/NAME.bt, `sonde --mode codegen NAME.bt` (run from inside
 # tests/errors) must exit with status exactly 1 and print on stderr exactly
 # (byte for byte) NAME.err. A crash (signal), a sanitizer report, a time-out
 # or exit 0 is a failure. Scripts may hold NUL bytes and invalid UTF-8.
@@ -59,13 +59,13 @@ for bt in *.bt; do
 			echo "skip $name: no /usr/bin/time (scripts/deps.sh installs it)"
 			continue
 		fi
-		run_bounded "$out" "$err" "$scratch/$name.time" --dry-run "$bt"
+		run_bounded "$out" "$err" "$scratch/$name.time" --mode codegen "$bt"
 		if [ "$RC" = 1 ] && why=$(over_bounds "$scratch/$name.time") && [ -n "$why" ]; then
 			echo "not ok $name: $why"
 			continue
 		fi
 		;;
-	*) run_sonde "$out" "$err" --dry-run "$bt" ;;
+	*) run_sonde "$out" "$err" --mode codegen "$bt" ;;
 	esac
 	if why=$(status_problem 1 "$err") && [ -z "$why" ]; then
 		if update_golden "$exp" "$err" "$name"; then

@@ -1,6 +1,6 @@
 /*
  * libFuzzer target: arbitrary bytes -> parse -> probes -> sema -> codegen
- * -> backend (register allocation, encoding), as `sonde --dry-run` does.
+ * -> backend (register allocation, encoding), as `sonde --mode codegen` does.
  * Any crash, sanitizer report, leak or hang is a bug; so is an internal
  * error, or a codegen or backend error on a program sema accepted that
  * is not one of the located refusals of a kernel limit (a stack over 512

@@ -53,7 +53,9 @@ for probes in one many all $ulib; do
 		# one uprobe_multi link (codegen/multiattach.c)
 		ulib) attach="uprobe:$libc:str*" ;;
 		esac
-		prog="$attach { @$name = count(); }"
+		# BEGIN counts once, so the map is printed at exit however
+		# few events came (a map never hit prints nothing)
+		prog="BEGIN { @$name = count(); } $attach { @$name = count(); }"
 		[ $how = exit ] && prog="$prog interval:ms:100 { exit(); }"
 		out=$tmp/$name.out
 		case $how in

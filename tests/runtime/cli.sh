@@ -26,6 +26,42 @@ cli_all() {
 	mkdir -p "$scratch/cli_dir.bt"
 	cli_expect cli_script_is_dir "^ERROR: failed to open file .*/cli_dir\.bt.: Is a directory$" \
 		"$SONDE" "$scratch/cli_dir.bt"
+	# bpftrace 0.26's command-line errors, with its sentences (its
+	# runtime tests basic:"pid fails validation ...").
+	local p='BEGIN { exit(); }'
+	cli_expect cli_pid_invalid_integer "^ERROR: Failed to parse pid: invalid integer: a1111$" \
+		"$SONDE" -p a1111 -e "$p"
+	cli_expect cli_pid_long_option "^ERROR: Failed to parse pid: invalid integer: not_a_pid$" \
+		"$SONDE" --pid not_a_pid file.bt
+	# 4194304 is no pid this machine has handed out yet (pid_max)
+	if [ "$(cat /proc/sys/kernel/pid_max)" -lt 4194304 ]; then
+		cli_expect cli_pid_no_process "^ERROR: Failed to attach to pid: Unable to open pidfd$" \
+			"$SONDE" -p 4194304 -e "$p"
+	else
+		echo "skip cli_pid_no_process: pid_max allows every pid"
+	fi
+	cli_expect cli_cmd_and_pid "^ERROR: USAGE: Cannot use both -c and -p\.$" \
+		"$SONDE" --cmd true --pid 1 -e "$p"
+	cli_expect cli_no_program "^ERROR: USAGE: filename or -e 'program' required\.$" \
+		"$SONDE" -q
+	cli_expect cli_buffering "^ERROR: USAGE: -B must be either 'line', 'full', or 'none'\.$" \
+		"$SONDE" -B half -e "$p"
+	cli_expect cli_debug_stage "^ERROR: USAGE: invalid option for -d: bogus$" \
+		"$SONDE" -d ast,bogus -e "$p"
+	cli_expect cli_mode_bad "^ERROR: USAGE: --mode can only be 'codegen', 'compiler-bench', 'bench', 'test' or 'format'\.$" \
+		"$SONDE" --mode fast -e "$p"
+	cli_expect cli_mode_conflict "^ERROR: USAGE: --test conflicts with existing --mode$" \
+		"$SONDE" --mode codegen --test -e "$p"
+	cli_expect cli_mode_bench "^ERROR: --mode bench runs the program's bench: probes, a probe type sonde does not support yet$" \
+		"$SONDE" --bench -e "$p"
+	cli_expect cli_no_feature "^ERROR: USAGE: --no-feature can only have values 'kprobe_multi,kprobe_session,uprobe_multi'\.$" \
+		"$SONDE" --no-feature uprobe_multi,fast -e "$p"
+	cli_expect cli_probe_filter_bad "^ERROR: Invalid --probe-filter regex '\[invalid': " \
+		"$SONDE" --probe-filter '[invalid' -e "$p"
+	cli_expect cli_traceable_missing "^ERROR: Failed to open kernel function info: /nonexistent/funcs: No such file or directory$" \
+		"$SONDE" --traceable-functions /nonexistent/funcs -e "$p"
+	cli_expect cli_no_llvm "^ERROR: --emit-llvm: sonde compiles to BPF without LLVM" \
+		"$SONDE" --emit-llvm out -e "$p"
 	# Not root: one sentence, before any bpf() call fails.
 	if [ -n "${VM_RUN:-}" ]; then
 		echo "skip cli_not_root: the VM layer reaches its guest as root only"
@@ -89,7 +125,7 @@ cli_uprobe_multi_func() {
 		-e 'uprobe:libc:* { @[func] = count(); }' -c "sleep 30" \
 		</dev/null >"$d/out" 2>"$d/err" &
 	pid=$!
-	wait_file "$d/err" __BPFTRACE_NOTIFY_PROBES_ATTACHED 400 || why="never attached"
+	wait_file "$d/out" __BPFTRACE_NOTIFY_PROBES_ATTACHED 400 || why="never attached"
 	t0=$(date +%s%N)
 	kill -INT $pid 2>/dev/null
 	wait $pid
@@ -118,7 +154,7 @@ cli_sigint_while_detaching() {
 		-e 'uprobe:libc:strc*,uprobe:libc:mem* { @[kstack] = count(); }' \
 		-c "sleep 30" </dev/null >"$d/out" 2>"$d/err" &
 	pid=$!
-	if ! wait_file "$d/err" __BPFTRACE_NOTIFY_PROBES_ATTACHED 400; then
+	if ! wait_file "$d/out" __BPFTRACE_NOTIFY_PROBES_ATTACHED 400; then
 		why="never attached"
 	else
 		# to sonde itself: timeout passes on only the first
@@ -182,9 +218,9 @@ cli_write_errors() {
 # each a printf record, then sends SIGINT to sonde at once, while the ring
 # buffer still holds records (a small one overflows: the kernel counts
 # those lost). Every record is printed or counted, whatever the moment of
-# the signal: printed + "Lost N events" = N, in each of 20 runs (before
-# this, the record in hand when the stop was seen was neither, once or
-# twice per stop).
+# the signal: printed + "Lost N events" (on stderr) = N, in each of 20
+# runs (before this, the record in hand when the stop was seen was
+# neither, once or twice per stop).
 cli_stop_exact() {
 	local d=$scratch/cli_stop_exact n=50000 run pages printed lost why=
 	mkdir -p "$d"
@@ -202,7 +238,7 @@ cli_stop_exact() {
 			break
 		fi
 		printed=$(grep -c '^e ' "$d/out")
-		lost=$(sed -n 's/^Lost \([0-9]*\) events$/\1/p' "$d/out")
+		lost=$(sed -n 's/^Lost \([0-9]*\) events$/\1/p' "$d/err")
 		if [ $((printed + ${lost:-0})) != $n ]; then
 			why="run $run (${pages:-default} pages): $printed printed + ${lost:-0} lost != $n"
 			break

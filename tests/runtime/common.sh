@@ -9,6 +9,8 @@
 #   EOF
 # Lines starting with '#' outside blocks are comments (each test says there
 # whether its expected output was compared with bpftrace 0.17, and why not).
+# Where bpftrace 0.26 prints the same thing differently (docs/sonde.8,
+# DIFFERENCES), the expected output is in 0.26's form.
 #
 #   PROG           the script (one line: passed with -e; block: as a file;
 #                  "file:PATH": the script file PATH, e.g. a Debian tool)
@@ -63,7 +65,8 @@
 #   NOT_STDERR     an extended regex that no line of stderr may match
 #   EXPECT_OUTFILE block: @TMP@/out must be exactly these lines (for -o)
 #   CHECK          block: bash run after CLEANUP with $OUT naming the stdout
-#                  file (cwd: @TMP@); it must exit 0, else what it prints is
+#                  file and $ERR the stderr file (cwd: @TMP@); it must exit
+#                  0, else what it prints is
 #                  the reason (for sums over a histogram and the like)
 #   BG             a command started in the background before the run; its
 #                  pid is @BGPID@ (it is killed after the run)
@@ -426,7 +429,7 @@ check_output() {
 	fi
 	if has_key CHECK; then
 		local why
-		if ! why=$(cd "$TMPD" && OUT=$s/out bash -c "$(subst "$T_CHECK")" 2>&1); then
+		if ! why=$(cd "$TMPD" && OUT=$s/out ERR=$s/err bash -c "$(subst "$T_CHECK")" 2>&1); then
 			echo "CHECK failed: ${why:-(it printed nothing)}"
 			indent "$s/out" 30
 			return

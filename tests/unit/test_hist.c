@@ -1,4 +1,5 @@
-/* Histogram buckets and rendering, against bpftrace 0.17's exact output. */
+/* Histogram buckets and rendering, against bpftrace 0.26's output
+ * (output/text.cpp, json.cpp, types_format.cpp). */
 #include "check.h"
 
 #include <stdint.h>
@@ -111,7 +112,8 @@ TEST(log2_text_top_buckets)
 	sb_free(&sb);
 }
 
-/* hist(1), hist(5) x 6, then print(@a, 0, 3): counts divided, bars not */
+/* hist(1), hist(5) x 6, then print(@a, 0, 3): counts divided, and the
+ * bars scaled to the divided counts (0.17 scaled them undivided) */
 TEST(log2_text_div)
 {
 	uint64_t c[HIST_LOG2_NBUCKETS] = { 0 };
@@ -120,9 +122,14 @@ TEST(log2_text_div)
 	struct strbuf sb = STRBUF_INIT;
 	hist_text_log2(&sb, c, HIST_LOG2_NBUCKETS, 3);
 	CHECK_STR(sb_str(&sb),
-		  "[1]                    0 |@@@@@@@@                                            |\n"
+		  "[1]                    0 " BAR0
 		  "[2, 4)                 0 " BAR0
 		  "[4, 8)                 2 " BAR52);
+	sb_reset(&sb);
+	hist_json_log2(&sb, c, HIST_LOG2_NBUCKETS, 3);
+	CHECK_STR(sb_str(&sb), "[{\"min\": 1, \"max\": 1, \"count\": 0},"
+			       "{\"min\": 2, \"max\": 3, \"count\": 0},"
+			       "{\"min\": 4, \"max\": 7, \"count\": 2}]");
 	sb_free(&sb);
 }
 
@@ -132,7 +139,7 @@ TEST(all_zero_renders_nothing)
 	struct strbuf sb = STRBUF_INIT;
 	hist_text_log2(&sb, c, HIST_LOG2_NBUCKETS, 0);
 	CHECK_STR(sb_str(&sb), "");
-	hist_json_log2(&sb, c, HIST_LOG2_NBUCKETS);
+	hist_json_log2(&sb, c, HIST_LOG2_NBUCKETS, 0);
 	CHECK_STR(sb_str(&sb), "[]");
 	sb_free(&sb);
 }
@@ -152,13 +159,14 @@ TEST(linear_text)
 		  "[8, 10)                1 " BAR26
 		  "[10, ...)              2 " BAR52);
 	sb_reset(&sb);
-	/* lhist(5, 0, 10, 3), lhist(10, 0, 10, 3) */
+	/* lhist(5, 0, 10, 3), lhist(10, 0, 10, 3): the last bucket starts
+	 * where the steps end, 9 (0.17 said "[10, ...)") */
 	uint64_t c3[5] = { 0, 0, 1, 0, 1 };
 	hist_text_linear(&sb, c3, 5, 0, 10, 3, 0);
 	CHECK_STR(sb_str(&sb),
 		  "[3, 6)                 1 " BAR52
 		  "[6, 9)                 0 " BAR0
-		  "[10, ...)              1 " BAR52);
+		  "[9, ...)               1 " BAR52);
 	sb_reset(&sb);
 	/* lhist(x, 3, 10, 2) for x in 5, 3, 1 */
 	uint64_t cf[5] = { 1, 1, 1, 0, 0 };
@@ -167,6 +175,38 @@ TEST(linear_text)
 		  "(..., 3)               1 " BAR52
 		  "[3, 5)                 1 " BAR52
 		  "[5, 7)                 1 " BAR52);
+	sb_free(&sb);
+}
+
+/* A step of 1: buckets of one integer are "[5]", as bpftrace 0.26 (0.17:
+ * "[5, 6)"). lhist(x, 3, 8, 1) for x in 1, 5, 5, 7, 9 */
+TEST(linear_text_single_values)
+{
+	uint64_t c[7] = { 1, 0, 0, 2, 0, 1, 1 };
+	struct strbuf sb = STRBUF_INIT;
+	hist_text_linear(&sb, c, 7, 3, 8, 1, 0);
+	CHECK_STR(sb_str(&sb),
+		  "(..., 3)               1 " BAR26
+		  "[3]                    0 " BAR0
+		  "[4]                    0 " BAR0
+		  "[5]                    2 " BAR52
+		  "[6]                    0 " BAR0
+		  "[7]                    1 " BAR26
+		  "[8, ...)               1 " BAR26);
+	sb_free(&sb);
+}
+
+/* K and M labels only when the step is a multiple of 1K, as bpftrace
+ * 0.26 (0.17 put them on any multiple): lhist(x, 0, 2048, 512) */
+TEST(linear_text_no_k_labels)
+{
+	uint64_t c[6] = { 0, 0, 1, 0, 1, 0 };
+	struct strbuf sb = STRBUF_INIT;
+	hist_text_linear(&sb, c, 6, 0, 2048, 512, 0);
+	CHECK_STR(sb_str(&sb),
+		  "[512, 1024)            1 " BAR52
+		  "[1024, 1536)           0 " BAR0
+		  "[1536, 2048)           1 " BAR52);
 	sb_free(&sb);
 }
 
@@ -194,8 +234,8 @@ TEST(log2_json)
 	uint64_t c[HIST_LOG2_NBUCKETS] = { 0 };
 	c[0] = c[1] = c[2] = c[3] = c[11] = c[12] = c[22] = 1;
 	struct strbuf sb = STRBUF_INIT;
-	hist_json_log2(&sb, c, HIST_LOG2_NBUCKETS);
-	CHECK_STR(sb_str(&sb), "[{\"max\": -1, \"count\": 1}, {\"min\": 0, \"max\": 0, \"count\": 1}, {\"min\": 1, \"max\": 1, \"count\": 1}, {\"min\": 2, \"max\": 3, \"count\": 1}, {\"min\": 4, \"max\": 7, \"count\": 0}, {\"min\": 8, \"max\": 15, \"count\": 0}, {\"min\": 16, \"max\": 31, \"count\": 0}, {\"min\": 32, \"max\": 63, \"count\": 0}, {\"min\": 64, \"max\": 127, \"count\": 0}, {\"min\": 128, \"max\": 255, \"count\": 0}, {\"min\": 256, \"max\": 511, \"count\": 0}, {\"min\": 512, \"max\": 1023, \"count\": 1}, {\"min\": 1024, \"max\": 2047, \"count\": 1}, {\"min\": 2048, \"max\": 4095, \"count\": 0}, {\"min\": 4096, \"max\": 8191, \"count\": 0}, {\"min\": 8192, \"max\": 16383, \"count\": 0}, {\"min\": 16384, \"max\": 32767, \"count\": 0}, {\"min\": 32768, \"max\": 65535, \"count\": 0}, {\"min\": 65536, \"max\": 131071, \"count\": 0}, {\"min\": 131072, \"max\": 262143, \"count\": 0}, {\"min\": 262144, \"max\": 524287, \"count\": 0}, {\"min\": 524288, \"max\": 1048575, \"count\": 0}, {\"min\": 1048576, \"max\": 2097151, \"count\": 1}]");
+	hist_json_log2(&sb, c, HIST_LOG2_NBUCKETS, 0);
+	CHECK_STR(sb_str(&sb), "[{\"max\": -1, \"count\": 1},{\"min\": 0, \"max\": 0, \"count\": 1},{\"min\": 1, \"max\": 1, \"count\": 1},{\"min\": 2, \"max\": 3, \"count\": 1},{\"min\": 4, \"max\": 7, \"count\": 0},{\"min\": 8, \"max\": 15, \"count\": 0},{\"min\": 16, \"max\": 31, \"count\": 0},{\"min\": 32, \"max\": 63, \"count\": 0},{\"min\": 64, \"max\": 127, \"count\": 0},{\"min\": 128, \"max\": 255, \"count\": 0},{\"min\": 256, \"max\": 511, \"count\": 0},{\"min\": 512, \"max\": 1023, \"count\": 1},{\"min\": 1024, \"max\": 2047, \"count\": 1},{\"min\": 2048, \"max\": 4095, \"count\": 0},{\"min\": 4096, \"max\": 8191, \"count\": 0},{\"min\": 8192, \"max\": 16383, \"count\": 0},{\"min\": 16384, \"max\": 32767, \"count\": 0},{\"min\": 32768, \"max\": 65535, \"count\": 0},{\"min\": 65536, \"max\": 131071, \"count\": 0},{\"min\": 131072, \"max\": 262143, \"count\": 0},{\"min\": 262144, \"max\": 524287, \"count\": 0},{\"min\": 524288, \"max\": 1048575, \"count\": 0},{\"min\": 1048576, \"max\": 2097151, \"count\": 1}]");
 	sb_free(&sb);
 }
 
@@ -203,13 +243,13 @@ TEST(linear_json)
 {
 	uint64_t c[7] = { 1, 1, 0, 0, 0, 1, 2 };
 	struct strbuf sb = STRBUF_INIT;
-	hist_json_linear(&sb, c, 7, 0, 10, 2);
-	CHECK_STR(sb_str(&sb), "[{\"max\": -1, \"count\": 1}, {\"min\": 0, \"max\": 1, \"count\": 1}, {\"min\": 2, \"max\": 3, \"count\": 0}, {\"min\": 4, \"max\": 5, \"count\": 0}, {\"min\": 6, \"max\": 7, \"count\": 0}, {\"min\": 8, \"max\": 9, \"count\": 1}, {\"min\": 10, \"count\": 2}]");
+	hist_json_linear(&sb, c, 7, 0, 10, 2, 0);
+	CHECK_STR(sb_str(&sb), "[{\"max\": -1, \"count\": 1},{\"min\": 0, \"max\": 1, \"count\": 1},{\"min\": 2, \"max\": 3, \"count\": 0},{\"min\": 4, \"max\": 5, \"count\": 0},{\"min\": 6, \"max\": 7, \"count\": 0},{\"min\": 8, \"max\": 9, \"count\": 1},{\"min\": 10, \"count\": 2}]");
 	sb_reset(&sb);
 	/* lhist(1, 3, 10, 2), lhist(20, 3, 10, 2) */
 	uint64_t cf[5] = { 1, 0, 0, 0, 1 };
-	hist_json_linear(&sb, cf, 5, 3, 10, 2);
-	CHECK_STR(sb_str(&sb), "[{\"max\": 2, \"count\": 1}, {\"min\": 3, \"max\": 4, \"count\": 0}, {\"min\": 5, \"max\": 6, \"count\": 0}, {\"min\": 7, \"max\": 8, \"count\": 0}, {\"min\": 10, \"count\": 1}]");
+	hist_json_linear(&sb, cf, 5, 3, 10, 2, 0);
+	CHECK_STR(sb_str(&sb), "[{\"max\": 2, \"count\": 1},{\"min\": 3, \"max\": 4, \"count\": 0},{\"min\": 5, \"max\": 6, \"count\": 0},{\"min\": 7, \"max\": 8, \"count\": 0},{\"min\": 9, \"count\": 1}]");
 	sb_free(&sb);
 }
 
@@ -222,6 +262,8 @@ int main(void)
 	RUN(log2_text_div);
 	RUN(all_zero_renders_nothing);
 	RUN(linear_text);
+	RUN(linear_text_single_values);
+	RUN(linear_text_no_k_labels);
 	RUN(linear_text_k_m_labels);
 	RUN(log2_json);
 	RUN(linear_json);

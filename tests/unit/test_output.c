@@ -20,7 +20,7 @@ static struct strbuf SB;
 static const char *fmt(const struct type *t, const void *data, bool json,
 		       const struct out_resolver *res)
 {
-	struct vfmt f = { json, res, VFMT_VALUE_INDENT, false };
+	struct vfmt f = { .json = json, .res = res, .stack_indent = VFMT_VALUE_INDENT };
 	sb_reset(&SB);
 	vfmt_value(&SB, &f, t, data);
 	return sb_str(&SB);
@@ -79,10 +79,22 @@ TEST(ints_of_every_width)
 	CHECK_STR(fmt(&type_s32, &s32, true, NULL), "-7");
 	CHECK_STR(fmt(&type_u32, &u32, false, NULL), "4000000000");
 	CHECK_STR(fmt(&type_s64, &s64, false, NULL), "-9223372036854775808");
-	CHECK_STR(fmt(&type_u64, &u64, true, NULL), "18446744073709551615");
-	/* pointers print in decimal: @p = (struct task_struct *)0x1234 */
+	CHECK_STR(fmt(&type_u64, &u64, false, NULL), "18446744073709551615");
+	/* JSON: what a double cannot hold exactly is a string (0.26) */
+	CHECK_STR(fmt(&type_u64, &u64, true, NULL), "\"18446744073709551615\"");
+	CHECK_STR(fmt(&type_s64, &s64, true, NULL), "-9223372036854775808");
+	uint64_t exact = 1ull << 53, inexact = (1ull << 53) + 1;
+	CHECK_STR(fmt(&type_u64, &exact, true, NULL), "9007199254740992");
+	CHECK_STR(fmt(&type_u64, &inexact, true, NULL),
+		  "\"9007199254740993\"");
+	/* pointers print in hex, and as numbers in JSON:
+	 * @p = (struct task_struct *)0x1234 */
 	uint64_t p = 0x1234;
-	CHECK_STR(fmt(type_ptr(&A, &type_u8, false), &p, false, NULL), "4660");
+	CHECK_STR(fmt(type_ptr(&A, &type_u8, false), &p, false, NULL),
+		  "0x1234");
+	CHECK_STR(fmt(type_ptr(&A, &type_u8, false), &p, true, NULL), "4660");
+	p = 0;
+	CHECK_STR(fmt(type_ptr(&A, &type_u8, false), &p, false, NULL), "0x0");
 }
 
 TEST(strings_and_tuples)
@@ -91,8 +103,15 @@ TEST(strings_and_tuples)
 	const struct type *st = type_string(&A, 8);
 	CHECK_STR(fmt(st, s, false, NULL), "abc");
 	CHECK_STR(fmt(st, s, true, NULL), "\"abc\"");
-	char full[4] = { 'w', 'x', 'y', 'z' }; /* no NUL: stop at size */
+	/* no NUL: cut at its size, with the trailer */
+	char full[4] = { 'w', 'x', 'y', 'z' };
+	CHECK_STR(fmt(type_string(&A, 4), full, false, NULL), "wxyz..");
+	CHECK_STR(fmt(type_string(&A, 4), full, true, NULL), "\"wxyz..\"");
+	vfmt_set_str_trailer("_xxx");
+	CHECK_STR(fmt(type_string(&A, 4), full, false, NULL), "wxyz_xxx");
+	vfmt_set_str_trailer("");
 	CHECK_STR(fmt(type_string(&A, 4), full, false, NULL), "wxyz");
+	vfmt_set_str_trailer("..");
 
 	/* print((1, "x", (2, -3))) -> (1, x, (2, -3)) and [1,"x",[2,-3]] */
 	const struct type *inner_el[] = { &type_s64, &type_s64 };
@@ -116,7 +135,8 @@ TEST(buf_escapes)
 	struct type *bt = type_new(&A, TY_BUF, 4 + 6);
 	uint8_t b[10] = { 6, 0, 0, 0, 'a', 'b', 1, 0xff, '"', '\\' };
 	CHECK_STR(fmt(bt, b, false, NULL), "ab\\x01\\xff\"\\");
-	CHECK_STR(fmt(bt, b, true, NULL), "\"ab\\\\x01\\\\xff\\\"\\\\\"");
+	/* JSON: the bytes as (signed) char numbers, as 0.26 */
+	CHECK_STR(fmt(bt, b, true, NULL), "[97,98,1,-1,34,92]");
 	b[0] = 99; /* a bad length is clamped to the buffer */
 	CHECK_STR(fmt(bt, b, false, NULL), "ab\\x01\\xff\"\\");
 }
@@ -159,8 +179,7 @@ TEST(inet_and_macaddr)
 	uint8_t mac[6] = { 0x7a, 0x7a, 0x7a, 0x01, 0x00, 0xff };
 	const struct type *mt = type_new(&A, TY_MACADDR, 6);
 	CHECK_STR(fmt(mt, mac, false, NULL), "7A:7A:7A:01:00:FF");
-	/* 0.17 does not quote macaddr in JSON */
-	CHECK_STR(fmt(mt, mac, true, NULL), "7A:7A:7A:01:00:FF");
+	CHECK_STR(fmt(mt, mac, true, NULL), "\"7A:7A:7A:01:00:FF\"");
 }
 
 static int mock_sym(void *ctx, uint64_t addr, int32_t pid, bool offset,
@@ -224,8 +243,8 @@ TEST(stacks_from_their_frames)
 	k[0] = 3;
 	CHECK_STR(fmt(kt, k, false, &mock),
 		  "\n        kfunc+16\n        0x10\n");
-	k[0] = 0; /* not captured: nothing, as bpftrace */
-	CHECK_STR(fmt(kt, k, false, &mock), "");
+	k[0] = 0; /* not captured: the newline alone, as bpftrace 0.26 */
+	CHECK_STR(fmt(kt, k, false, &mock), "\n");
 	k[0] = 2;
 	CHECK_STR(fmt(kt, k, false, NULL), "\n        0x2000\n        0x10\n");
 
@@ -235,18 +254,19 @@ TEST(stacks_from_their_frames)
 	CHECK_STR(fmt(ut, u, false, &mock),
 		  "\n        ufunc+16\n        0x10\n");
 
-	/* as a key: indented by 4, e.g. @ks[kstack(3), 5] */
+	/* as a key: indented by 8 too, e.g. @ks[kstack(3), 5]; JSON takes
+	 * the spaces out */
 	const struct type *el[] = { kt, &type_s64 };
 	const struct type *key = type_tuple(&A, el, 2);
 	uint64_t kk[5] = { 2, 0x2000, 0x10, 0, 5 };
-	struct vfmt f = { false, &mock, VFMT_VALUE_INDENT, false };
+	struct vfmt f = { .res = &mock, .stack_indent = VFMT_VALUE_INDENT };
 	sb_reset(&SB);
 	vfmt_key(&SB, &f, key, kk);
-	CHECK_STR(sb_str(&SB), "[\n    kfunc+16\n    0x10\n, 5]");
+	CHECK_STR(sb_str(&SB), "[\n        kfunc+16\n        0x10\n, 5]");
 	f.json = true;
 	sb_reset(&SB);
 	vfmt_key(&SB, &f, key, kk);
-	CHECK_STR(sb_str(&SB), "\"\\n    kfunc+16\\n    0x10\\n,5\"");
+	CHECK_STR(sb_str(&SB), "\"\\nkfunc+16\\n0x10\\n,5\"");
 }
 
 TEST(username_probe_cgroup)
@@ -268,7 +288,7 @@ TEST(username_probe_cgroup)
 	uint64_t cg = 3;
 	const struct type *ct = type_new(&A, TY_CGROUP_PATH, 8);
 	CHECK_STR(fmt(ct, &cg, false, &mock), "unified:/cg3");
-	CHECK_STR(fmt(ct, &cg, true, &mock), "unified:/cg3"); /* unquoted */
+	CHECK_STR(fmt(ct, &cg, true, &mock), "\"unified:/cg3\"");
 	CHECK_STR(fmt(ct, &cg, false, NULL), "3");
 }
 
@@ -280,8 +300,7 @@ TEST(strftime_timestamps)
 	struct out_resolver res = { .boot_wall_ns = 1700000000LL * 1000000000 };
 	uint64_t ns = 5ULL * 1000000000;
 	CHECK_STR(fmt(tt, &ns, false, &res), "2023-11-14 22:13:25");
-	/* 0.17 does not quote strftime values in JSON */
-	CHECK_STR(fmt(tt, &ns, true, &res), "2023-11-14 22:13:25");
+	CHECK_STR(fmt(tt, &ns, true, &res), "\"2023-11-14 22:13:25\"");
 }
 
 /* struct ethhdr read from a comm of "bpftrace":
@@ -305,8 +324,12 @@ TEST(records_and_arrays)
 		  "{ .h_dest = [98,112,102,116,114,97], .h_source = "
 		  "[99,101,0,0,0,0], .h_proto = 0 }");
 	CHECK_STR(fmt(rec, d, true, NULL),
-		  "{ \"h_dest\": [98,112,102,116,114,97], \"h_source\": "
-		  "[99,101,0,0,0,0], \"h_proto\": 0 }");
+		  "{\"h_dest\": [98,112,102,116,114,97], \"h_source\": "
+		  "[99,101,0,0,0,0], \"h_proto\": 0}");
+	/* a record without fields: {} */
+	struct type *empty = type_new(&A, TY_RECORD, 0);
+	CHECK_STR(fmt(empty, d, false, NULL), "{}");
+	CHECK_STR(fmt(empty, d, true, NULL), "{}");
 	CHECK_STR(fmt(arr, d, false, NULL), "[98,112,102,116,114,97]");
 
 	/* bitfields: a:3 = -1 (signed), b:5 = 9 */
@@ -335,7 +358,8 @@ TEST(text_events)
 	int64_t five = 5;
 	out_value(&c.o, &type_s64, &five);
 	out_exit_begin(&c.o);
-	CHECK_STR(cap_close(&c), "ab\n12:00:00\nnonlsys\n/bin/echo,hi\n"
+	/* system()'s output gets a newline, as 0.26's TextOutput::syscall */
+	CHECK_STR(cap_close(&c), "ab\n12:00:00\nnonlsys\n\n/bin/echo,hi\n"
 				 "5\n\n\n");
 	/* bpftrace 0.26: on stderr, beside the program's output */
 	CHECK_STR(cap_err(), "Attached 1 probe\nAttached 2 probes\n"
@@ -432,9 +456,9 @@ TEST(map_through_both_formats)
 	struct capture c;
 	cap_open(&c, "text", NULL);
 	out_map(&c.o, &m);
-	m.n = 0; /* empty: a blank line */
+	m.n = 0; /* empty: nothing (0.17: a blank line) */
 	out_map(&c.o, &m);
-	CHECK_STR(cap_close(&c), "@[1, a]: 1\n\n");
+	CHECK_STR(cap_close(&c), "@[1, a]: 1\n");
 	cap_open(&c, "json", NULL);
 	m.n = 1;
 	out_map(&c.o, &m);

@@ -47,9 +47,9 @@ static void sample(struct serial_object *o)
 	f->nconv = 1;
 	f->segs = arena_alloc(&A, 2 * sizeof(*f->segs));
 	f->segs[0] = (struct fmt_seg){ .text = "a\0b", .len = 3 };
-	f->segs[1] = (struct fmt_seg){ .is_conv = true, .text = "%-5d",
-		.len = 4, .conv = FMT_INT, .name = "d", .cspec = "%-5lld",
-		.left = true, .width = 5, .prec = -1 };
+	f->segs[1] = (struct fmt_seg){ .is_conv = true, .text = "%-#5lx",
+		.len = 6, .conv = FMT_INT, .name = "x", .length = "l",
+		.left = true, .alt = true, .width = 5 };
 	c->nevents = 2;
 	c->events = arena_alloc(&A, 2 * sizeof(*c->events));
 	const struct type **args = arena_alloc(&A, sizeof(*args));
@@ -106,7 +106,10 @@ TEST(round_trip_keeps_every_field)
 	CHECK(r.c.maps[1].slot_key == 0x1122334455667788ull);
 	CHECK(r.c.events[0].fmt->segs[0].len == 3 &&
 	      !memcmp(r.c.events[0].fmt->segs[0].text, "a\0b", 3));
-	CHECK_STR(r.c.events[0].fmt->segs[1].cspec, "%-5lld");
+	const struct fmt_seg *cs = &r.c.events[0].fmt->segs[1];
+	CHECK_STR(cs->length, "l");
+	CHECK_STR(cs->name, "x");
+	CHECK(cs->left && cs->alt && !cs->plus && !cs->zero && cs->width == 5);
 	CHECK(r.c.events[1].at.file && r.c.events[1].at.len == 12);
 	CHECK_STR(r.c.events[1].at.file->text, "tracepoint:a:b { }");
 	CHECK_STR(r.groups[0].attach[0].parts[1], "b");
@@ -139,10 +142,10 @@ TEST(damage_is_refused)
 		a.buf[i] ^= 0x40;
 	}
 	CHECK(refused == (int)(a.len - 8));
-	a.buf[8] = 2; /* version 2 */
+	a.buf[8] = SERIAL_VERSION + 1; /* another version */
 	CHECK(serial_read(&A, a.buf, a.len, &r, why, sizeof(why)) ==
 	      -EPROTO);
-	CHECK(strstr(why, "version 2") != NULL);
+	CHECK(strstr(why, "version 3") != NULL);
 	sb_free(&a);
 }
 
