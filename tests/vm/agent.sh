@@ -30,7 +30,7 @@ declare -A sub=() killed=()
 # kill_req SIGNAL ID: signals request ID's command (once it said its id)
 kill_req() {
 	local pid
-	pid=$(<"$dir/$2.pid") 2>/dev/null && [ -n "$pid" ] && kill "-$1" "$pid" 2>/dev/null
+	[ -s "$dir/$2.pid" ] && pid=$(<"$dir/$2.pid") && kill "-$1" "$pid" 2>/dev/null
 }
 echo ready >"$dir/ready"
 while [ ! -e "$dir/stop" ]; do
