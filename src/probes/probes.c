@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -63,21 +64,23 @@ const struct provider *probe_provider(const char *canonical_name)
 static bool has_alias(const struct provider *p, const char *name)
 {
 	for (const char *const *a = p->aliases; a && *a; a++)
-		if (!strcmp(*a, name))
+		if (!strcasecmp(*a, name))
 			return true;
 	return false;
 }
 
+/* Probe types in any case (begin, BEGIN, Interval), as bpftrace 0.26
+ * lowers the name before it looks it up. */
 const char *probe_type_canonical(const char *name)
 {
 	const struct provider *p;
 	for (size_t i = 0; (p = probe_provider_at(i)); i++)
-		if (!strcmp(p->name, name) || has_alias(p, name))
+		if (!strcasecmp(p->name, name) || has_alias(p, name))
 			return p->name;
 	for (size_t i = 0; i < sizeof(unsupported) / sizeof(*unsupported);
 	     i++)
-		if (!strcmp(unsupported[i][0], name) ||
-		    !strcmp(unsupported[i][1], name))
+		if (!strcasecmp(unsupported[i][0], name) ||
+		    !strcasecmp(unsupported[i][1], name))
 			return unsupported[i][0];
 	return NULL;
 }
