@@ -7,7 +7,7 @@
 set -u
 cd "$(dirname "$0")/.."
 BUILD=build
-LAYERS=unit,golden,errors,docs,layers,completion,tools,install,object,emit,runtime,lifecycle,flamegraph,heatmap,metrics,pprof
+LAYERS=unit,golden,errors,docs,layers,completion,tools,install,object,emit,runtime,lifecycle,flamegraph,heatmap,metrics,pprof,vm
 VERBOSE=0
 while [ $# -gt 0 ]; do
 	case "$1" in
