@@ -21,8 +21,10 @@
 #include "lang/builtins.h"
 #include "lang/cmacro.h"
 #include "lang/include.h"
+#include "lang/config.h"
 #include "lang/parser.h"
 #include "lang/sema.h"
+#include "runtime/value_fmt.h"
 #include "model/limits.h"
 #include "model/serial.h"
 #include "object/emit.h"
@@ -1060,6 +1062,9 @@ static int compile(struct run *r, const struct options *o,
 		(uint32_t)o->nparams);
 	if (diag->nerrors)
 		return 1;
+	if (config_apply(diag, prog->config) < 0)
+		return 1;
+	vfmt_set_str_trailer(limits.str_trunc_trailer);
 	if ((o->dump | o->debug) & DUMP_AST) {
 		struct strbuf sb = STRBUF_INIT;
 		ast_dump(prog, &sb);
@@ -1375,7 +1380,8 @@ static void free_options(void)
 int main(int argc, char **argv)
 {
 	atexit(free_options);
-	if (parse_options(argc, argv, &o) < 0 || limits_from_env(stderr) < 0)
+	if (parse_options(argc, argv, &o) < 0 || limits_from_env(stderr) < 0 ||
+	    config_from_env(stderr) < 0)
 		return 1;
 	if (o.info)
 		return info_print(stdout, SONDE_VERSION) < 0;

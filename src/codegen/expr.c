@@ -994,6 +994,11 @@ static struct val expr_of_kind(struct cg *g, struct ast_expr *e)
 			&b.type->fields[e->u.tindex.index];
 		return mem_val(f->type, b.slot, b.off + f->offset);
 	}
+	case E_BLOCK:
+		cg_block(g, &e->u.blockx.body);
+		if (e->u.blockx.value)
+			return cg_expr(g, e->u.blockx.value);
+		return reg_val(&type_u64, ir_const(g->ir, 0));
 	case E_POSITIONAL: /* sema folds these into literals */
 	case E_SIZEOF:
 	case E_OFFSETOF:

@@ -810,6 +810,8 @@ const struct type *sema_fold_const(struct ast_expr *e, uint64_t v)
 	return &type_u64;
 }
 
+static void check_block(struct sema *s, struct ast_block *b);
+
 static const struct type *check_expr_inner(struct sema *s,
 					   struct ast_expr *e)
 {
@@ -974,6 +976,11 @@ static const struct type *check_expr_inner(struct sema *s,
 		}
 		return sema_fold_const(e, off);
 	}
+	case E_BLOCK:
+		check_block(s, &e->u.blockx.body);
+		/* a block with no value is void, as a call of printf() */
+		return e->u.blockx.value ? sema_expr(s, e->u.blockx.value) :
+					   &type_void;
 	}
 	return &type_none;
 }
@@ -985,8 +992,6 @@ const struct type *sema_expr(struct sema *s, struct ast_expr *e)
 }
 
 /* ---- statements ---- */
-
-static void check_block(struct sema *s, struct ast_block *b);
 static bool block_leaves(const struct ast_block *b, bool nested);
 
 static void check_cond(struct sema *s, struct ast_expr *c)
@@ -1086,7 +1091,7 @@ static bool block_leaves(const struct ast_block *b, bool nested)
 			if (st->u.if_.otherwise) {
 				struct ast_block one = {
 					(struct ast_stmt **)&st->u.if_.otherwise,
-					1, st->span };
+					1, st->span, false };
 				if (block_leaves(&one, nested))
 					return true;
 			}
