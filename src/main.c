@@ -21,6 +21,7 @@
 #include "lang/builtins.h"
 #include "lang/cmacro.h"
 #include "lang/include.h"
+#include "lang/macro.h"
 #include "lang/config.h"
 #include "lang/parser.h"
 #include "lang/sema.h"
@@ -1062,7 +1063,8 @@ static int compile(struct run *r, const struct options *o,
 		(uint32_t)o->nparams);
 	if (diag->nerrors)
 		return 1;
-	if (config_apply(diag, prog->config) < 0)
+	if (config_apply(diag, prog->config) < 0 ||
+	    macro_expand(&r->arena, diag, prog) < 0)
 		return 1;
 	vfmt_set_str_trailer(limits.str_trunc_trailer);
 	if ((o->dump | o->debug) & DUMP_AST) {
