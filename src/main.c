@@ -20,6 +20,7 @@
 #include "lang/ast.h"
 #include "lang/builtins.h"
 #include "lang/cmacro.h"
+#include "lang/import.h"
 #include "lang/include.h"
 #include "lang/macro.h"
 #include "lang/config.h"
@@ -1063,7 +1064,8 @@ static int compile(struct run *r, const struct options *o,
 		(uint32_t)o->nparams);
 	if (diag->nerrors)
 		return 1;
-	if (config_apply(diag, prog->config) < 0 ||
+	if (import_resolve(&r->arena, diag, prog) < 0 ||
+	    config_apply(diag, prog->config) < 0 ||
 	    macro_expand(&r->arena, diag, prog) < 0)
 		return 1;
 	vfmt_set_str_trailer(limits.str_trunc_trailer);
