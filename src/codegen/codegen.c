@@ -332,6 +332,8 @@ static int gen_program(struct cg *g, struct ast_probe *p,
 	g->probe_reg = IR_NOREG;
 	g->func_reg = IR_NOREG;
 	declare_vars(g, &p->body, true);
+	if (p->pred)
+		ast_walk_expr(p->pred, declare_in_expr, g);
 	if (g->disp)
 		cg_sysdispatch_prologue(g, g->disp);
 	if (g->multi)

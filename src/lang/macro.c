@@ -51,6 +51,7 @@ struct frame {
 	const char **assigned;  /* variables the body assigns */
 	uint32_t nassigned;
 	int depth;              /* of the expansion, from 1 */
+	const struct ast_expr *site; /* the call */
 };
 
 static void expand_expr(struct mx *x, struct frame *f, struct ast_expr **ep);
@@ -451,7 +452,7 @@ static void expand_call(struct mx *x, struct ast_expr **ep,
 	ast_block_split_value(&e->u.blockx.body, &e->u.blockx.value);
 	struct assigned as = { x, NULL, 0, 0 };
 	assigned_in_block(&as, &m->body);
-	struct frame f = { m, args, as.names, as.n, x->depth + 1 };
+	struct frame f = { m, args, as.names, as.n, x->depth + 1, site };
 	x->stack[x->depth++] = m;
 	expand_block(x, &f, &e->u.blockx.body);
 	if (e->u.blockx.value)
@@ -564,11 +565,15 @@ static void expand_expr(struct mx *x, struct frame *f, struct ast_expr **ep)
 			int i = param_index(f, E_MAP, e->u.map.name);
 			if (i >= 0)
 				e->u.map.name = f->args[i]->u.map.name;
-			else
+			else {
 				diag_error(x->d, e->span, "Unhygienic access to "
 					   "map: %s. Maps must be passed into "
 					   "the macro as arguments.",
 					   e->u.map.name);
+				diag_report(x->d, "ERROR", f->site->span, "This "
+					    "is the call of %s().",
+					    f->m->name);
+			}
 		}
 		return;
 	case E_UNARY:
