@@ -41,7 +41,7 @@ struct var {
 
 /* in bpftrace 0.26's order (config.cpp's CONFIG_KEY_MAP) */
 static const struct var vars[] = {
-	{ "cache_user_symbols", K_CACHE, 0, 0, ONLY_NONE, NULL },
+	{ "cache_user_symbols", K_CACHE, 0, 0, ONLY_ANY, NULL },
 	{ "cpp_demangle", K_BOOL, 0, 0, ONLY_ANY, "NO_CPP_DEMANGLE" },
 	/* sonde symbolicates when it prints, never ahead of time */
 	{ "lazy_symbolication", K_BOOL, 0, 0, ONLY_TRUE, NULL },
@@ -283,11 +283,15 @@ static int set_var(struct sink *k, const char *key, const struct var *v,
 		     "are enable, warn, and error.", key);
 		return -1;
 	case K_CACHE:
-		if (val->is_num || !strcasecmp(s, "per_pid") ||
-		    !strcasecmp(s, "per_program") || !strcasecmp(s, "none") ||
-		    !strcmp(s, "1") || !strcmp(s, "0")) {
-			fail(k, "%s: sonde has no way to honour this "
-			     "configuration option", key);
+		/* sonde keeps each file's symbols once for all processes and
+		 * each process's mappings apart: what both caches give, and
+		 * accurate under ASLR; it has no uncached mode */
+		if (!strcasecmp(s, "per_pid") || !strcasecmp(s, "per_program") ||
+		    (val->is_num ? val->num != 0 : !strcmp(s, "1")))
+			return 0;
+		if (!strcasecmp(s, "none") || !strcmp(s, "0")) {
+			fail(k, "%s: sonde can only honour PER_PID or "
+			     "PER_PROGRAM here", key);
 			return -1;
 		}
 		fail(k, "%s: Invalid value for cache_user_symbols: valid values "
@@ -337,7 +341,7 @@ int config_apply(struct diag *d, const struct ast_config *c)
 		const char *key = restore(it->key, buf, sizeof(buf));
 		bool skip = false;
 		for (size_t j = 0; j < N(deprecated); j++)
-			if (!strcmp(it->key, deprecated[j])) {
+			if (!strcmp(key, deprecated[j])) {
 				diag_warning(d, it->span, "%s is deprecated and "
 					     "has no effect", it->key);
 				skip = true;
