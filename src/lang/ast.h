@@ -80,6 +80,9 @@ struct ast_block {
 	/* the last statement is an expression with no ';' after it: the
 	 * block's value when the block is one (a macro's body) */
 	bool trailing;
+	/* a macro's expansion called as a statement: the macro (span: the
+	 * call), for errors found inside; NULL: none */
+	const char *macro;
 };
 
 struct ast_expr_list {
@@ -166,6 +169,9 @@ struct ast_expr {
 		struct {
 			struct ast_block body;
 			struct ast_expr *value; /* NULL: no value */
+			/* the macro this block expands (span: the
+			 * call), for errors found inside; NULL: none */
+			const char *macro;
 		} blockx;
 	} u;
 };

@@ -368,8 +368,8 @@ static void assigned_in_block(struct assigned *as, const struct ast_block *b)
 			assigned_in_block(as, &s->u.block);
 		if (s->kind == S_IF && s->u.if_.otherwise) {
 			struct ast_block one = {
-				(struct ast_stmt **)&s->u.if_.otherwise, 1,
-				s->span, false };
+				.stmts = (struct ast_stmt **)&s->u.if_.otherwise,
+				.n = 1, .span = s->span };
 			assigned_in_block(as, &one);
 		}
 	}
@@ -450,6 +450,7 @@ static void expand_call(struct mx *x, struct ast_expr **ep,
 	e->builtin = BI_NONE;
 	clone_block(x, &e->u.blockx.body, &m->body);
 	ast_block_split_value(&e->u.blockx.body, &e->u.blockx.value);
+	e->u.blockx.macro = m->name;
 	struct assigned as = { x, NULL, 0, 0 };
 	assigned_in_block(&as, &m->body);
 	struct frame f = { m, args, as.names, as.n, x->depth + 1, site };
@@ -648,6 +649,7 @@ static void expand_stmt(struct mx *x, struct frame *f, struct ast_stmt *s)
 			b.stmts = st;
 		}
 		b.trailing = false;
+		b.macro = e->u.blockx.macro;
 		s->kind = S_BLOCK;
 		s->u.block = b;
 		return;

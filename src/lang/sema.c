@@ -976,11 +976,22 @@ static const struct type *check_expr_inner(struct sema *s,
 		}
 		return sema_fold_const(e, off);
 	}
-	case E_BLOCK:
+	case E_BLOCK: {
+		/* printed errors: a repeat is not printed again */
+		int before = s->report->nerrors - s->report->nrepeats;
 		check_block(s, &e->u.blockx.body);
 		/* a block with no value is void, as a call of printf() */
-		return e->u.blockx.value ? sema_expr(s, e->u.blockx.value) :
-					   &type_void;
+		const struct type *t = e->u.blockx.value ?
+			sema_expr(s, e->u.blockx.value) : &type_void;
+		/* an error inside a macro's copy also names the call */
+		if (e->u.blockx.macro &&
+		    s->report->nerrors - s->report->nrepeats > before &&
+		    s->report->out)
+			diag_report(s->report, "ERROR", e->span, "in the "
+				    "expansion of the macro %s() called here",
+				    e->u.blockx.macro);
+		return t;
+	}
 	}
 	return &type_none;
 }
@@ -1065,9 +1076,17 @@ static void check_stmt(struct sema *s, struct ast_stmt *st)
 		if (st->u.expr)
 			sema_expr(s, st->u.expr);
 		return;
-	case S_BLOCK:
+	case S_BLOCK: {
+		int before = s->report->nerrors - s->report->nrepeats;
 		check_block(s, &st->u.block);
+		if (st->u.block.macro &&
+		    s->report->nerrors - s->report->nrepeats > before &&
+		    s->report->out)
+			diag_report(s->report, "ERROR", st->span, "in the "
+				    "expansion of the macro %s() called here",
+				    st->u.block.macro);
 		return;
+	}
 	}
 }
 
@@ -1090,8 +1109,9 @@ static bool block_leaves(const struct ast_block *b, bool nested)
 				return true;
 			if (st->u.if_.otherwise) {
 				struct ast_block one = {
-					(struct ast_stmt **)&st->u.if_.otherwise,
-					1, st->span, false };
+					.stmts = (struct ast_stmt **)
+						&st->u.if_.otherwise,
+					.n = 1, .span = st->span };
 				if (block_leaves(&one, nested))
 					return true;
 			}
