@@ -975,7 +975,7 @@ static int list_program(const struct options *o, const struct src_file *file)
 	diag_init(&d, stderr);
 	d.no_warnings = o->no_warnings;
 	struct ast_program *prog = parse_program(&a, &d, file);
-	int rc = d.nerrors ? 1 : 0;
+	int rc = d.nerrors || import_resolve(&a, &d, prog) < 0 ? 1 : 0;
 	for (uint32_t i = 0; !rc && i < prog->nprobes; i++) {
 		const struct ast_probe *p = &prog->probes[i];
 		for (uint32_t j = 0; !rc && j < p->nattach; j++) {

@@ -149,7 +149,7 @@ static void import_bt(struct imp *x, const struct ast_import *at,
 						    PARSE_NO_PROBES_OK);
 	if (x->d->nerrors > errors)
 		return;
-	if (p->config) {
+	if (p->config && p->config->n) {
 		diag_error(x->d, p->config->span, "invalid `config` within "
 			   "import");
 		return;
