@@ -73,6 +73,15 @@ enum ast_expr_kind {
 struct ast_expr;
 struct ast_stmt;
 
+/* Where a macro's copy came from, for the errors found inside it: the
+ * macro and its call; inner: the expansion this one's value came from
+ * (a macro whose value is another macro's call), or NULL. */
+struct ast_expansion {
+	const char *macro;
+	struct span site;
+	const struct ast_expansion *inner;
+};
+
 struct ast_block {
 	struct ast_stmt **stmts;
 	uint32_t n;
@@ -80,9 +89,8 @@ struct ast_block {
 	/* the last statement is an expression with no ';' after it: the
 	 * block's value when the block is one (a macro's body) */
 	bool trailing;
-	/* a macro's expansion called as a statement: the macro (span: the
-	 * call), for errors found inside; NULL: none */
-	const char *macro;
+	/* a macro's expansion called as a statement; NULL: none */
+	const struct ast_expansion *expansion;
 };
 
 struct ast_expr_list {
@@ -100,6 +108,8 @@ struct ast_expr {
 	 * functions; -1: none. builtin_n: N of argN and sargN. */
 	int16_t builtin;
 	uint16_t builtin_n;
+	/* set by macro expansion on the root of a macro's copy; NULL */
+	const struct ast_expansion *expansion;
 	union {
 		struct {
 			uint64_t value;
@@ -169,9 +179,6 @@ struct ast_expr {
 		struct {
 			struct ast_block body;
 			struct ast_expr *value; /* NULL: no value */
-			/* the macro this block expands (span: the
-			 * call), for errors found inside; NULL: none */
-			const char *macro;
 		} blockx;
 	} u;
 };

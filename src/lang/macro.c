@@ -450,7 +450,7 @@ static void expand_call(struct mx *x, struct ast_expr **ep,
 	e->builtin = BI_NONE;
 	clone_block(x, &e->u.blockx.body, &m->body);
 	ast_block_split_value(&e->u.blockx.body, &e->u.blockx.value);
-	e->u.blockx.macro = m->name;
+
 	struct assigned as = { x, NULL, 0, 0 };
 	assigned_in_block(&as, &m->body);
 	struct frame f = { m, args, as.names, as.n, x->depth + 1, site };
@@ -461,6 +461,11 @@ static void expand_call(struct mx *x, struct ast_expr **ep,
 	x->depth--;
 	*ep = e;
 	unwrap(ep);
+	struct ast_expansion *xp = arena_alloc(x->a, sizeof(*xp));
+	xp->macro = m->name;
+	xp->site = site->span;
+	xp->inner = (*ep)->expansion;
+	(*ep)->expansion = xp;
 }
 
 /* A name that may be a macro (call form or bare): expanded, or left. */
@@ -649,7 +654,7 @@ static void expand_stmt(struct mx *x, struct frame *f, struct ast_stmt *s)
 			b.stmts = st;
 		}
 		b.trailing = false;
-		b.macro = e->u.blockx.macro;
+		b.expansion = e->expansion;
 		s->kind = S_BLOCK;
 		s->u.block = b;
 		return;

@@ -976,29 +976,35 @@ static const struct type *check_expr_inner(struct sema *s,
 		}
 		return sema_fold_const(e, off);
 	}
-	case E_BLOCK: {
-		/* printed errors: a repeat is not printed again */
-		int before = s->report->nerrors - s->report->nrepeats;
+	case E_BLOCK:
 		check_block(s, &e->u.blockx.body);
 		/* a block with no value is void, as a call of printf() */
-		const struct type *t = e->u.blockx.value ?
-			sema_expr(s, e->u.blockx.value) : &type_void;
-		/* an error inside a macro's copy also names the call */
-		if (e->u.blockx.macro &&
-		    s->report->nerrors - s->report->nrepeats > before &&
-		    s->report->out)
-			diag_report(s->report, "ERROR", e->span, "in the "
-				    "expansion of the macro %s() called here",
-				    e->u.blockx.macro);
-		return t;
-	}
+		return e->u.blockx.value ? sema_expr(s, e->u.blockx.value) :
+					   &type_void;
 	}
 	return &type_none;
 }
 
+/* After errors inside a macro's copy: the calls it came through. Only
+ * when one was printed (a repeat for another probe context is not). */
+static void name_expansion(struct sema *s, const struct ast_expansion *x,
+			   int printed_before)
+{
+	struct diag *d = s->report;
+	if (!x || !d->out || d->nerrors - d->nrepeats <= printed_before)
+		return;
+	/* the innermost call first, as the error's place is in it */
+	name_expansion(s, x->inner, printed_before);
+	diag_report(d, "ERROR", x->site, "in the expansion of the macro "
+		    "%s() called here", x->macro);
+}
+
 const struct type *sema_expr(struct sema *s, struct ast_expr *e)
 {
+	int before = s->report->nerrors - s->report->nrepeats;
 	e->type = check_expr_inner(s, e);
+	if (e->expansion)
+		name_expansion(s, e->expansion, before);
 	return e->type;
 }
 
@@ -1079,12 +1085,8 @@ static void check_stmt(struct sema *s, struct ast_stmt *st)
 	case S_BLOCK: {
 		int before = s->report->nerrors - s->report->nrepeats;
 		check_block(s, &st->u.block);
-		if (st->u.block.macro &&
-		    s->report->nerrors - s->report->nrepeats > before &&
-		    s->report->out)
-			diag_report(s->report, "ERROR", st->span, "in the "
-				    "expansion of the macro %s() called here",
-				    st->u.block.macro);
+		if (st->u.block.expansion)
+			name_expansion(s, st->u.block.expansion, before);
 		return;
 	}
 	}
