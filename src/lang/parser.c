@@ -925,7 +925,7 @@ static void parse_block(struct parser *p, struct ast_block *b)
 	int saved_depth = p->depth, saved_nest = p->nest;
 	int saved_pred = p->in_pred;
 	int errors_before = p->diag->nerrors;
-	int trailing = 0;
+	volatile int trailing = 0; /* set after setjmp */
 	p->in_pred = 0;
 	while (!at(p, T_RBRACE) && !at(p, T_EOF)) {
 		/* Locals changed between here and a longjmp would be
