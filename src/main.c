@@ -20,9 +20,13 @@
 #include "lang/ast.h"
 #include "lang/builtins.h"
 #include "lang/cmacro.h"
+#include "lang/import.h"
 #include "lang/include.h"
+#include "lang/macro.h"
+#include "lang/config.h"
 #include "lang/parser.h"
 #include "lang/sema.h"
+#include "runtime/value_fmt.h"
 #include "model/limits.h"
 #include "model/serial.h"
 #include "object/emit.h"
@@ -971,7 +975,7 @@ static int list_program(const struct options *o, const struct src_file *file)
 	diag_init(&d, stderr);
 	d.no_warnings = o->no_warnings;
 	struct ast_program *prog = parse_program(&a, &d, file);
-	int rc = d.nerrors ? 1 : 0;
+	int rc = d.nerrors || import_resolve(&a, &d, prog) < 0 ? 1 : 0;
 	for (uint32_t i = 0; !rc && i < prog->nprobes; i++) {
 		const struct ast_probe *p = &prog->probes[i];
 		for (uint32_t j = 0; !rc && j < p->nattach; j++) {
@@ -1060,6 +1064,11 @@ static int compile(struct run *r, const struct options *o,
 		(uint32_t)o->nparams);
 	if (diag->nerrors)
 		return 1;
+	if (import_resolve(&r->arena, diag, prog) < 0 ||
+	    config_apply(diag, prog->config) < 0 ||
+	    macro_expand(&r->arena, diag, prog) < 0)
+		return 1;
+	vfmt_set_str_trailer(limits.str_trunc_trailer);
 	if ((o->dump | o->debug) & DUMP_AST) {
 		struct strbuf sb = STRBUF_INIT;
 		ast_dump(prog, &sb);
@@ -1375,7 +1384,8 @@ static void free_options(void)
 int main(int argc, char **argv)
 {
 	atexit(free_options);
-	if (parse_options(argc, argv, &o) < 0 || limits_from_env(stderr) < 0)
+	if (parse_options(argc, argv, &o) < 0 || limits_from_env(stderr) < 0 ||
+	    config_from_env(stderr) < 0)
 		return 1;
 	if (o.info)
 		return info_print(stdout, SONDE_VERSION) < 0;

@@ -33,10 +33,32 @@ static struct cg_var *find_var(struct cg *g, const char *name)
  * zeroing, unless it holds a stack: a capture leaves unused frames. */
 static void declare_vars(struct cg *g, const struct ast_block *b, bool top);
 
+/* The variables first assigned inside a block expression (a macro's
+ * expansion) are declared as those of any nested block. */
+static void declare_in_expr(struct ast_expr *e, void *ctx)
+{
+	if (e->kind == E_BLOCK)
+		declare_vars(ctx, &e->u.blockx.body, false);
+}
+
 static void declare_stmt(struct cg *g, const struct ast_stmt *s, bool top)
 {
 	static const enum type_kind stacks[] = { TY_KSTACK, TY_USTACK,
 						 TY_NONE };
+	switch (s->kind) {
+	case S_EXPR:
+	case S_RETURN:
+		ast_walk_expr(s->u.expr, declare_in_expr, g);
+		return;
+	default:
+		break;
+	}
+	if (s->kind == S_ASSIGN)
+		ast_walk_expr(s->u.assign.value, declare_in_expr, g);
+	else if (s->kind == S_IF)
+		ast_walk_expr(s->u.if_.cond, declare_in_expr, g);
+	else if (s->kind == S_WHILE || s->kind == S_UNROLL)
+		ast_walk_expr(s->u.loop.cond, declare_in_expr, g);
 	switch (s->kind) {
 	case S_ASSIGN: {
 		const struct ast_expr *t = s->u.assign.target;
@@ -178,6 +200,11 @@ static void gen_stmt_at(struct cg *g, struct ast_stmt *s)
 	}
 }
 
+void cg_block(struct cg *g, const struct ast_block *b)
+{
+	gen_block(g, b);
+}
+
 static void gen_block(struct cg *g, const struct ast_block *b)
 {
 	/* a program past the size sonde compiles is refused: no more of it */
@@ -305,6 +332,8 @@ static int gen_program(struct cg *g, struct ast_probe *p,
 	g->probe_reg = IR_NOREG;
 	g->func_reg = IR_NOREG;
 	declare_vars(g, &p->body, true);
+	if (p->pred)
+		ast_walk_expr(p->pred, declare_in_expr, g);
 	if (g->disp)
 		cg_sysdispatch_prologue(g, g->disp);
 	if (g->multi)

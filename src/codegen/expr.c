@@ -994,6 +994,26 @@ static struct val expr_of_kind(struct cg *g, struct ast_expr *e)
 			&b.type->fields[e->u.tindex.index];
 		return mem_val(f->type, b.slot, b.off + f->offset);
 	}
+	case E_BLOCK: {
+		cg_block(g, &e->u.blockx.body);
+		struct ast_expr *ve = e->u.blockx.value;
+		if (!ve)
+			return reg_val(&type_u64, ir_const(g->ir, 0));
+		struct val v = cg_expr(g, ve);
+		if (ve->kind != E_VAR)
+			return v;
+		/* a macro's variable is shared by its expansions: the value
+		 * is copied before another expansion (in the same statement,
+		 * @[m(1)] = m(2)) assigns the variable again */
+		if (v.kind == V_REG)
+			return reg_val(v.type, ir_copy(g->ir, v.reg));
+		if (v.kind == V_MEM) {
+			ir_slot s = ir_slot_new(g->ir, v.type->size, 8);
+			cg_store(g, s, 0, v.type, v);
+			return mem_val(v.type, s, 0);
+		}
+		return v;
+	}
 	case E_POSITIONAL: /* sema folds these into literals */
 	case E_SIZEOF:
 	case E_OFFSETOF:

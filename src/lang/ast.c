@@ -63,6 +63,7 @@ static void dump_typespec(struct strbuf *out, const struct ast_typespec *t)
 }
 
 static void dump_expr(struct strbuf *out, const struct ast_expr *e, int d);
+static void dump_stmt(struct strbuf *out, const struct ast_stmt *s, int d);
 
 static void dump_list(struct strbuf *out, const struct ast_expr_list *l,
 		      int d)
@@ -170,6 +171,16 @@ static void dump_expr(struct strbuf *out, const struct ast_expr *e, int d)
 			sb_printf(out, "%s%s", i ? "." : " ",
 				  e->u.offset_of.fields[i]);
 		sb_putc(out, '\n');
+		break;
+	case E_BLOCK:
+		sb_append(out, "block expression\n");
+		for (uint32_t i = 0; i < e->u.blockx.body.n; i++)
+			dump_stmt(out, e->u.blockx.body.stmts[i], d + 1);
+		if (e->u.blockx.value) {
+			indent(out, d + 1);
+			sb_append(out, "value\n");
+			dump_expr(out, e->u.blockx.value, d + 2);
+		}
 		break;
 	}
 }
@@ -354,13 +365,17 @@ void ast_walk_expr(struct ast_expr *e, ast_expr_fn fn, void *ctx)
 	case E_SIZEOF:
 		ast_walk_expr(e->u.size_of.expr, fn, ctx);
 		break;
+	case E_BLOCK:
+		ast_walk_block(&e->u.blockx.body, fn, ctx);
+		ast_walk_expr(e->u.blockx.value, fn, ctx);
+		break;
 	default:
 		break;
 	}
 	fn(e, ctx);
 }
 
-static void walk_block(struct ast_block *b, ast_expr_fn fn, void *ctx);
+#define walk_block ast_walk_block
 
 static void walk_stmt(struct ast_stmt *s, ast_expr_fn fn, void *ctx)
 {
@@ -393,7 +408,7 @@ static void walk_stmt(struct ast_stmt *s, ast_expr_fn fn, void *ctx)
 	}
 }
 
-static void walk_block(struct ast_block *b, ast_expr_fn fn, void *ctx)
+void ast_walk_block(struct ast_block *b, ast_expr_fn fn, void *ctx)
 {
 	for (uint32_t i = 0; i < b->n; i++)
 		walk_stmt(b->stmts[i], fn, ctx);
@@ -424,4 +439,13 @@ bool ast_probe_uses_builtin(const struct ast_probe *p, int id)
 	/* the walk only reads */
 	ast_walk_probe((struct ast_probe *)p, note_use, &u);
 	return u.found;
+}
+
+void ast_block_split_value(struct ast_block *b, struct ast_expr **value)
+{
+	*value = NULL;
+	if (!b->trailing || !b->n)
+		return;
+	*value = b->stmts[--b->n]->u.expr;
+	b->trailing = false;
 }

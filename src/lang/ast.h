@@ -67,9 +67,31 @@ enum ast_expr_kind {
 	E_TUPLE_INDEX, /* u.tindex: $t.0 */
 	E_SIZEOF,     /* u.size_of: type or expression */
 	E_OFFSETOF,   /* u.offset_of */
+	E_BLOCK,      /* u.blockx: { stmts; value } (a macro's expansion) */
 };
 
 struct ast_expr;
+struct ast_stmt;
+
+/* Where a macro's copy came from, for the errors found inside it: the
+ * macro and its call; inner: the expansion this one's value came from
+ * (a macro whose value is another macro's call), or NULL. */
+struct ast_expansion {
+	const char *macro;
+	struct span site;
+	const struct ast_expansion *inner;
+};
+
+struct ast_block {
+	struct ast_stmt **stmts;
+	uint32_t n;
+	struct span span;
+	/* the last statement is an expression with no ';' after it: the
+	 * block's value when the block is one (a macro's body) */
+	bool trailing;
+	/* a macro's expansion called as a statement; NULL: none */
+	const struct ast_expansion *expansion;
+};
 
 struct ast_expr_list {
 	struct ast_expr **items;
@@ -86,6 +108,8 @@ struct ast_expr {
 	 * functions; -1: none. builtin_n: N of argN and sargN. */
 	int16_t builtin;
 	uint16_t builtin_n;
+	/* set by macro expansion on the root of a macro's copy; NULL */
+	const struct ast_expansion *expansion;
 	union {
 		struct {
 			uint64_t value;
@@ -152,6 +176,10 @@ struct ast_expr {
 			const char **fields; /* a.b.c */
 			uint32_t nfields;
 		} offset_of;
+		struct {
+			struct ast_block body;
+			struct ast_expr *value; /* NULL: no value */
+		} blockx;
 	} u;
 };
 
@@ -165,14 +193,6 @@ enum ast_stmt_kind {
 	S_CONTINUE,
 	S_RETURN,   /* u.expr, may be NULL */
 	S_BLOCK,    /* u.block */
-};
-
-struct ast_stmt;
-
-struct ast_block {
-	struct ast_stmt **stmts;
-	uint32_t n;
-	struct span span;
 };
 
 struct ast_stmt {
@@ -242,6 +262,38 @@ struct ast_directive {
 	const char *text;
 };
 
+/* config = { key = value; ... } */
+enum ast_config_kind { CONFIG_INT, CONFIG_STR, CONFIG_IDENT, CONFIG_BOOL };
+
+struct ast_config_item {
+	struct span span; /* key = value */
+	const char *key;
+	enum ast_config_kind kind;
+	uint64_t num;    /* CONFIG_INT, CONFIG_BOOL */
+	const char *str; /* CONFIG_STR, CONFIG_IDENT */
+};
+
+struct ast_config {
+	struct span span;
+	struct ast_config_item *items;
+	uint32_t n;
+};
+
+/* macro name(params) { body }: params are E_VAR, E_MAP or E_IDENT. */
+struct ast_macro {
+	struct span span; /* 'macro' to the name */
+	const char *name;
+	struct ast_expr **params;
+	uint32_t nparams;
+	struct ast_block body;
+};
+
+/* import "path"; */
+struct ast_import {
+	struct span span;
+	const char *path;
+};
+
 struct ast_program {
 	struct ast_probe *probes;
 	uint32_t nprobes;
@@ -250,6 +302,11 @@ struct ast_program {
 	struct ast_directive *directives;
 	uint32_t ndirectives;
 	const struct src_file *file;
+	struct ast_config *config; /* NULL: none */
+	struct ast_macro *macros;
+	uint32_t nmacros;
+	struct ast_import *imports;
+	uint32_t nimports;
 };
 
 /* Calls fn on every expression of e (children first, then e), or of
@@ -257,11 +314,16 @@ struct ast_program {
 typedef void (*ast_expr_fn)(struct ast_expr *e, void *ctx);
 void ast_walk_expr(struct ast_expr *e, ast_expr_fn fn, void *ctx);
 void ast_walk_probe(struct ast_probe *p, ast_expr_fn fn, void *ctx);
+void ast_walk_block(struct ast_block *b, ast_expr_fn fn, void *ctx);
 
 /* Whether probe p (its predicate or body) uses builtin variable id
  * (enum builtin_id): providers skip the work a context feature costs
  * (DWARF lookups for uprobe args) when no probe asks for it. */
 bool ast_probe_uses_builtin(const struct ast_probe *p, int id);
+
+/* Moves a trailing expression of b (see ast_block.trailing) out of it
+ * into *value; NULL when b has none. */
+void ast_block_split_value(struct ast_block *b, struct ast_expr **value);
 
 /* Stable, indented text form for `sonde -d ast` and the golden tests. */
 void ast_dump(const struct ast_program *p, struct strbuf *out);

@@ -410,8 +410,18 @@ static struct ast_expr *parse_offsetof(struct parser *p)
 	return e;
 }
 
+/* block_expr := block   (its value: a last expression with no ';') */
+static struct ast_expr *parse_block_expr(struct parser *p)
+{
+	struct ast_expr *e = new_expr(p, E_BLOCK, peek(p)->span);
+	parse_block(p, &e->u.blockx.body);
+	ast_block_split_value(&e->u.blockx.body, &e->u.blockx.value);
+	e->span = e->u.blockx.body.span;
+	return e;
+}
+
 /* primary := INT | STRING | POSITIONAL | VAR | MAP [ '[' args ']' ]
- *          | IDENT [ '(' args ')' ] | sizeof | offsetof
+ *          | IDENT [ '(' args ')' ] | sizeof | offsetof | block_expr
  *          | '(' expr ')' | '(' expr ',' [ expr { ',' expr } ] ')' */
 static struct ast_expr *parse_primary(struct parser *p)
 {
@@ -479,6 +489,8 @@ static struct ast_expr *parse_primary(struct parser *p)
 		e->builtin_n = (uint16_t)n;
 		return e;
 	}
+	case T_LBRACE:
+		return parse_block_expr(p);
 	case T_SIZEOF:
 		return parse_sizeof(p);
 	case T_OFFSETOF:
@@ -913,6 +925,7 @@ static void parse_block(struct parser *p, struct ast_block *b)
 	int saved_depth = p->depth, saved_nest = p->nest;
 	int saved_pred = p->in_pred;
 	int errors_before = p->diag->nerrors;
+	volatile int trailing = 0; /* set after setjmp */
 	p->in_pred = 0;
 	while (!at(p, T_RBRACE) && !at(p, T_EOF)) {
 		/* Locals changed between here and a longjmp would be
@@ -930,6 +943,7 @@ static void parse_block(struct parser *p, struct ast_block *b)
 			syntax_error(p, "'else' without a matching 'if'");
 		int needs_semi;
 		struct ast_stmt *s = parse_stmt(p, &needs_semi);
+		trailing = needs_semi && s->kind == S_EXPR && at(p, T_RBRACE);
 		if (needs_semi && !at(p, T_RBRACE))
 			expect(p, T_SEMI, "';' or '}' after the statement");
 		apush(p, &stmts, s);
@@ -947,6 +961,7 @@ static void parse_block(struct parser *p, struct ast_block *b)
 	struct token close = take(p);
 	b->span = end_span(open.span, close.span);
 	FREEZE(p, stmts, b->stmts, b->n);
+	b->trailing = trailing && b->n;
 	leave_nest(p);
 }
 
@@ -1254,6 +1269,145 @@ static void parse_probe(struct parser *p, struct ast_probe *pr)
 	parse_block(p, &pr->body);
 }
 
+/* ---- config, import and macro: the other top-level items ---- */
+
+/* config := 'config' '=' '{' [ config_item { ';' config_item } [ ';' ] ] '}'
+ * config_item := IDENT '=' ( STRING | INT | 'true' | 'false' | IDENT ) */
+static struct ast_config *parse_config(struct parser *p)
+{
+	struct token kw = take(p);
+	struct ast_config *c = new_node(p, sizeof(*c));
+	AVEC(struct ast_config_item) items = { 0 };
+	expect(p, T_ASSIGN, "'=' after config");
+	expect(p, T_LBRACE, "'{' after 'config ='");
+	while (!at(p, T_RBRACE)) {
+		struct ast_config_item it;
+		memset(&it, 0, sizeof(it));
+		if (!at(p, T_IDENT))
+			syntax_error(p, "expected config key, found %s",
+				     describe(peek(p)));
+		struct token key = take(p);
+		it.key = key.text;
+		expect(p, T_ASSIGN, "'=' after the config key");
+		struct token v = *peek(p);
+		switch (v.kind) {
+		case T_STRING:
+			it.kind = CONFIG_STR;
+			it.str = v.str;
+			break;
+		case T_INT:
+			it.kind = CONFIG_INT;
+			it.num = v.num;
+			break;
+		case T_IDENT:
+			if (!strcmp(v.text, "true") || !strcmp(v.text, "false")) {
+				it.kind = CONFIG_BOOL;
+				it.num = v.text[0] == 't';
+			} else {
+				it.kind = CONFIG_IDENT;
+				it.str = v.text;
+			}
+			break;
+		default:
+			syntax_error(p, "expected string, int, boolean, or "
+				     "ident, found %s", describe(&v));
+		}
+		take(p);
+		it.span = end_span(key.span, v.span);
+		apush(p, &items, it);
+		if (!accept(p, T_SEMI) && !at(p, T_RBRACE))
+			expect(p, T_SEMI, "';' or '}' after the config value");
+	}
+	struct token close = take(p);
+	c->span = end_span(kw.span, close.span);
+	FREEZE(p, items, c->items, c->n);
+	return c;
+}
+
+/* import := 'import' STRING ';' */
+static void parse_import(struct parser *p, struct ast_import *imp)
+{
+	struct token kw = take(p);
+	if (!at(p, T_STRING))
+		syntax_error(p, "expected string after 'import', found %s",
+			     describe(peek(p)));
+	struct token path = take(p);
+	imp->path = path.str;
+	imp->span = end_span(kw.span, path.span);
+	expect(p, T_SEMI, "';' after import");
+}
+
+/* macro := 'macro' IDENT '(' [ param { ',' param } ] ')' block
+ * param := VAR | MAP | IDENT   (an IDENT stands for an expression) */
+static void parse_macro(struct parser *p, struct ast_macro *m)
+{
+	struct token kw = take(p);
+	if (!at(p, T_IDENT))
+		syntax_error(p, "expected macro name, found %s",
+			     describe(peek(p)));
+	struct token name = take(p);
+	m->name = name.text;
+	m->span = end_span(kw.span, name.span);
+	expect(p, T_LPAREN, "'(' after the macro name");
+	AVEC(struct ast_expr *) params = { 0 };
+	while (!at(p, T_RPAREN)) {
+		struct token *t = peek(p);
+		struct ast_expr *e;
+		if (t->kind == T_VAR) {
+			e = new_expr(p, E_VAR, t->span);
+		} else if (t->kind == T_MAP) {
+			e = new_expr(p, E_MAP, t->span);
+		} else if (t->kind == T_IDENT) {
+			uint32_t n;
+			if (builtin_var_lookup(t->text, &n) != BI_NONE) {
+				diag_error(p->diag, t->span, "builtin '%s' can't "
+					   "be used as a macro argument",
+					   t->text);
+				longjmp(p->recover, 1);
+			}
+			e = new_expr(p, E_IDENT, t->span);
+		} else {
+			syntax_error(p, "expected macro argument ($var, @map, "
+				     "or identifier), found %s", describe(t));
+		}
+		if (e->kind == E_MAP)
+			e->u.map.name = t->text;
+		else
+			e->u.name = t->text;
+		take(p);
+		apush(p, &params, e);
+		if (!accept(p, T_COMMA) && !at(p, T_RPAREN))
+			expect(p, T_RPAREN, "',' or ')' after the macro "
+					    "argument");
+	}
+	take(p);
+	FREEZE(p, params, m->params, m->nparams);
+	if (!at(p, T_LBRACE))
+		syntax_error(p, "expected '{' to start the macro's body, "
+			     "found %s", describe(peek(p)));
+	parse_block(p, &m->body);
+}
+
+/* The word that starts the next top-level item, when it is config,
+ * import or macro (NULL otherwise), without lexing it for real. */
+static const char *next_keyword(struct parser *p)
+{
+	struct lexer save = p->lx;
+	struct diag quiet = *p->diag;
+	quiet.out = NULL;
+	quiet.max_errors = 0;
+	p->lx.diag = &quiet;
+	struct token t = lex_next(&p->lx);
+	p->lx = save;
+	if (t.kind != T_IDENT)
+		return NULL;
+	static const char *const words[] = { "config", "import", "macro" };
+	for (size_t i = 0; i < sizeof(words) / sizeof(*words); i++)
+		if (!strcmp(t.text, words[i]))
+			return words[i];
+	return NULL;
+}
+
 /* Skips what is left of a bad top-level item: up to and including the
  * '}' that closes its block, or to the end. */
 static void sync_toplevel(struct parser *p)
@@ -1308,7 +1462,8 @@ static void unpeek(struct parser *p)
 	p->have_tok = 0;
 }
 
-/* program := { DIRECTIVE | cdef | probe } EOF */
+/* program := { DIRECTIVE | cdef } { config | import }
+ *            { probe | macro } EOF */
 struct ast_program *parse_program(struct arena *a, struct diag *d,
 				  const struct src_file *file)
 {
@@ -1319,6 +1474,14 @@ struct ast_program *parse_program_params(struct arena *a, struct diag *d,
 					 const struct src_file *file,
 					 const char *const *params,
 					 uint32_t nparams)
+{
+	return parse_program_flags(a, d, file, params, nparams, 0);
+}
+
+struct ast_program *parse_program_flags(struct arena *a, struct diag *d,
+					const struct src_file *file,
+					const char *const *params,
+					uint32_t nparams, unsigned flags)
 {
 	struct parser p;
 	memset(&p, 0, sizeof(p));
@@ -1332,6 +1495,10 @@ struct ast_program *parse_program_params(struct arena *a, struct diag *d,
 	AVEC(struct ast_probe) probes = { 0 };
 	AVEC(struct ast_cdef *) cdefs = { 0 };
 	AVEC(struct ast_directive) dirs = { 0 };
+	AVEC(struct ast_macro) macros = { 0 };
+	AVEC(struct ast_import) imports = { 0 };
+	/* config and import come before any probe or macro */
+	volatile int seen_body = 0;
 	for (;;) {
 		if (setjmp(p.recover)) {
 			p.depth = 0;
@@ -1371,13 +1538,49 @@ struct ast_program *parse_program_params(struct arena *a, struct diag *d,
 			syntax_error(&p, "expected a probe, found %s",
 				     describe(t));
 		}
+		const char *kw = next_keyword(&p);
+		if (kw && kw[0] == 'c') {
+			struct span at_kw = peek(&p)->span;
+			struct ast_config *c = parse_config(&p);
+			/* as bpftrace: reported, then parsing goes on */
+			if (prog->config)
+				diag_error(d, at_kw, "duplicate config block");
+			else if (seen_body)
+				diag_error(d, at_kw, "config must appear before "
+					   "probes and functions");
+			else
+				prog->config = c;
+			continue;
+		}
+		if (kw && kw[0] == 'i') {
+			struct ast_import imp;
+			struct span at_kw = peek(&p)->span;
+			parse_import(&p, &imp);
+			if (seen_body)
+				diag_error(d, at_kw, "root imports must appear "
+					   "before probes and functions");
+			else
+				apush(&p, &imports, imp);
+			continue;
+		}
+		seen_body = 1;
+		if (kw) {
+			struct ast_macro m;
+			memset(&m, 0, sizeof(m));
+			parse_macro(&p, &m);
+			apush(&p, &macros, m);
+			continue;
+		}
 		struct ast_probe pr;
 		memset(&pr, 0, sizeof(pr));
 		parse_probe(&p, &pr);
 		pr.index = (uint32_t)probes.len;
 		apush(&p, &probes, pr);
 	}
-	if (!probes.len && !d->nerrors) {
+	FREEZE(&p, macros, prog->macros, prog->nmacros);
+	FREEZE(&p, imports, prog->imports, prog->nimports);
+	if (!probes.len && !d->nerrors && !(flags & PARSE_NO_PROBES_OK) &&
+	    !prog->nimports) {
 		struct span sp = { file, 0, 0, 1, 1 };
 		diag_error(d, sp, "the script has no probes");
 	}

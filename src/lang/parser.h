@@ -17,6 +17,14 @@ struct ast_program *parse_program_params(struct arena *a, struct diag *d,
 					 const char *const *params,
 					 uint32_t nparams);
 
+/* parse_program_params with flags: PARSE_NO_PROBES_OK for an imported
+ * file, which may hold macros only. */
+#define PARSE_NO_PROBES_OK 1u
+struct ast_program *parse_program_flags(struct arena *a, struct diag *d,
+					const struct src_file *file,
+					const char *const *params,
+					uint32_t nparams, unsigned flags);
+
 /* Parses file as one expression (a macro's body); NULL when it is not
  * one (errors, if any, in d). */
 struct ast_expr *parse_expression(struct arena *a, struct diag *d,

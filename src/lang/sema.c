@@ -810,6 +810,8 @@ const struct type *sema_fold_const(struct ast_expr *e, uint64_t v)
 	return &type_u64;
 }
 
+static void check_block(struct sema *s, struct ast_block *b);
+
 static const struct type *check_expr_inner(struct sema *s,
 					   struct ast_expr *e)
 {
@@ -974,19 +976,39 @@ static const struct type *check_expr_inner(struct sema *s,
 		}
 		return sema_fold_const(e, off);
 	}
+	case E_BLOCK:
+		check_block(s, &e->u.blockx.body);
+		/* a block with no value is void, as a call of printf() */
+		return e->u.blockx.value ? sema_expr(s, e->u.blockx.value) :
+					   &type_void;
 	}
 	return &type_none;
 }
 
+/* After errors inside a macro's copy: the calls it came through. Only
+ * when one was printed (a repeat for another probe context is not). */
+static void name_expansion(struct sema *s, const struct ast_expansion *x,
+			   int printed_before)
+{
+	struct diag *d = s->report;
+	if (!x || !d->out || d->nerrors - d->nrepeats <= printed_before)
+		return;
+	/* the innermost call first, as the error's place is in it */
+	name_expansion(s, x->inner, printed_before);
+	diag_report(d, "ERROR", x->site, "in the expansion of the macro "
+		    "%s() called here", x->macro);
+}
+
 const struct type *sema_expr(struct sema *s, struct ast_expr *e)
 {
+	int before = s->report->nerrors - s->report->nrepeats;
 	e->type = check_expr_inner(s, e);
+	if (e->expansion)
+		name_expansion(s, e->expansion, before);
 	return e->type;
 }
 
 /* ---- statements ---- */
-
-static void check_block(struct sema *s, struct ast_block *b);
 static bool block_leaves(const struct ast_block *b, bool nested);
 
 static void check_cond(struct sema *s, struct ast_expr *c)
@@ -1060,9 +1082,13 @@ static void check_stmt(struct sema *s, struct ast_stmt *st)
 		if (st->u.expr)
 			sema_expr(s, st->u.expr);
 		return;
-	case S_BLOCK:
+	case S_BLOCK: {
+		int before = s->report->nerrors - s->report->nrepeats;
 		check_block(s, &st->u.block);
+		if (st->u.block.expansion)
+			name_expansion(s, st->u.block.expansion, before);
 		return;
+	}
 	}
 }
 
@@ -1085,8 +1111,9 @@ static bool block_leaves(const struct ast_block *b, bool nested)
 				return true;
 			if (st->u.if_.otherwise) {
 				struct ast_block one = {
-					(struct ast_stmt **)&st->u.if_.otherwise,
-					1, st->span };
+					.stmts = (struct ast_stmt **)
+						&st->u.if_.otherwise,
+					.n = 1, .span = st->span };
 				if (block_leaves(&one, nested))
 					return true;
 			}

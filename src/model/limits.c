@@ -19,6 +19,8 @@ struct limits limits = {
 	.log_size = 16u << 20,
 	.stack_mode = STACK_BPFTRACE,
 	.missing_probes = MISSING_ERROR,
+	.license = "GPL",
+	.str_trunc_trailer = "..",
 };
 
 /* SONDE_NAME wins over BPFTRACE_NAME; *used is the spelling found. */

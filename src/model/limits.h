@@ -29,6 +29,9 @@ struct limits {
 	const char *btf;        /* a vmlinux BTF file instead of
 				   /sys/kernel/btf/vmlinux; NULL: none */
 	const char *kernel_source; /* kernel headers' tree for #include */
+	bool no_print_maps_on_exit; /* print_maps_on_exit = false */
+	const char *license;    /* of the BPF programs; "GPL" */
+	const char *str_trunc_trailer; /* after a cut string; ".." */
 };
 
 /* bpftrace 0.26's missing_probes config: what an explicit attach point

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "model/compiled.h"
+#include "model/limits.h"
 #include "model/serial.h"
 #include "util/strbuf.h"
 #include "util/vec.h"
@@ -474,7 +475,8 @@ int emit_elf(const char *path, struct serial_object *o, char *why,
 
 	uint32_t lic = add_sec(&e, "license", SHT_PROGBITS,
 			       SHF_ALLOC | SHF_WRITE);
-	sb_appendn(&e.secs.data[lic].data, "GPL", 4);
+	sb_appendn(&e.secs.data[lic].data, limits.license,
+		   strlen(limits.license) + 1);
 
 	/* .BTF: header, types, strings */
 	uint32_t btf = add_sec(&e, ".BTF", SHT_PROGBITS, 0);

@@ -18,6 +18,7 @@
 #include "kernel/btf.h"
 #include "kernel/features.h"
 #include "kernel/perf.h"
+#include "model/limits.h"
 #include "model/types.h"
 #include "object/obj_impl.h"
 #include "runtime/output.h"
@@ -633,7 +634,9 @@ int obj_run(const struct obj_opts *o)
 	if (o->ready && (err = o->ready(o->ready_ctx)))
 		goto out;
 	loop(&r);
-	err = obj_print_maps(&r.out, &r.arena, r.obj);
+	/* BPFTRACE_PRINT_MAPS_ON_EXIT=0 */
+	err = limits.no_print_maps_on_exit ? 0 :
+	      obj_print_maps(&r.out, &r.arena, r.obj);
 	if (err)
 		fail(&r, "cannot read maps: %s", obj_strerror(err));
 	sink_flush(&r.sink);

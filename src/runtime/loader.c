@@ -102,7 +102,8 @@ static char *refusal_log(const struct cprog *p, const char *name,
 	lo->log_buf = log;
 	lo->log_size = SIZE;
 	lo->log_level = BPF_LOG_STATS;
-	int fd = bpf_prog_load(p->type, name, "GPL", insns, p->code.ninsns, lo);
+	int fd = bpf_prog_load(p->type, name, limits.license, insns,
+			       p->code.ninsns, lo);
 	if (fd >= 0)
 		close(fd);
 	lo->log_buf = NULL;
@@ -138,7 +139,7 @@ static int load_prog(struct loader *l, uint32_t i, char *log,
 		    .attach_btf_id = p->attach_btf_id,
 		    .attach_btf_obj_fd = p->attach_btf_obj_fd);
 	/* No log on the first try: the kernel verifies faster without. */
-	int fd = bpf_prog_load(p->type, name, "GPL", insns, p->code.ninsns,
+	int fd = bpf_prog_load(p->type, name, limits.license, insns, p->code.ninsns,
 			       &lo);
 	int err = fd < 0 ? -errno : 0;
 	if (fd < 0) {
@@ -158,7 +159,7 @@ static int load_prog(struct loader *l, uint32_t i, char *log,
 			lo.log_size = limits.log_size;
 			lo.log_level = 1;
 			log[0] = '\0';
-			int fd2 = bpf_prog_load(p->type, name, "GPL", insns,
+			int fd2 = bpf_prog_load(p->type, name, limits.license, insns,
 						p->code.ninsns, &lo);
 			if (fd2 >= 0)
 				close(fd2);

@@ -599,7 +599,9 @@ static int print_maps(struct run *r)
 	struct mapdump_map *m = loader_user_maps(&r->l, &n);
 	if (!m)
 		return -ENOMEM;
-	int err = mapdump_print_exit(&r->out, m, n);
+	/* print_maps_on_exit = false: none (heat maps, profiles still) */
+	int err = limits.no_print_maps_on_exit ? 0 :
+		  mapdump_print_exit(&r->out, m, n);
 	if (!err && r->hm)
 		err = heatmap_finish(r->hm, r->err);
 	if (!err && (r->o->folded || r->o->flamegraph))

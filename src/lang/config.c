@@ -1,0 +1,401 @@
+/*
+ * bpftrace 0.26's config variables, set by a script's config block or by
+ * their environment forms (BPFTRACE_<NAME>). One table says what each
+ * variable is, what it accepts and where its value goes (struct limits);
+ * a variable sonde has no mechanism for is refused, not ignored.
+ */
+#include "lang/config.h"
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "model/limits.h"
+
+enum kind {
+	K_NUM,      /* a number in [lo, hi] */
+	K_BOOL,
+	K_STACK_MODE,
+	K_MISSING,  /* missing_probes */
+	K_LICENSE,
+	K_STRING,   /* str_trunc_trailer */
+	K_UNSTABLE, /* enable, warn or error */
+	K_CACHE,    /* cache_user_symbols */
+};
+
+/* What sonde does, for a variable whose other values it cannot honour. */
+enum only { ONLY_ANY, ONLY_TRUE, ONLY_FALSE, ONLY_NONE };
+
+struct var {
+	const char *name;
+	enum kind kind;
+	uint64_t lo, hi;
+	enum only only;
+	/* sonde's older environment spellings of the same variable, after
+	 * the SONDE_ or BPFTRACE_ prefix */
+	const char *old_env;
+};
+
+/* in bpftrace 0.26's order (config.cpp's CONFIG_KEY_MAP) */
+static const struct var vars[] = {
+	{ "cache_user_symbols", K_CACHE, 0, 0, ONLY_ANY, NULL },
+	{ "cpp_demangle", K_BOOL, 0, 0, ONLY_ANY, "NO_CPP_DEMANGLE" },
+	/* sonde symbolicates when it prints, never ahead of time */
+	{ "lazy_symbolication", K_BOOL, 0, 0, ONLY_TRUE, NULL },
+	{ "license", K_LICENSE, 0, 0, ONLY_ANY, NULL },
+	/* the kernel refuses a verifier log above UINT32_MAX >> 2 */
+	{ "log_size", K_NUM, 128, UINT32_MAX >> 2, ONLY_ANY, "LOG_SIZE" },
+	{ "max_bpf_progs", K_NUM, 1, UINT32_MAX, ONLY_ANY, "MAX_BPF_PROGS" },
+	{ "max_cat_bytes", K_NUM, 1, UINT64_MAX / 2, ONLY_ANY,
+	  "CAT_BYTES_MAX" },
+	{ "max_map_keys", K_NUM, 1, UINT32_MAX, ONLY_ANY, "MAP_KEYS_MAX" },
+	{ "max_probes", K_NUM, 1, UINT32_MAX, ONLY_ANY, "MAX_PROBES" },
+	/* strings live on the 512-byte BPF stack */
+	{ "max_strlen", K_NUM, 1, 200, ONLY_ANY, "STRLEN" },
+	{ "on_stack_limit", K_NUM, 0, UINT64_MAX, ONLY_NONE, NULL },
+	/* the ring buffer is one map of at most 1 GiB in all */
+	{ "perf_rb_pages", K_NUM, 1, 262144, ONLY_ANY, "PERF_RB_PAGES" },
+	{ "stack_mode", K_STACK_MODE, 0, 0, ONLY_ANY, "STACK_MODE" },
+	{ "str_trunc_trailer", K_STRING, 0, 0, ONLY_ANY, NULL },
+	{ "missing_probes", K_MISSING, 0, 0, ONLY_ANY, "MISSING_PROBES" },
+	{ "print_maps_on_exit", K_BOOL, 0, 0, ONLY_ANY, NULL },
+	/* sonde is not built with blazesym */
+	{ "use_blazesym", K_BOOL, 0, 0, ONLY_FALSE, NULL },
+	{ "show_debug_info", K_BOOL, 0, 0, ONLY_FALSE, NULL },
+	{ "unstable_import_statement", K_UNSTABLE, 0, 0, ONLY_ANY, NULL },
+	{ "unstable_tseries", K_UNSTABLE, 0, 0, ONLY_ANY, NULL },
+	{ "unstable_typeinfo", K_UNSTABLE, 0, 0, ONLY_ANY, NULL },
+	{ "unstable_dw_ustack", K_UNSTABLE, 0, 0, ONLY_ANY, NULL },
+};
+
+/* Keys 0.26 renamed: set the new one, with a warning. */
+static const char *const renamed[][2] = {
+	{ "strlen", "max_strlen" },
+	{ "no_cpp_demangle", "cpp_demangle" },
+	{ "cat_bytes_max", "max_cat_bytes" },
+	{ "map_keys_max", "max_map_keys" },
+};
+
+static const char *const env_only[] = { "btf", "kernel_build",
+					"kernel_source", "vmlinux" };
+
+static const char *const deprecated[] = { "symbol_source",
+	"max_type_res_iterations", "unstable_addr", "unstable_import",
+	"unstable_macro", "unstable_map_decl" };
+
+static const char *const licenses[] = { "GPL", "GPL v2",
+	"GPL and additional rights", "Dual BSD/GPL", "Dual MIT/GPL",
+	"Dual MPL/GPL" };
+
+#define N(a) (sizeof(a) / sizeof(*(a)))
+
+/* A value as written: a number or a word. */
+struct value {
+	bool is_num;
+	uint64_t num;
+	const char *str;
+};
+
+/* Where a message goes: located (the config block) or not (the
+ * environment). */
+struct sink {
+	struct diag *d;
+	struct span sp;
+	FILE *err;
+};
+
+static void fail(struct sink *k, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void fail(struct sink *k, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	if (k->d) {
+		diag_verror(k->d, k->sp, fmt, ap);
+	} else {
+		fputs("ERROR: ", k->err);
+		vfprintf(k->err, fmt, ap);
+		fputc('\n', k->err);
+	}
+	va_end(ap);
+}
+
+static bool truthy(const char *s)
+{
+	return !strcasecmp(s, "1") || !strcasecmp(s, "true") ||
+	       !strcasecmp(s, "on") || !strcasecmp(s, "yes");
+}
+
+static bool falsy(const char *s)
+{
+	return !strcasecmp(s, "0") || !strcasecmp(s, "false") ||
+	       !strcasecmp(s, "off") || !strcasecmp(s, "no");
+}
+
+/* The key without BPFTRACE_, lower case, in buf. */
+static const char *restore(const char *key, char *buf, size_t cap)
+{
+	size_t i = 0;
+	for (; key[i] && i + 1 < cap; i++)
+		buf[i] = (char)tolower((unsigned char)key[i]);
+	buf[i] = 0;
+	if (!strncmp(buf, "bpftrace_", 9))
+		return buf + 9;
+	return buf;
+}
+
+static int set_var(struct sink *k, const char *key, const struct var *v,
+		   const struct value *val)
+{
+	char num[24];
+	const char *s = val->str;
+	if (val->is_num) {
+		snprintf(num, sizeof(num), "%llu",
+			 (unsigned long long)val->num);
+		s = num;
+	}
+	switch (v->kind) {
+	case K_NUM: {
+		uint64_t n = val->num;
+		if (!val->is_num) {
+			char *end;
+			errno = 0;
+			unsigned long long x = strtoull(s, &end, 0);
+			if (!*s || *end || errno || *s == '-') {
+				fail(k, "%s: expecting a number, got %s", key, s);
+				return -1;
+			}
+			n = x;
+		}
+		if (v->only == ONLY_NONE) {
+			fail(k, "%s: sonde has no way to honour this "
+			     "configuration option", key);
+			return -1;
+		}
+		if (n < v->lo || n > v->hi) {
+			fail(k, "%s: sonde accepts a number from %llu to %llu, "
+			     "not %llu", key, (unsigned long long)v->lo,
+			     (unsigned long long)v->hi, (unsigned long long)n);
+			return -1;
+		}
+		if (!strcmp(v->name, "log_size"))
+			limits.log_size = (uint32_t)n;
+		else if (!strcmp(v->name, "max_bpf_progs"))
+			limits.max_bpf_progs = (uint32_t)n;
+		else if (!strcmp(v->name, "max_cat_bytes"))
+			limits.cat_bytes_max = n;
+		else if (!strcmp(v->name, "max_map_keys"))
+			limits.map_keys_max = (uint32_t)n;
+		else if (!strcmp(v->name, "max_probes"))
+			limits.max_probes = (uint32_t)n;
+		else if (!strcmp(v->name, "max_strlen"))
+			limits.strlen = (uint32_t)n;
+		else if (!strcmp(v->name, "perf_rb_pages"))
+			limits.perf_rb_pages = (uint32_t)n;
+		return 0;
+	}
+	case K_BOOL: {
+		bool b;
+		if (val->is_num)
+			b = val->num != 0;
+		else if (truthy(s))
+			b = true;
+		else if (falsy(s))
+			b = false;
+		else {
+			fail(k, "%s: Invalid bool value: valid values are true, "
+			     "false, 1 or 0.", key);
+			return -1;
+		}
+		if ((v->only == ONLY_TRUE && !b) ||
+		    (v->only == ONLY_FALSE && b)) {
+			fail(k, "%s: sonde can only honour %s here", key,
+			     b ? "false" : "true");
+			return -1;
+		}
+		if (!strcmp(v->name, "cpp_demangle"))
+			limits.no_cpp_demangle = !b;
+		else if (!strcmp(v->name, "print_maps_on_exit"))
+			limits.no_print_maps_on_exit = !b;
+		return 0;
+	}
+	case K_STACK_MODE: {
+		/* in enum stack_mode's order */
+		static const char *const modes[] = { "bpftrace", "perf", "raw",
+						     "build_id" };
+		for (size_t i = 0; !val->is_num && i < N(modes); i++)
+			if (!strcmp(s, modes[i])) {
+				limits.stack_mode = (int)i;
+				return 0;
+			}
+		fail(k, "%s: Invalid value for stack_mode: valid values are "
+		     "bpftrace, raw, perf, and build_id.", key);
+		return -1;
+	}
+	case K_MISSING: {
+		/* in enum missing_probes' order */
+		static const char *const words[] = { "error", "warn",
+						     "ignore" };
+		for (size_t i = 0; !val->is_num && i < N(words); i++)
+			if (!strcasecmp(s, words[i])) {
+				limits.missing_probes = (int)i;
+				return 0;
+			}
+		fail(k, "%s: Invalid value for missing_probes: valid values "
+		     "are ignore, warn, and error.", key);
+		return -1;
+	}
+	case K_LICENSE:
+		for (size_t i = 0; i < N(licenses); i++)
+			if (!strcmp(s, licenses[i])) {
+				limits.license = licenses[i];
+				return 0;
+			}
+		/* as 0.26 words it, its (hash) order of the names aside */
+		fail(k, "Invalid value for license. Found: %s. Valid values: "
+		     "GPL, GPL v2, GPL and additional rights, Dual BSD/GPL, "
+		     "Dual MIT/GPL, Dual MPL/GPL. Read more about BPF programs "
+		     "and licensing: https://docs.kernel.org/bpf/"
+		     "bpf_licensing.html#using-bpf-programs-in-the-linux-kernel",
+		     s);
+		return -1;
+	case K_STRING: {
+		size_t n = strlen(s);
+		char *copy = malloc(n + 1); /* lives as long as the run */
+		if (!copy)
+			return -1;
+		memcpy(copy, s, n + 1);
+		limits.str_trunc_trailer = copy;
+		return 0;
+	}
+	case K_UNSTABLE:
+		/* these only gate features; sonde has no tseries, typeinfo,
+		 * dw_ustack or statement imports to gate */
+		if (val->is_num || !strcasecmp(s, "enable") ||
+		    !strcasecmp(s, "warn") || !strcasecmp(s, "error") ||
+		    truthy(s) || falsy(s))
+			return 0;
+		fail(k, "%s: Invalid value for unstable config: valid values "
+		     "are enable, warn, and error.", key);
+		return -1;
+	case K_CACHE:
+		/* sonde keeps each file's symbols once for all processes and
+		 * each process's mappings apart: what both caches give, and
+		 * accurate under ASLR; it has no uncached mode */
+		if (!strcasecmp(s, "per_pid") || !strcasecmp(s, "per_program") ||
+		    (val->is_num ? val->num != 0 : !strcmp(s, "1")))
+			return 0;
+		if (!strcasecmp(s, "none") || !strcmp(s, "0")) {
+			fail(k, "%s: sonde can only honour PER_PID or "
+			     "PER_PROGRAM here", key);
+			return -1;
+		}
+		fail(k, "%s: Invalid value for cache_user_symbols: valid values "
+		     "are PER_PID, PER_PROGRAM, and NONE.", key);
+		return -1;
+	}
+	return -1;
+}
+
+static const struct var *find(const char *name)
+{
+	for (size_t i = 0; i < N(vars); i++)
+		if (!strcmp(vars[i].name, name))
+			return &vars[i];
+	return NULL;
+}
+
+/* Whether the environment sets v (it then wins over the block). */
+static bool env_sets(const struct var *v)
+{
+	char name[96];
+	const char *prefixes[] = { "SONDE_", "BPFTRACE_" };
+	for (size_t p = 0; p < N(prefixes); p++) {
+		size_t n = (size_t)snprintf(name, sizeof(name), "%s%s",
+					    prefixes[p], v->name);
+		for (size_t i = 0; i < n; i++)
+			name[i] = (char)toupper((unsigned char)name[i]);
+		if (getenv(name))
+			return true;
+		if (v->old_env) {
+			snprintf(name, sizeof(name), "%s%s", prefixes[p],
+				 v->old_env);
+			if (getenv(name))
+				return true;
+		}
+	}
+	return false;
+}
+
+int config_apply(struct diag *d, const struct ast_config *c)
+{
+	int rc = 0;
+	for (uint32_t i = 0; c && i < c->n; i++) {
+		const struct ast_config_item *it = &c->items[i];
+		struct sink k = { d, it->span, NULL };
+		char buf[96];
+		const char *key = restore(it->key, buf, sizeof(buf));
+		bool skip = false;
+		for (size_t j = 0; j < N(deprecated); j++)
+			if (!strcmp(key, deprecated[j])) {
+				diag_warning(d, it->span, "%s is deprecated and "
+					     "has no effect", it->key);
+				skip = true;
+			}
+		if (skip)
+			continue;
+		const struct var *v = find(key);
+		for (size_t j = 0; !v && j < N(renamed); j++)
+			if (!strcmp(key, renamed[j][0])) {
+				v = find(renamed[j][1]);
+				diag_warning(d, it->span, "%s has been renamed, "
+					     "please use %s", it->key, v->name);
+			}
+		if (!v) {
+			bool env = false;
+			for (size_t j = 0; j < N(env_only); j++)
+				env |= !strcmp(key, env_only[j]);
+			diag_error(d, it->span, "%s: %s", it->key, env ?
+				   "can only be set as an environment variable" :
+				   "not a known configuration option");
+			rc = -1;
+			continue;
+		}
+		struct value val = { it->kind == CONFIG_INT ||
+				     it->kind == CONFIG_BOOL, it->num, it->str };
+		/* checked even when the environment overrides it */
+		struct limits saved = limits;
+		if (set_var(&k, it->key, v, &val) < 0)
+			rc = -1;
+		else if (env_sets(v))
+			limits = saved;
+	}
+	return rc;
+}
+
+int config_from_env(FILE *err)
+{
+	int rc = 0;
+	for (size_t i = 0; i < N(vars); i++) {
+		char name[96];
+		size_t n = (size_t)snprintf(name, sizeof(name), "BPFTRACE_%s",
+					    vars[i].name);
+		for (size_t j = 0; j < n; j++)
+			name[j] = (char)toupper((unsigned char)name[j]);
+		/* sonde's own spelling of it: limits_from_env reads it */
+		if (vars[i].old_env && !strcasecmp(name + 9, vars[i].old_env))
+			continue;
+		const char *s = getenv(name);
+		if (!s)
+			continue;
+		struct sink k = { NULL, { 0 }, err };
+		struct value val = { false, 0, s };
+		if (set_var(&k, vars[i].name, &vars[i], &val) < 0)
+			rc = -1;
+	}
+	return rc;
+}

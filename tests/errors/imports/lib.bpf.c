@@ -1,0 +1,1 @@
+int __add_one(int v) { return v + 1; }
