@@ -61,10 +61,16 @@ const struct provider *probe_provider(const char *canonical_name)
 	return NULL;
 }
 
-static bool has_alias(const struct provider *p, const char *name)
+static int cmp(const char *a, const char *b, int nocase)
+{
+	return nocase ? strcasecmp(a, b) : strcmp(a, b);
+}
+
+static bool has_alias(const struct provider *p, const char *name,
+		      int nocase)
 {
 	for (const char *const *a = p->aliases; a && *a; a++)
-		if (!strcasecmp(*a, name))
+		if (!cmp(*a, name, nocase))
 			return true;
 	return false;
 }
@@ -73,15 +79,19 @@ static bool has_alias(const struct provider *p, const char *name)
  * lowers the name before it looks it up. */
 const char *probe_type_canonical(const char *name)
 {
-	const struct provider *p;
-	for (size_t i = 0; (p = probe_provider_at(i)); i++)
-		if (!strcasecmp(p->name, name) || has_alias(p, name))
-			return p->name;
-	for (size_t i = 0; i < sizeof(unsupported) / sizeof(*unsupported);
-	     i++)
-		if (!strcasecmp(unsupported[i][0], name) ||
-		    !strcasecmp(unsupported[i][1], name))
-			return unsupported[i][0];
+	/* as written first: "U" is usdt, "u" uprobe */
+	for (int nocase = 0; nocase < 2; nocase++) {
+		const struct provider *p;
+		for (size_t i = 0; (p = probe_provider_at(i)); i++)
+			if (!cmp(p->name, name, nocase) ||
+			    has_alias(p, name, nocase))
+				return p->name;
+		for (size_t i = 0;
+		     i < sizeof(unsupported) / sizeof(*unsupported); i++)
+			if (!cmp(unsupported[i][0], name, nocase) ||
+			    !cmp(unsupported[i][1], name, nocase))
+				return unsupported[i][0];
+	}
 	return NULL;
 }
 

@@ -137,7 +137,6 @@ struct probe_env {
 	 * traceable is still tried; uprobes on files that are no ELF, at
 	 * an address */
 	bool unsafe;
-	bool seen_begin, seen_end; /* one of each per script */
 	/* The probe being expanded uses `args`: providers that type it at a
 	 * cost (uprobes, from DWARF, per function) do so only then. */
 	bool want_args;

@@ -749,6 +749,19 @@ static int run_setup(struct run *r)
 	return err;
 }
 
+/* Whether any probe that fires on events is attached, left_out of them
+ * having been left out. */
+static bool runs_attached(const struct run *r, uint32_t left_out)
+{
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < r->c->nprogs; i++) {
+		const struct cprog *p = &r->c->progs[i];
+		if (!p->is_begin && !p->is_end)
+			n += p->ncounted ? p->ncounted : p->ntargets;
+	}
+	return n > left_out;
+}
+
 int run_program(const struct compiled *c, const struct run_opts *o)
 {
 	struct run r;
@@ -812,6 +825,13 @@ int run_program(const struct compiled *c, const struct run_opts *o)
 					err_str(-err));
 		}
 	}
+	/* Nothing attached (only begin and end probes, or every probe
+	 * missing and let be): bpftrace 0.26 drains what begin printed and
+	 * ends, as there is nothing left to wait for. A -c command is still
+	 * waited for (0.26 would kill it after 100 ms). */
+	if (!err && !r.stop && !r.ev.exit_requested && !r.metrics.srv &&
+	    !o->child && !runs_attached(&r, left_out))
+		r.stop = true;
 	if (!err)
 		err = poll_loop(&r);
 	if (!err) {
