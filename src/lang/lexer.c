@@ -227,8 +227,34 @@ static int digit_value(int c)
 	return 99;
 }
 
+/* The nanoseconds in one unit of the duration suffix at the lexer (taken
+ * then), or 0 when none is there. */
+static uint64_t duration_suffix(struct lexer *lx)
+{
+	int c = cur(lx), n = 1;
+	uint64_t mult;
+	if ((c == 'n' || c == 'u' || c == 'm') && peek_at(lx, 1) == 's') {
+		mult = c == 'n' ? 1 : c == 'u' ? 1000ull : 1000000ull;
+		n = 2;
+	} else if (c == 's') {
+		mult = 1000000000ull;
+	} else if (c == 'm') {
+		mult = 60000000000ull;
+	} else if (c == 'h') {
+		mult = 3600000000000ull;
+	} else if (c == 'd') {
+		mult = 86400000000000ull;
+	} else {
+		return 0;
+	}
+	while (n--)
+		advance(lx);
+	return mult;
+}
+
 /* integer: decimal, 0x hex, 0 octal, '_' separators, scientific (2e3),
- * C suffixes (u, l, ul, ll, ull in any case), which do not change the type */
+ * C suffixes (u, l, ul, ll, ull in any case), which do not change the type,
+ * or a duration suffix (ns, us, ms, s, m, h, d) */
 static struct token lex_number(struct lexer *lx, struct token t)
 {
 	unsigned base = 10;
@@ -302,9 +328,18 @@ static struct token lex_number(struct lexer *lx, struct token t)
 			v *= 10;
 		}
 	}
+	/* A duration suffix (ns, us, ms, s, m, h, d): the value in
+	 * nanoseconds, as bpftrace 0.26 reads 100ms. Not after hex digits,
+	 * where 0.26 takes none either. */
+	uint64_t mult = base == 16 ? 0 : duration_suffix(lx);
+	if (mult) {
+		if (v > UINT64_MAX / mult)
+			overflow = 1;
+		v *= mult;
+	}
 	int nu = 0, nl = 0;
-	while (cur(lx) == 'u' || cur(lx) == 'U' || cur(lx) == 'l' ||
-	       cur(lx) == 'L') {
+	while (!mult && (cur(lx) == 'u' || cur(lx) == 'U' || cur(lx) == 'l' ||
+	       cur(lx) == 'L')) {
 		if (cur(lx) == 'u' || cur(lx) == 'U')
 			nu++;
 		else
