@@ -93,7 +93,7 @@ const char *probe_user_path(struct probe_env *env, const struct attach_point *a,
 struct elf_syms *probe_user_elf(struct probe_env *env,
 				const struct attach_point *a, const char *kind,
 				const char *path);
-/* kprobe.c: the provider ("kfunc", "kretfunc") that stands in for
+/* kprobe.c: the provider ("fentry", "fexit") that stands in for
  * provider ("kprobe", "kretprobe") with attach point spec when kprobes
  * cannot attach but fentry can, or NULL (an offset needs a kprobe). */
 const char *probe_kprobe_fallback(bool kprobes, bool fentry,

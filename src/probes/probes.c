@@ -154,11 +154,7 @@ int probe_expand(struct probe_env *env, const struct attach_point *a,
 static const char *ap_words(struct probe_env *env, const struct attach_point *a)
 {
 	struct strbuf sb = STRBUF_INIT;
-	/* 0.26's names for kfunc and kretfunc */
-	const char *prov = !strcmp(a->provider, "kfunc") ? "fentry" :
-			   !strcmp(a->provider, "kretfunc") ? "fexit" :
-							      a->provider;
-	sb_printf(&sb, "%s ", prov);
+	sb_printf(&sb, "%s ", a->provider);
 	for (uint32_t i = 0; i < a->nparts; i++)
 		sb_printf(&sb, "%s%s", i ? ":" : "", a->parts[i]);
 	const char *w = arena_strdup(env->arena, sb_str(&sb));
