@@ -347,6 +347,7 @@ static int gen_program(struct cg *g, struct ast_probe *p,
 	out->ntargets = 1;
 	out->is_begin = t->prov->run == PROBE_RUN_BEGIN;
 	out->is_end = t->prov->run == PROBE_RUN_END;
+	out->is_signal = t->prov->run == PROBE_RUN_SIGNAL;
 	out->loop_at = NULL;
 	if (g->first_loop) {
 		struct span sp = g->first_loop->span;

@@ -26,7 +26,7 @@
 	X(kprobe) X(kretprobe) X(kfunc) X(kretfunc) \
 	X(uprobe) X(uretprobe) X(usdt) \
 	X(interval) X(profile) X(software) X(hardware) \
-	X(watchpoint) X(asyncwatchpoint)
+	X(watchpoint) X(asyncwatchpoint) X(self)
 
 #define DECLARE(n) extern const struct provider probe_##n##_prov;
 PROVIDERS(DECLARE)

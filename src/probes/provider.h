@@ -187,6 +187,7 @@ enum probe_run {
 	PROBE_RUN_ATTACHED, /* on their events, through attach */
 	PROBE_RUN_BEGIN,    /* once, before anything else (BEGIN) */
 	PROBE_RUN_END,      /* once, at the end (END) */
+	PROBE_RUN_SIGNAL,   /* on each SIGUSR1 to sonde (self:signal) */
 };
 
 struct provider {

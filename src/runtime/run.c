@@ -232,6 +232,13 @@ static int run_once(struct run *r, uint32_t i)
 	return 0;
 }
 
+/* Whether program p attaches to events (not begin, end or self, which
+ * the runtime runs itself). */
+static bool prog_attaches(const struct cprog *p)
+{
+	return !p->is_begin && !p->is_end && !p->is_signal;
+}
+
 static int attach_one(struct run *r, uint32_t i, uint32_t k)
 {
 	const struct cprog *p = &r->c->progs[i];
@@ -343,7 +350,7 @@ static int attach_all(struct run *r, uint32_t *left_out)
 	uint64_t done = 0, total = 0, attached = 0;
 	int first_err = 0;
 	for (uint32_t i = 0; i < c->nprogs; i++)
-		if (!c->progs[i].is_begin && !c->progs[i].is_end)
+		if (prog_attaches(&c->progs[i]))
 			total += c->progs[i].ntargets;
 	progress_start(&r->pg, r->err, !r->o->quiet &&
 		       !(fmt && !strcmp(fmt, "json")), "Attaching probes",
@@ -352,7 +359,7 @@ static int attach_all(struct run *r, uint32_t *left_out)
 		for (uint32_t n = 0; n < c->nprogs; n++) {
 			uint32_t i = pass ? c->nprogs - 1 - n : n;
 			const struct cprog *p = &c->progs[i];
-			if (p->is_begin || p->is_end)
+			if (!prog_attaches(p))
 				continue;
 			if (p->cookies) {
 				bool rev = p->targets->prov->attach_reversed;
@@ -418,7 +425,7 @@ static void detach_all(struct run *r)
 	const char *first = NULL;
 	uint32_t nprogs = 0;
 	for (uint32_t i = 0; i < r->c->nprogs; i++)
-		if (!r->c->progs[i].is_begin && !r->c->progs[i].is_end &&
+		if (prog_attaches(&r->c->progs[i]) &&
 		    !nprogs++)
 			first = r->c->progs[i].name;
 	snprintf(detach_what[0], sizeof(detach_what[0]), "\nsonde: the "
@@ -512,7 +519,16 @@ static bool service_atts(struct run *r, int fd)
 	}
 	return false;
 }
-static void print_maps_now(struct run *r);
+/* SIGUSR1: each self:signal:SIGUSR1 program in the script's order, then
+ * what they printed (bpftrace 0.26; without any, nothing happens). */
+static void run_signal_progs(struct run *r)
+{
+	for (uint32_t i = 0; i < r->c->nprogs; i++)
+		if (r->c->progs[i].is_signal && run_once(r, i))
+			break;
+	consume(r);
+}
+
 
 static int poll_loop(struct run *r)
 {
@@ -532,7 +548,7 @@ static int poll_loop(struct run *r)
 			if (fd == r->sig_pipe[0]) {
 				char sig = 0;
 				if (read(fd, &sig, 1) == 1 && sig == SIGUSR1)
-					print_maps_now(r);
+					run_signal_progs(r);
 				else
 					r->stop = true;
 			} else if (ch && fd == ch->pidfd) {
@@ -576,21 +592,6 @@ static void report_full_maps(struct run *r)
 					"map is full (%u entries)\n",
 				(unsigned long long)n, m->name, m->max_entries);
 	}
-}
-
-/* SIGUSR1: every map now, the run goes on (as bpftrace). */
-static void print_maps_now(struct run *r)
-{
-	size_t n;
-	struct mapdump_map *m = loader_user_maps(&r->l, &n);
-	if (!m)
-		return;
-	if (r->rb)
-		ring_buffer__consume(r->rb);
-	mapdump_print_all(&r->out, m, n);
-	fflush(r->out.f);
-	output_failed(r);
-	free(m);
 }
 
 static int print_maps(struct run *r)
@@ -756,8 +757,10 @@ static bool runs_attached(const struct run *r, uint32_t left_out)
 	uint32_t n = 0;
 	for (uint32_t i = 0; i < r->c->nprogs; i++) {
 		const struct cprog *p = &r->c->progs[i];
-		if (!p->is_begin && !p->is_end)
+		if (prog_attaches(p))
 			n += p->ncounted ? p->ncounted : p->ntargets;
+		else if (p->is_signal)
+			return true; /* they wait for their signal */
 	}
 	return n > left_out;
 }
