@@ -295,7 +295,7 @@ static int gen_program(struct cg *g, struct ast_probe *p,
 {
 	g->ir = ir_new();
 	g->tgt = t;
-	g->probe_index = cg_name_index(g, t->name);
+	g->probe_index = cg_name_index(g, probe_target_label(t));
 	g->vars.len = 0;
 	g->loops.len = 0;
 	g->scratch_index = -1;

@@ -63,7 +63,7 @@ const uint64_t *cg_multi_cookies(struct cg *g, const struct ast_probe *p,
 	bool func = uses_func(p);
 	uint64_t *c = arena_alloc(g->arena, sp->ntargets * sizeof(*c));
 	for (uint32_t k = 0; k < sp->ntargets; k++) {
-		c[k] = cg_name_index(g, sp->targets[k].name);
+		c[k] = cg_name_index(g, probe_target_label(&sp->targets[k]));
 		if (func)
 			c[k] |= (uint64_t)cg_name_index(g, sp->targets[k].func)
 				<< 32;

@@ -127,8 +127,10 @@ int probe_expand(struct probe_env *env, const struct attach_point *a,
 	bool wild = false;
 	for (uint32_t i = 0; i < a->nparts; i++)
 		wild |= glob_has_wildcard(a->parts[i]);
-	for (uint32_t i = before; i < *n; i++)
+	for (uint32_t i = before; i < *n; i++) {
 		(*out)[i].wild = wild;
+		(*out)[i].label = a->name;
+	}
 	/* Checked as each attach point expands, before sema and codegen
 	 * spend time and memory on every target. */
 	env->nexpanded += *n - before + env->nunbuilt;

@@ -85,6 +85,8 @@ struct probe_watch_data {
 struct probe_target {
 	const struct provider *prov;
 	const char *name;  /* canonical, as the `probe` builtin prints it */
+	const char *label; /* the attach point's NAME= (`probe` prints that
+			      instead), or NULL */
 	bool wild;         /* from an attach point with a wildcard: one that
 			      cannot be attached is left out, whatever
 			      missing_probes says of explicit ones */
@@ -307,6 +309,12 @@ void probe_list_set_pid(int pid);
  * --emit-elf wrote runs only where its targets still have the one each
  * program was compiled for. */
 uint32_t probe_target_hash(const struct probe_target *t);
+
+/* What the `probe` builtin names target t by. */
+static inline const char *probe_target_label(const struct probe_target *t)
+{
+	return t->label ? t->label : t->name;
+}
 
 /* Appends one target to a growable array in the arena. */
 struct probe_target *probe_target_add(struct arena *a,
