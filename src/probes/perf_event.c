@@ -16,7 +16,7 @@
 #include "util/diag.h"
 
 /* defined at the end of this file */
-extern const struct provider probe_hardware_prov;
+extern const struct provider probe_hardware_prov, probe_software_prov;
 
 static uint32_t perf_type(const struct provider *p)
 {
@@ -66,6 +66,9 @@ static int expand(struct probe_env *env, const struct attach_point *a,
 			     (unsigned long long)count) :
 		arena_printf(env->arena, "%s:%s", kind, a->parts[0]);
 	t->u.perf.config = e->config;
+	t->in_attach_order = p == &probe_software_prov &&
+			     (e->config == PERF_COUNT_SW_CPU_CLOCK ||
+			      e->config == PERF_COUNT_SW_TASK_CLOCK);
 	t->u.perf.period = count;
 	t->layout = CTXL_PERF;
 	t->features = CTX_REGS;

@@ -87,6 +87,10 @@ struct probe_target {
 	const char *name;  /* canonical, as the `probe` builtin prints it */
 	const char *label; /* the attach point's NAME= (`probe` prints that
 			      instead), or NULL */
+	/* Fires in attach order even though its provider says
+	 * attach_reversed (software cpu-clock and task-clock: each event's
+	 * own hrtimer, started as it attaches, expires first) */
+	bool in_attach_order;
 	bool wild;         /* from an attach point with a wildcard: one that
 			      cannot be attached is left out, whatever
 			      missing_probes says of explicit ones */

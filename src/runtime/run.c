@@ -379,7 +379,8 @@ static int attach_all(struct run *r, uint32_t *left_out)
 			for (uint32_t m = 0; m < p->ntargets; m++) {
 				uint32_t k = pass ? p->ntargets - 1 - m : m;
 				const struct probe_target *t = &p->targets[k];
-				bool rev = t->prov && t->prov->attach_reversed;
+				bool rev = t->prov && t->prov->attach_reversed &&
+					   !t->in_attach_order;
 				if (rev != (pass == 1))
 					continue;
 				int err = attach_one(r, i, k);
