@@ -263,6 +263,13 @@ void cg_counter_add(struct cg *g, int32_t map, uint32_t off, ir_reg n);
  * current statement ends (its key, value or record). */
 struct cg_mem cg_scratch(struct cg *g, uint32_t size);
 
+/* iter.c: whether base, whose field is read, is ctx in an iter probe
+ * (cg_iter_checked then reads the field: a NULL pointer ends the action);
+ * printf in an iter probe (bpf_seq_printf). */
+bool cg_iter_ctx_field(struct cg *g, const struct ast_expr *base);
+struct val cg_iter_checked(struct cg *g, struct val v);
+struct val cg_iter_printf(struct cg *g, struct ast_expr *e);
+
 /* stacks.c: kstack/ustack values are V_STACK (cg_bi_stack), captured by
  * cg_stack_capture where they are stored. */
 void cg_stack_capture(struct cg *g, const struct type *t, struct cg_mem dst,

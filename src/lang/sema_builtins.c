@@ -405,6 +405,9 @@ static const struct type *ty_ctx(struct sema *s, struct ast_expr *e,
 	} else if (s->tgt && s->tgt->layout == CTXL_PERF) {
 		rec = kbtf_type_by_name(s->arena,
 					"struct bpf_perf_event_data");
+	} else if (s->tgt && s->tgt->layout == CTXL_ITER) {
+		/* struct bpf_iter__NAME, as bpftrace 0.26 types it */
+		rec = s->tgt->args;
 	}
 	if (!rec) {
 		sema_err(s, e->span, "ctx is not available in %s probes",

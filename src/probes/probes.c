@@ -26,7 +26,7 @@
 	X(kprobe) X(kretprobe) X(kfunc) X(kretfunc) \
 	X(uprobe) X(uretprobe) X(usdt) \
 	X(interval) X(profile) X(software) X(hardware) \
-	X(watchpoint) X(asyncwatchpoint) X(self)
+	X(watchpoint) X(asyncwatchpoint) X(self) X(iter)
 
 #define DECLARE(n) extern const struct provider probe_##n##_prov;
 PROVIDERS(DECLARE)
@@ -41,7 +41,7 @@ static size_t nregistered;
  * aliases: known, so that a script naming one is told it is unsupported
  * rather than unknown. */
 static const char *const unsupported[][2] = {
-	{ "iter", "it" },
+	{ "test", "test" }, { "bench", "bench" },
 };
 
 const struct provider *probe_provider_at(size_t i)
@@ -119,6 +119,19 @@ int probe_expand(struct probe_env *env, const struct attach_point *a,
 			   "%s probes are not supported yet", a->provider);
 		return -1;
 	}
+	/* bpftrace 0.26 runs an iterator as the one probe ("Iterator probe
+	 * can't be mixed with any other probe, not even another iterator") */
+	bool iter = p->iterate != NULL;
+	if (p->run == PROBE_RUN_ATTACHED &&
+	    (iter ? env->niter || env->nevents : env->niter)) {
+		diag_error(env->diag, a->span, iter && env->niter ?
+			   "iter probe only supports one attach point." :
+			   "an iter probe can't be mixed with any other probe "
+			   "(but begin and end)");
+		return -1;
+	}
+	if (p->run == PROBE_RUN_ATTACHED)
+		*(iter ? &env->niter : &env->nevents) += 1;
 	uint32_t before = *n;
 	env->nunbuilt = 0;
 	int rc = p->expand(env, a, out, n);

@@ -40,6 +40,8 @@ enum ctx_layout {
 	CTXL_U64_ARRAY,  /* raw_tp / tp_btf / fentry: ctx is u64 args[] */
 	CTXL_PT_REGS,    /* kprobe / uprobe: struct pt_regs */
 	CTXL_PERF,       /* perf_event: bpf_perf_event_data */
+	CTXL_ITER,       /* iter: ctx points to struct bpf_iter__NAME (args:
+			    its record type) */
 };
 
 struct provider;
@@ -68,6 +70,9 @@ struct probe_user_data {
 			      (kprobe) */
 	uint64_t ref_ctr;  /* USDT semaphore's file offset, 0: none */
 	bool retprobe;
+};
+struct probe_iter_data {
+	const char *pin;   /* path to pin the link at, or NULL: read it */
 };
 struct probe_watch_data {
 	uint64_t addr;
@@ -121,6 +126,7 @@ struct probe_target {
 		struct probe_perf_data perf;
 		struct probe_user_data user;
 		struct probe_watch_data watch;
+		struct probe_iter_data iter;
 	} u;
 };
 
@@ -143,6 +149,9 @@ struct probe_env {
 	 * traceable is still tried; uprobes on files that are no ELF, at
 	 * an address */
 	bool unsafe;
+	/* Attach points expanded so far: iterators, and the other types that
+	 * attach to events (an iterator runs alone, with begin and end) */
+	uint32_t niter, nevents;
 	/* The probe being expanded uses `args`: providers that type it at a
 	 * cost (uprobes, from DWARF, per function) do so only then. */
 	bool want_args;
@@ -250,6 +259,12 @@ struct provider {
 	 * (BEGIN, interval, ...), or lists under another type (return
 	 * probes under their entry type). Returns 0 or -errno. */
 	int (*list)(const char *pattern, bool verbose, FILE *out);
+	/* For targets whose program runs when read (BPF iterators): after
+	 * attaching, the runtime calls this instead of waiting for events;
+	 * it runs the program over every object, writing what it prints to
+	 * out (or pins it, saying so). Returns 0 or -errno. NULL: none. */
+	int (*iterate)(const struct probe_target *t,
+		       struct probe_attachment *att, FILE *out);
 };
 
 /* The provider of a canonical probe type (attach_point.provider), or NULL

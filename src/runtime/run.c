@@ -766,6 +766,31 @@ static bool runs_attached(const struct run *r, uint32_t left_out)
 	return n > left_out;
 }
 
+/* Reads every attached iterator target (provider iterate hook) into the
+ * output. Returns whether there was one. */
+static bool iterate_all(struct run *r)
+{
+	bool any = false;
+	for (uint32_t i = 0; i < r->c->nprogs; i++) {
+		const struct cprog *p = &r->c->progs[i];
+		for (uint32_t k = 0; k < p->ntargets; k++) {
+			const struct probe_target *t = &p->targets[k];
+			if (!t->prov || !t->prov->iterate)
+				continue;
+			any = true;
+			struct probe_attachment *att =
+				&r->atts[prog_att_base(r->c, i) + k];
+			int err = t->prov->iterate(t, att, r->out.f);
+			if (err)
+				fprintf(r->err, "sonde: cannot read %s: %s\n",
+					t->name, err_str(-err));
+			consume(r);
+		}
+	}
+	fflush(r->out.f);
+	return any;
+}
+
 int run_program(const struct compiled *c, const struct run_opts *o)
 {
 	struct run r;
@@ -829,6 +854,10 @@ int run_program(const struct compiled *c, const struct run_opts *o)
 					err_str(-err));
 		}
 	}
+	/* An iterator runs as it is read: all of it now, then the run ends
+	 * (bpftrace 0.26's run_iter). */
+	if (!err && !r.stop && !r.ev.exit_requested && iterate_all(&r))
+		r.stop = true;
 	/* Nothing attached (only begin and end probes, or every probe
 	 * missing and let be): bpftrace 0.26 drains what begin printed and
 	 * ends, as there is nothing left to wait for. A -c command is still
