@@ -524,12 +524,9 @@ static int parse_mode(struct options *o, const char *arg, const char *alias)
 static int refuse_mode(const struct options *o)
 {
 	switch (o->mode) {
-	case MODE_BENCH:
 	case MODE_TEST:
-		fprintf(stderr, "ERROR: --mode %s runs the program's %s: "
-			"probes, a probe type sonde does not support yet\n",
-			o->mode == MODE_BENCH ? "bench" : "test",
-			o->mode == MODE_BENCH ? "bench" : "test");
+		fputs("ERROR: --mode test (running the program's test: "
+		      "probes) is not supported by sonde yet\n", stderr);
 		return -1;
 	case MODE_COMPILER_BENCH:
 		fputs("ERROR: --mode compiler-bench times bpftrace's compiler "
@@ -1354,6 +1351,7 @@ static int run_emitted(const struct options *o)
 		.folded = o->folded, .flamegraph = o->flamegraph,
 		.pprof = o->pprof,
 		.no_warnings = o->no_warnings, .dry_run = o->dry_run,
+		.bench = o->mode == MODE_BENCH,
 	};
 	rc = run_program(&so.c, &ropts) < 0;
 out:
@@ -1508,6 +1506,7 @@ int main(int argc, char **argv)
 			.heatmap = o.heatmap, .heatmap_svg = o.heatmap_svg,
 			.metrics = o.metrics,
 			.usdt_file_activation = o.usdt_file_activation,
+			.bench = o.mode == MODE_BENCH,
 			.no_warnings = o.no_warnings,
 			.dry_run = o.dry_run,
 		};

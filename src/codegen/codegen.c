@@ -348,6 +348,8 @@ static int gen_program(struct cg *g, struct ast_probe *p,
 	out->is_begin = t->prov->run == PROBE_RUN_BEGIN;
 	out->is_end = t->prov->run == PROBE_RUN_END;
 	out->is_signal = t->prov->run == PROBE_RUN_SIGNAL;
+	out->is_bench = t->prov->run == PROBE_RUN_BENCH;
+	out->is_test = t->prov->run == PROBE_RUN_TEST;
 	out->loop_at = NULL;
 	if (g->first_loop) {
 		struct span sp = g->first_loop->span;

@@ -26,7 +26,7 @@
 	X(kprobe) X(kretprobe) X(kfunc) X(kretfunc) \
 	X(uprobe) X(uretprobe) X(usdt) \
 	X(interval) X(profile) X(software) X(hardware) \
-	X(watchpoint) X(asyncwatchpoint) X(self) X(iter)
+	X(watchpoint) X(asyncwatchpoint) X(self) X(iter) X(bench) X(test)
 
 #define DECLARE(n) extern const struct provider probe_##n##_prov;
 PROVIDERS(DECLARE)
@@ -37,11 +37,11 @@ static const struct provider *const builtin[] = { PROVIDERS(ENTRY) };
 static const struct provider *registered[8];
 static size_t nregistered;
 
-/* Probe types of bpftrace 0.17 that sonde has no provider for, with their
+/* Probe types of bpftrace that sonde has no provider for, with their
  * aliases: known, so that a script naming one is told it is unsupported
- * rather than unknown. */
+ * rather than unknown (none now: the list ends at its empty entry). */
 static const char *const unsupported[][2] = {
-	{ "test", "test" }, { "bench", "bench" },
+	{ "", "" },
 };
 
 const struct provider *probe_provider_at(size_t i)
@@ -87,7 +87,8 @@ const char *probe_type_canonical(const char *name)
 			    has_alias(p, name, nocase))
 				return p->name;
 		for (size_t i = 0;
-		     i < sizeof(unsupported) / sizeof(*unsupported); i++)
+		     i < sizeof(unsupported) / sizeof(*unsupported) &&
+		     unsupported[i][0][0]; i++)
 			if (!cmp(unsupported[i][0], name, nocase) ||
 			    !cmp(unsupported[i][1], name, nocase))
 				return unsupported[i][0];

@@ -203,6 +203,8 @@ enum probe_run {
 	PROBE_RUN_BEGIN,    /* once, before anything else (BEGIN) */
 	PROBE_RUN_END,      /* once, at the end (END) */
 	PROBE_RUN_SIGNAL,   /* on each SIGUSR1 to sonde (self:signal) */
+	PROBE_RUN_BENCH,    /* repeatedly, timed, under --bench */
+	PROBE_RUN_TEST,     /* once each, under --test */
 };
 
 struct provider {

@@ -17,6 +17,7 @@
 #include "model/limits.h"
 #include "kernel/features.h"
 #include "probes/provider.h"
+#include "runtime/bench.h"
 #include "runtime/cgpath.h"
 #include "runtime/symbols.h"
 #include "runtime/child.h"
@@ -107,6 +108,7 @@ struct run {
 	uint64_t attached_ns;
 	bool draining; /* the probes are detached: read what is left */
 	bool in_end;   /* END's records */
+	bool discard;  /* drop the records (a benchmark's) */
 	uint64_t stop_ns;   /* when a stop signal was first seen; 0: none */
 	uint64_t unprinted; /* records dropped after a stop (see below),
 			     * reported with the kernel's lost count */
@@ -136,6 +138,8 @@ static int prog_att_base(const struct compiled *c, uint32_t prog)
 static int ringbuf_sample(void *ctx, void *data, size_t size)
 {
 	struct run *r = ctx;
+	if (r->discard)
+		return 0;
 	/* After exit() the probes' later records are dropped, as bpftrace
 	 * does; END's are printed. */
 	if (!r->in_end && r->ev.exit_requested)
@@ -236,7 +240,8 @@ static int run_once(struct run *r, uint32_t i)
  * the runtime runs itself). */
 static bool prog_attaches(const struct cprog *p)
 {
-	return !p->is_begin && !p->is_end && !p->is_signal;
+	return !p->is_begin && !p->is_end && !p->is_signal && !p->is_bench &&
+	       !p->is_test;
 }
 
 static int attach_one(struct run *r, uint32_t i, uint32_t k)
@@ -766,6 +771,49 @@ static bool runs_attached(const struct run *r, uint32_t left_out)
 	return n > left_out;
 }
 
+static void drop_records(void *ctx)
+{
+	struct run *r = ctx;
+	r->discard = true;
+	if (r->rb)
+		ring_buffer__consume(r->rb);
+	r->discard = false;
+}
+
+/* --bench: each bench: program, in the script's order, timed and its
+ * result printed (runtime/bench.c). */
+static int run_benches(struct run *r)
+{
+	const struct compiled *c = r->c;
+	const char **names = calloc(c->nprogs + 1, sizeof(*names));
+	if (!names)
+		return -ENOMEM;
+	size_t n = 0;
+	for (uint32_t i = 0; i < c->nprogs; i++)
+		if (c->progs[i].is_bench) {
+			const char *nm = c->progs[i].targets->name;
+			names[n++] = strchr(nm, ':') ? strchr(nm, ':') + 1 : nm;
+		}
+	int err = 0;
+	size_t k = 0;
+	for (uint32_t i = 0; i < c->nprogs && !err; i++) {
+		if (!c->progs[i].is_bench)
+			continue;
+		uint64_t avg = 0, iters = 0;
+		err = bench_run(r->l.prog_fds[i], drop_records, r, &avg,
+				&iters);
+		if (err) {
+			fprintf(r->err, "ERROR: bpf_prog_test_run_opts failed: "
+				"%s\n", err_str(-err));
+			break;
+		}
+		bench_print(&r->out, names, n, k++, avg, iters);
+	}
+	free(names);
+	fflush(r->out.f);
+	return err;
+}
+
 /* Reads every attached iterator target (provider iterate hook) into the
  * output. Returns whether there was one. */
 static bool iterate_all(struct run *r)
@@ -814,23 +862,39 @@ int run_program(const struct compiled *c, const struct run_opts *o)
 	if (!err)
 		err = run_progs(&r, false);
 	uint32_t left_out = 0;
-	if (!err)
+	/* --bench: the benchmarks instead of the probes, then end */
+	if (!err && o->bench) {
+		err = run_benches(&r);
+		r.stop = true;
+	} else if (!err) {
 		err = attach_all(&r, &left_out);
+	}
 	if (!err && o->dry_run) {
 		/* attached: that is all a dry run does, as bpftrace's,
 		 * whose BEGIN has run but is not printed */
 		run_close(&r);
 		return 0;
 	}
-	if (!err && !o->quiet) {
-		/* bpftrace counts every target attached, BEGIN and END
-		 * included, and each syscall of a dispatching program. */
-		uint32_t shown = 0;
-		for (uint32_t i = 0; i < c->nprogs; i++)
+	/* bpftrace counts every target attached, BEGIN and END included,
+	 * and each syscall of a dispatching program; not bench and test
+	 * probes, which run only in their modes. */
+	uint32_t shown = 0;
+	bool tests = false, benches = false;
+	for (uint32_t i = 0; i < c->nprogs; i++) {
+		tests |= c->progs[i].is_test;
+		benches |= c->progs[i].is_bench;
+		if (!c->progs[i].is_test && !c->progs[i].is_bench)
 			shown += c->progs[i].ncounted ? c->progs[i].ncounted :
 							c->progs[i].ntargets;
-		out_attached_probes(&r.out, shown - left_out);
 	}
+	if (!err && !o->bench && shown == left_out && (tests || benches)) {
+		fprintf(r.err, "ERROR: No probes attached; use --%s to run %s "
+			"probes.\n", tests ? "test" : "bench",
+			tests ? "test" : "benchmark");
+		err = -ENOENT;
+	}
+	if (!err && !o->quiet && !o->bench)
+		out_attached_probes(&r.out, shown - left_out);
 	/* targets that need user space while they run */
 	for (uint32_t i = 0; !err && i < r.natts; i++)
 		if (r.atts[i].service)

@@ -58,6 +58,8 @@ struct run_opts {
 	bool heatmap;            /* --heatmap */
 	const char *heatmap_svg; /* --heatmap-svg */
 	const char *metrics;     /* --metrics ADDR:PORT; NULL: none */
+	bool bench;          /* --bench: run the bench: probes (and begin,
+				end), attach nothing else */
 	bool usdt_file_activation; /* --usdt-file-activation: USDT
 				      semaphores in every process of the
 				      file (helper h14's USDT work uses it) */
