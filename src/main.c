@@ -524,10 +524,6 @@ static int parse_mode(struct options *o, const char *arg, const char *alias)
 static int refuse_mode(const struct options *o)
 {
 	switch (o->mode) {
-	case MODE_TEST:
-		fputs("ERROR: --mode test (running the program's test: "
-		      "probes) is not supported by sonde yet\n", stderr);
-		return -1;
 	case MODE_COMPILER_BENCH:
 		fputs("ERROR: --mode compiler-bench times bpftrace's compiler "
 		      "passes, which sonde does not have; its -d and --dump "
@@ -1352,8 +1348,9 @@ static int run_emitted(const struct options *o)
 		.pprof = o->pprof,
 		.no_warnings = o->no_warnings, .dry_run = o->dry_run,
 		.bench = o->mode == MODE_BENCH,
+		.test = o->mode == MODE_TEST,
 	};
-	rc = run_program(&so.c, &ropts) < 0;
+	rc = run_program(&so.c, &ropts) != 0;
 out:
 	run_cleanup(&r); /* so's code lives in the arena */
 	return rc;
@@ -1507,11 +1504,12 @@ int main(int argc, char **argv)
 			.metrics = o.metrics,
 			.usdt_file_activation = o.usdt_file_activation,
 			.bench = o.mode == MODE_BENCH,
+			.test = o.mode == MODE_TEST,
 			.no_warnings = o.no_warnings,
 			.dry_run = o.dry_run,
 		};
-		if (run_program(&r.compiled, &ropts) < 0)
-			rc = 1;
+		if (run_program(&r.compiled, &ropts) != 0)
+			rc = 1; /* an error, or a failed --test test */
 	}
 	run_cleanup(&r);
 	return rc;

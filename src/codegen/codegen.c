@@ -170,6 +170,14 @@ static void gen_stmt_at(struct cg *g, struct ast_stmt *s)
 		ir_ja(g->ir, g->loops.data[g->loops.len - 1].head);
 		return;
 	case S_RETURN:
+		/* test and bench probes report through their return value
+		 * (non-zero: a failed test, a skipped benchmark), as in
+		 * bpftrace 0.26; other programs' values mean nothing to
+		 * sonde, and some kernels bound them (iterators: 0 or 1) */
+		if (s->u.expr && g->tgt->prov->prog_type == BPF_PROG_TYPE_XDP) {
+			ir_exit(g->ir, cg_int(g, s->u.expr));
+			return;
+		}
 		ir_exiti(g->ir, 0);
 		return;
 	case S_BLOCK:

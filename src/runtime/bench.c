@@ -10,6 +10,7 @@
 
 #include "runtime/bench.h"
 #include "runtime/output.h"
+#include "runtime/value_fmt.h"
 #include "util/strbuf.h"
 
 /* 0.26's growth: 1000x below 1 us in all, 100x below 10 us, 10x below
@@ -88,6 +89,97 @@ void bench_print(struct out *o, const char *const *names, size_t n,
 	snprintf(avg, sizeof(avg), "%llu", (unsigned long long)avg_ns);
 	sb_printf(&sb, "%-*s%-15s%llu\n", (int)width + 1, names[index], avg,
 		  (unsigned long long)iters);
+	out_write(o, &sb);
+	sb_free(&sb);
+}
+
+int test_run_once(int prog_fd, uint32_t *retval, uint64_t *duration_ns)
+{
+	char data[14] = { 0 };
+	LIBBPF_OPTS(bpf_test_run_opts, t, .data_in = data,
+		    .data_size_in = sizeof(data), .repeat = 1);
+	if (bpf_prog_test_run_opts(prog_fd, &t))
+		return -errno;
+	*retval = t.retval;
+	*duration_ns = t.duration;
+	return 0;
+}
+
+#define GREEN "\033[32m"
+#define RED "\033[31m"
+#define PLAIN "\033[0m"
+
+static const char *tests_word(size_t n)
+{
+	return n == 1 ? "test" : "tests";
+}
+
+void test_print(struct out *o, const char *const *names, size_t n,
+		size_t index, uint64_t duration_ns, const bool *passed,
+		const char *output, size_t output_len)
+{
+	struct strbuf sb = STRBUF_INIT;
+	if (o->ops == &out_json_ops) {
+		sb_append(&sb, "{\"type\": \"test_result\", \"data\": {");
+		vfmt_json_string(&sb, names[index], strlen(names[index]));
+		sb_printf(&sb, ": {\"duration\": %llu, \"passed\": %s, "
+			  "\"output\": ", (unsigned long long)duration_ns,
+			  passed[index] ? "true" : "false");
+		vfmt_json_string(&sb, output, output_len);
+		sb_append(&sb, "}}}\n");
+		out_write(o, &sb);
+		sb_free(&sb);
+		return;
+	}
+	if (index == 0)
+		sb_printf(&sb, GREEN "[==========]" PLAIN " Running %zu tests.\n",
+			  n);
+	sb_printf(&sb, GREEN "[ RUN      ]" PLAIN " %s\n", names[index]);
+	if (passed[index]) {
+		sb_printf(&sb, GREEN "[       OK ]" PLAIN " %s", names[index]);
+	} else {
+		/* the failed test's output, its non-empty lines */
+		size_t i = 0;
+		while (i < output_len) {
+			const char *nl = memchr(output + i, '\n', output_len - i);
+			size_t e = nl ? (size_t)(nl - output) : output_len;
+			if (e > i) {
+				sb_appendn(&sb, output + i, e - i);
+				sb_putc(&sb, '\n');
+			}
+			i = e + 1;
+		}
+		sb_printf(&sb, RED "[  FAILED  ]" PLAIN " %s", names[index]);
+	}
+	/* 0.26 prints the unit's scale where it means the count (its
+	 * util::duration_str returns the pair it binds as unit and value):
+	 * (1 ns), (1000 us) ... */
+	const char *unit = "ns";
+	uint64_t scale = 1;
+	if (duration_ns >= 1000000000ull)
+		unit = "s", scale = 1000000000ull;
+	else if (duration_ns >= 1000000ull)
+		unit = "ms", scale = 1000000ull;
+	else if (duration_ns >= 1000ull)
+		unit = "us", scale = 1000ull;
+	sb_printf(&sb, " (%llu %s)\n", (unsigned long long)scale, unit);
+	if (index == n - 1) {
+		size_t failed = 0;
+		for (size_t i = 0; i < n; i++)
+			failed += !passed[i];
+		sb_printf(&sb, GREEN "[==========]" PLAIN " %zu %s ran.\n", n,
+			  tests_word(n));
+		sb_printf(&sb, GREEN "[  PASSED  ]" PLAIN " %zu %s.\n",
+			  n - failed, tests_word(n - failed));
+		if (failed) {
+			sb_printf(&sb, RED "[  FAILED  ]" PLAIN " %zu %s, "
+				  "listed below:\n", failed, tests_word(failed));
+			for (size_t i = 0; i < n; i++)
+				if (!passed[i])
+					sb_printf(&sb, RED "[  FAILED  ]" PLAIN
+						  " %s\n", names[i]);
+		}
+	}
 	out_write(o, &sb);
 	sb_free(&sb);
 }

@@ -814,6 +814,73 @@ static int run_benches(struct run *r)
 	return err;
 }
 
+/* --test: each test: program once, in the script's order, what it prints
+ * captured; it passes when it returns 0 (bpftrace 0.26 also fails one
+ * whose exit() gives a non-zero code, or that calls errorf(), neither of
+ * which sonde has). Returns 0, 1 when one failed, or -errno. */
+static int run_tests(struct run *r)
+{
+	const struct compiled *c = r->c;
+	const char **names = calloc(c->nprogs + 1, sizeof(*names));
+	bool *passed = calloc(c->nprogs + 1, sizeof(*passed));
+	if (!names || !passed) {
+		free(names);
+		free(passed);
+		return -ENOMEM;
+	}
+	size_t n = 0;
+	for (uint32_t i = 0; i < c->nprogs; i++)
+		if (c->progs[i].is_test) {
+			const char *nm = c->progs[i].targets->name;
+			names[n++] = strchr(nm, ':') ? strchr(nm, ':') + 1 : nm;
+		}
+	/* what begin printed goes out first */
+	consume(r);
+	int err = 0, failed = 0;
+	size_t k = 0;
+	FILE *out = r->out.f;
+	for (uint32_t i = 0; i < c->nprogs && !err; i++) {
+		if (!c->progs[i].is_test)
+			continue;
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *cap = open_memstream(&buf, &len);
+		if (!cap) {
+			err = -errno;
+			break;
+		}
+		uint32_t ret = 0;
+		uint64_t ns = 0;
+		err = test_run_once(r->l.prog_fds[i], &ret, &ns);
+		/* as text whatever the format, as 0.26 captures it */
+		const struct out_ops *ops = r->out.ops;
+		r->out.f = cap;
+		r->out.ops = &out_text_ops;
+		if (r->rb)
+			ring_buffer__consume(r->rb);
+		r->out.f = out;
+		r->out.ops = ops;
+		fclose(cap);
+		if (err) {
+			fprintf(r->err, "ERROR: bpf_prog_test_run_opts failed: "
+				"%s\n", err_str(-err));
+			free(buf);
+			break;
+		}
+		passed[k] = ret == 0;
+		failed |= !passed[k];
+		/* each test starts afresh */
+		r->ev.exit_requested = false;
+		test_print(&r->out, names, n, k, ns, passed, buf, len);
+		k++;
+		free(buf);
+	}
+	free(names);
+	free(passed);
+	fflush(r->out.f);
+	return err ? err : failed;
+}
+
 /* Reads every attached iterator target (provider iterate hook) into the
  * output. Returns whether there was one. */
 static bool iterate_all(struct run *r)
@@ -863,8 +930,14 @@ int run_program(const struct compiled *c, const struct run_opts *o)
 		err = run_progs(&r, false);
 	uint32_t left_out = 0;
 	/* --bench: the benchmarks instead of the probes, then end */
+	int test_failed = 0;
 	if (!err && o->bench) {
 		err = run_benches(&r);
+		r.stop = true;
+	} else if (!err && o->test) {
+		err = run_tests(&r);
+		if (err > 0)
+			test_failed = err, err = 0;
 		r.stop = true;
 	} else if (!err) {
 		err = attach_all(&r, &left_out);
@@ -887,13 +960,14 @@ int run_program(const struct compiled *c, const struct run_opts *o)
 			shown += c->progs[i].ncounted ? c->progs[i].ncounted :
 							c->progs[i].ntargets;
 	}
-	if (!err && !o->bench && shown == left_out && (tests || benches)) {
+	if (!err && !o->bench && !o->test && shown == left_out &&
+	    (tests || benches)) {
 		fprintf(r.err, "ERROR: No probes attached; use --%s to run %s "
 			"probes.\n", tests ? "test" : "bench",
 			tests ? "test" : "benchmark");
 		err = -ENOENT;
 	}
-	if (!err && !o->quiet && !o->bench)
+	if (!err && !o->quiet && !o->bench && !o->test)
 		out_attached_probes(&r.out, shown - left_out);
 	/* targets that need user space while they run */
 	for (uint32_t i = 0; !err && i < r.natts; i++)
@@ -966,5 +1040,5 @@ int run_program(const struct compiled *c, const struct run_opts *o)
 			err = r.sink.err ? r.sink.err : r.console.err;
 	}
 	run_close(&r);
-	return err;
+	return err ? err : test_failed;
 }
