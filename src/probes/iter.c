@@ -158,8 +158,24 @@ static int iterate(const struct probe_target *t, struct probe_attachment *att,
 
 struct list_ctx {
 	const char *pattern;
+	bool verbose;
 	FILE *out;
 };
+
+/* -lv: the iterator's fields, as 0.26 prints them: the parameters of the
+ * kernel's bpf_iter_NAME but its first (meta) */
+static void list_fields(const char *name, FILE *out)
+{
+	struct arena a;
+	arena_init(&a);
+	struct kbtf_func f;
+	if (!kbtf_func_ctypes(&a, arena_printf(&a, "bpf_iter_%s", name),
+			      false, &f))
+		for (uint32_t i = 1; i < f.nparams; i++)
+			fprintf(out, "    %s %s\n", f.params[i].ctype,
+				f.params[i].name);
+	arena_release(&a);
+}
 
 static int list_object(const struct btf *b, uint32_t first_id,
 		       const char *module, void *ctx_)
@@ -172,8 +188,11 @@ static int list_object(const struct btf *b, uint32_t first_id,
 			continue;
 		char full[256];
 		snprintf(full, sizeof(full), "iter:%s", name);
-		if (glob_match(c->pattern, full))
-			fprintf(c->out, "%s\n", full);
+		if (!glob_match(c->pattern, full))
+			continue;
+		fprintf(c->out, "%s\n", full);
+		if (c->verbose)
+			list_fields(name, c->out);
 	}
 	return 0;
 }
@@ -184,7 +203,7 @@ static int list(const char *pattern, bool verbose, FILE *out)
 {
 	if (!feat_has(FEAT_ITER))
 		return -EOPNOTSUPP;
-	struct list_ctx c = { pattern, out };
+	struct list_ctx c = { pattern, verbose, out };
 	return kbtf_each_object(list_object, &c);
 }
 
