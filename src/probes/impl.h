@@ -20,19 +20,14 @@ bool probe_refuse(struct probe_env *env, const struct attach_point *a,
  * added). */
 int probe_missing(struct probe_env *env, const struct attach_point *a);
 
-/* Parses a positive decimal count (or "$N", a positional parameter) from
- * an attach point part. Returns 0, -EINVAL when it is not a number, or
- * -ERANGE when it is zero or does not fit. */
 /* Reads a number of an attach point as bpftrace 0.26 does (probes/number.c:
  * 1e6, 1_000, 0x10, 100ms in nanoseconds). Returns 0, or -errno with
  * 0.26's words for what is wrong ("invalid trailing bytes: 1b") in why. */
 int probe_parse_uint(const char *s, uint64_t *out, char *why, size_t n);
 /* probe_parse_uint() of an attach point part, or of the positional
- * parameter "$N" names (probes/timer.c). */
+ * parameter "$N" names. */
 int probe_parse_part(const struct probe_env *env, const char *s,
 		     uint64_t *out, char *why, size_t n);
-int probe_parse_count(const struct probe_env *env, const char *s,
-		      uint64_t *out);
 
 /* Attaches prog_fd to perf event pfd and records both in att. Takes
  * ownership of pfd; pfd < 0 is an error passed through. */

@@ -255,31 +255,6 @@ struct probe_target *probe_target_add(struct arena *a,
 	return t;
 }
 
-int probe_parse_count(const struct probe_env *env, const char *s,
-		      uint64_t *out)
-{
-	if (s[0] == '$') {
-		char *end;
-		long i = strtol(s + 1, &end, 10);
-		if (end == s + 1 || *end || i < 1)
-			return -EINVAL;
-		if (i > env->nparams)
-			return -ERANGE;
-		s = env->params[i - 1];
-	}
-	if (*s < '0' || *s > '9')
-		return -EINVAL;
-	char *end;
-	errno = 0;
-	unsigned long long v = strtoull(s, &end, 10);
-	if (*end)
-		return -EINVAL;
-	if (errno || v == 0)
-		return -ERANGE;
-	*out = v;
-	return 0;
-}
-
 int probe_att_push(struct probe_attachment *att, int fd)
 {
 	if (att->nfds == att->cap) {
