@@ -236,8 +236,8 @@ static int run_once(struct run *r, uint32_t i)
 	return 0;
 }
 
-/* Whether program p attaches to events (not begin, end or self, which
- * the runtime runs itself). */
+/* Whether program p attaches to events (not begin, end, self, bench or
+ * test, which the runtime runs itself). */
 static bool prog_attaches(const struct cprog *p)
 {
 	return !p->is_begin && !p->is_end && !p->is_signal && !p->is_bench &&
@@ -534,7 +534,6 @@ static void run_signal_progs(struct run *r)
 			break;
 	consume(r);
 }
-
 
 static int poll_loop(struct run *r)
 {
