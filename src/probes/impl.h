@@ -20,12 +20,10 @@ bool probe_refuse(struct probe_env *env, const struct attach_point *a,
  * added). */
 int probe_missing(struct probe_env *env, const struct attach_point *a);
 
-/* Reads a number of an attach point as bpftrace 0.26 does (probes/number.c:
- * 1e6, 1_000, 0x10, 100ms in nanoseconds). Returns 0, or -errno with
- * 0.26's words for what is wrong ("invalid trailing bytes: 1b") in why. */
-int probe_parse_uint(const char *s, uint64_t *out, char *why, size_t n);
-/* probe_parse_uint() of an attach point part, or of the positional
- * parameter "$N" names. */
+/* A number of an attach point as bpftrace 0.26 reads it (probes/number.c:
+ * 1e6, 1_000, 0x10, 100ms in nanoseconds), or of the positional parameter
+ * "$N" names. Returns 0, or -errno with 0.26's words for what is wrong
+ * ("invalid trailing bytes: 1b") in why. */
 int probe_parse_part(const struct probe_env *env, const char *s,
 		     uint64_t *out, char *why, size_t n);
 
