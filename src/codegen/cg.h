@@ -69,7 +69,8 @@ struct cg_loop {
 #define CG_DETACH_FIRST_MAX 8
 
 /* multiattach.c: a probe with at least this many targets of a provider
- * that attaches many at once is one program (see there). */
+ * that attaches many at once (or only targets of wildcards) is one
+ * program (see there). */
 #define CG_MULTI_MIN 32
 /* sysdispatch.c: a probe over at least this many syscall tracepoints of
  * one direction is one raw tracepoint program (see there). */
