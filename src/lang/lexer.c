@@ -684,30 +684,36 @@ static int is_attach_stop(int c)
 }
 
 /* $N in an attach point: the N-th positional parameter, "" when there
- * are fewer (as bpftrace). Like bpftrace, the index runs to the next ':'
- * or quote, and anything but digits there is an error. */
+ * are fewer, put in place of it: text may follow ("$1func", "aa$1aa"), as
+ * bpftrace 0.26 expands it in the attach point's text. A '$' not
+ * followed by a digit from 1 to 9 is its error (quoting keeps it). */
 static int attach_param(struct lexer *lx, struct strbuf *whole,
 			struct strbuf *part)
 {
+	struct span sp = span_here(lx);
 	advance(lx); /* '$' */
+	int c = cur(lx);
+	if (is_attach_stop(c) || c == ':' || c < 0x21 || c >= 0x7f) {
+		/* nothing after the '$' in this part */
+		finish_span(lx, &sp);
+		diag_error(lx->diag, sp, "positional parameter is not valid: "
+			   "invalid integer: ");
+		return -1;
+	}
+	if (c < '1' || c > '9') {
+		advance(lx);
+		finish_span(lx, &sp);
+		diag_error(lx->diag, sp, "invalid trailing character for "
+			   "positional param: %c. Try quoting this entire part "
+			   "if this is intentional e.g. \"$%c\".", c, c);
+		return -1;
+	}
 	uint64_t n = 0;
 	bool big = false;
 	while (isdigit(cur(lx))) {
 		n = n * 10 + (uint64_t)(cur(lx) - '0');
 		big |= n > UINT32_MAX;
 		advance(lx);
-	}
-	int c = cur(lx);
-	if (!is_attach_stop(c) && c != ':' && c != '"' &&
-	    !(c == '/' && (peek_at(lx, 1) == '/' || peek_at(lx, 1) == '*'))) {
-		struct span tail = span_here(lx);
-		while (!is_attach_stop(cur(lx)) && cur(lx) != ':' &&
-		       cur(lx) != '"')
-			advance(lx);
-		finish_span(lx, &tail);
-		diag_error(lx->diag, tail, "trailing text after the positional "
-			   "parameter in an attach point: quote it");
-		return -1;
 	}
 	const char *v = !big && n >= 1 && n <= lx->nparams ?
 				lx->params[n - 1] : "";
@@ -762,8 +768,7 @@ struct token lex_attach_point(struct lexer *lx)
 				sb_putc(&whole, (char)q);
 				sb_putc(&part, (char)q);
 			}
-		} else if (c == '$' && lx->params &&
-			   isdigit(peek_at(lx, 1))) {
+		} else if (c == '$' && lx->params) {
 			if (attach_param(lx, &whole, &part) < 0)
 				failed = ended = 1;
 		} else if (c == ':') {
