@@ -528,13 +528,6 @@ static int parse_mode(struct options *o, const char *arg, const char *alias)
 static int refuse_mode(const struct options *o)
 {
 	switch (o->mode) {
-	case MODE_BENCH:
-	case MODE_TEST:
-		fprintf(stderr, "ERROR: --mode %s runs the program's %s: "
-			"probes, a probe type sonde does not support yet\n",
-			o->mode == MODE_BENCH ? "bench" : "test",
-			o->mode == MODE_BENCH ? "bench" : "test");
-		return -1;
 	case MODE_COMPILER_BENCH:
 		fputs("ERROR: --mode compiler-bench times bpftrace's compiler "
 		      "passes, which sonde does not have; its -d and --dump "
@@ -1363,8 +1356,10 @@ static int run_emitted(const struct options *o)
 		.folded = o->folded, .flamegraph = o->flamegraph,
 		.pprof = o->pprof,
 		.no_warnings = o->no_warnings, .dry_run = o->dry_run,
+		.bench = o->mode == MODE_BENCH,
+		.test = o->mode == MODE_TEST,
 	};
-	rc = run_program(&so.c, &ropts) < 0;
+	rc = run_program(&so.c, &ropts) != 0;
 out:
 	run_cleanup(&r); /* so's code lives in the arena */
 	return rc;
@@ -1518,11 +1513,13 @@ int main(int argc, char **argv)
 			.heatmap = o.heatmap, .heatmap_svg = o.heatmap_svg,
 			.metrics = o.metrics,
 			.usdt_file_activation = o.usdt_file_activation,
+			.bench = o.mode == MODE_BENCH,
+			.test = o.mode == MODE_TEST,
 			.no_warnings = o.no_warnings,
 			.dry_run = o.dry_run,
 		};
-		if (run_program(&r.compiled, &ropts) < 0)
-			rc = 1;
+		if (run_program(&r.compiled, &ropts) != 0)
+			rc = 1; /* an error, or a failed --test test */
 	}
 	run_cleanup(&r);
 	return rc;

@@ -182,6 +182,8 @@ struct val cg_bi_strncmp(struct cg *g, struct ast_expr *e,
 struct val cg_bi_printf(struct cg *g, struct ast_expr *e,
 			struct ast_expr *tg)
 {
+	if (g->tgt->layout == CTXL_ITER)
+		return cg_iter_printf(g, e);
 	return fmt_event(g, e, EV_PRINTF);
 }
 

@@ -69,7 +69,8 @@ struct cg_loop {
 #define CG_DETACH_FIRST_MAX 8
 
 /* multiattach.c: a probe with at least this many targets of a provider
- * that attaches many at once is one program (see there). */
+ * that attaches many at once (or only targets of wildcards) is one
+ * program (see there). */
 #define CG_MULTI_MIN 32
 /* sysdispatch.c: a probe over at least this many syscall tracepoints of
  * one direction is one raw tracepoint program (see there). */
@@ -264,6 +265,13 @@ void cg_counter_add(struct cg *g, int32_t map, uint32_t off, ir_reg n);
 /* size bytes of this program's per-CPU scratch value, free until the
  * current statement ends (its key, value or record). */
 struct cg_mem cg_scratch(struct cg *g, uint32_t size);
+
+/* iter.c: whether base, whose field is read, is ctx in an iter probe
+ * (cg_iter_checked then reads the field: a NULL pointer ends the action);
+ * printf in an iter probe (bpf_seq_printf). */
+bool cg_iter_ctx_field(struct cg *g, const struct ast_expr *base);
+struct val cg_iter_checked(struct cg *g, struct val v);
+struct val cg_iter_printf(struct cg *g, struct ast_expr *e);
 
 /* stacks.c: kstack/ustack values are V_STACK (cg_bi_stack), captured by
  * cg_stack_capture where they are stored. */

@@ -192,6 +192,14 @@ static void gen_stmt_at(struct cg *g, struct ast_stmt *s)
 		ir_ja(g->ir, g->loops.data[g->loops.len - 1].head);
 		return;
 	case S_RETURN:
+		/* test and bench probes report through their return value
+		 * (non-zero: a failed test, a skipped benchmark), as in
+		 * bpftrace 0.26; other programs' values mean nothing to
+		 * sonde, and some kernels bound them (iterators: 0 or 1) */
+		if (s->u.expr && g->tgt->prov->prog_type == BPF_PROG_TYPE_XDP) {
+			ir_exit(g->ir, cg_int(g, s->u.expr));
+			return;
+		}
 		ir_exiti(g->ir, 0);
 		return;
 	case S_BLOCK:
@@ -322,7 +330,7 @@ static int gen_program(struct cg *g, struct ast_probe *p,
 {
 	g->ir = ir_new();
 	g->tgt = t;
-	g->probe_index = cg_name_index(g, t->name);
+	g->probe_index = cg_name_index(g, probe_target_label(t));
 	g->vars.len = 0;
 	g->loops.len = 0;
 	g->scratch_index = -1;
@@ -376,6 +384,9 @@ static int gen_program(struct cg *g, struct ast_probe *p,
 	out->ntargets = 1;
 	out->is_begin = t->prov->run == PROBE_RUN_BEGIN;
 	out->is_end = t->prov->run == PROBE_RUN_END;
+	out->is_signal = t->prov->run == PROBE_RUN_SIGNAL;
+	out->is_bench = t->prov->run == PROBE_RUN_BENCH;
+	out->is_test = t->prov->run == PROBE_RUN_TEST;
 	out->loop_at = NULL;
 	if (g->first_loop) {
 		struct span sp = g->first_loop->span;

@@ -435,6 +435,8 @@ static struct val field(struct cg *g, struct ast_expr *e)
 		unit.type = type_int((int)f->type->size, false);
 		return bitfield(g, unit, f);
 	}
+	if (f->type->kind == TY_PTR && cg_iter_ctx_field(g, e->u.field.base))
+		return cg_iter_checked(g, v);
 	if (v.type->kind == TY_PTR && b.type->is_user)
 		v.user = true;
 	/* sema's type: a pointer read from user memory is a user pointer */

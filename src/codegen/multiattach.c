@@ -1,5 +1,7 @@
 /*
- * Many targets of one provider in one program, attached at once: the
+ * Many targets of one provider in one program, attached at once (32 or
+ * more, or every target of a probe from wildcards, as bpftrace 0.26
+ * attaches a wildcard's uprobes with one link): the
  * provider's attach_multi makes one kernel link for all of them (for
  * uprobes, a uprobe_multi link: 2,000 uprobes detach in one grace period
  * instead of 100 s of one each), and the program learns which target fired
@@ -28,10 +30,21 @@ static bool uses_func(const struct ast_probe *p)
 	return cg_probe_uses_any(p, ids, 1);
 }
 
+/* Whether every target of sp came from a wildcard: bpftrace 0.26 attaches
+ * a wildcard's uprobes with one uprobe_multi link however few match. */
+static bool all_wild(const struct sema_probe *sp)
+{
+	for (uint32_t k = 0; k < sp->ntargets; k++)
+		if (!sp->targets[k].wild)
+			return false;
+	return sp->ntargets > 0;
+}
+
 bool cg_multi_plan(const struct ast_probe *p, const struct sema_probe *sp)
 {
 	static const int ids[] = { BI_ARGS, BI_KSTACK_VAR, BI_KSTACK, BI_UADDR };
-	if (sp->ntargets < CG_MULTI_MIN || !sp->targets[0].prov->attach_multi ||
+	if ((sp->ntargets < CG_MULTI_MIN && !all_wild(sp)) ||
+	    !sp->targets[0].prov->attach_multi ||
 	    !sp->targets[0].prov->multi_ok ||
 	    cg_probe_uses_any(p, ids, sizeof(ids) / sizeof(*ids)))
 		return false;
@@ -63,7 +76,7 @@ const uint64_t *cg_multi_cookies(struct cg *g, const struct ast_probe *p,
 	bool func = uses_func(p);
 	uint64_t *c = arena_alloc(g->arena, sp->ntargets * sizeof(*c));
 	for (uint32_t k = 0; k < sp->ntargets; k++) {
-		c[k] = cg_name_index(g, sp->targets[k].name);
+		c[k] = cg_name_index(g, probe_target_label(&sp->targets[k]));
 		if (func)
 			c[k] |= (uint64_t)cg_name_index(g, sp->targets[k].func)
 				<< 32;

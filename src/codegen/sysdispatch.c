@@ -170,7 +170,8 @@ static void search(struct cg *g, const struct cg_sysdispatch *d, ir_reg nr,
 		ir_jlist next = ir_jmpi(g->ir, BPF_JNE, nr, d->entries[i].nr,
 					IR_NOLABEL);
 		ir_movi(g->ir, g->probe_reg,
-			cg_name_index(g, d->entries[i].target->name));
+			cg_name_index(g, probe_target_label(
+						      d->entries[i].target)));
 		ir_jlist_concat(g->ir, found, ir_ja(g->ir, IR_NOLABEL));
 		ir_jlist_patch_here(g->ir, next);
 	}

@@ -307,6 +307,10 @@ void ast_dump(const struct ast_program *p, struct strbuf *out)
 				quote(out, a->parts[j],
 				      (uint32_t)strlen(a->parts[j]));
 			}
+			if (a->name) {
+				sb_append(out, " name ");
+				quote(out, a->name, (uint32_t)strlen(a->name));
+			}
 			sb_putc(out, '\n');
 		}
 		if (pr->pred) {

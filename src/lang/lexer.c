@@ -227,8 +227,34 @@ static int digit_value(int c)
 	return 99;
 }
 
+/* The nanoseconds in one unit of the duration suffix at the lexer (taken
+ * then), or 0 when none is there. */
+static uint64_t duration_suffix(struct lexer *lx)
+{
+	int c = cur(lx), n = 1;
+	uint64_t mult;
+	if ((c == 'n' || c == 'u' || c == 'm') && peek_at(lx, 1) == 's') {
+		mult = c == 'n' ? 1 : c == 'u' ? 1000ull : 1000000ull;
+		n = 2;
+	} else if (c == 's') {
+		mult = 1000000000ull;
+	} else if (c == 'm') {
+		mult = 60000000000ull;
+	} else if (c == 'h') {
+		mult = 3600000000000ull;
+	} else if (c == 'd') {
+		mult = 86400000000000ull;
+	} else {
+		return 0;
+	}
+	while (n--)
+		advance(lx);
+	return mult;
+}
+
 /* integer: decimal, 0x hex, 0 octal, '_' separators, scientific (2e3),
- * C suffixes (u, l, ul, ll, ull in any case), which do not change the type */
+ * C suffixes (u, l, ul, ll, ull in any case), which do not change the type,
+ * or a duration suffix (ns, us, ms, s, m, h, d) */
 static struct token lex_number(struct lexer *lx, struct token t)
 {
 	unsigned base = 10;
@@ -302,9 +328,18 @@ static struct token lex_number(struct lexer *lx, struct token t)
 			v *= 10;
 		}
 	}
+	/* A duration suffix (ns, us, ms, s, m, h, d): the value in
+	 * nanoseconds, as bpftrace 0.26 reads 100ms. Not after hex digits,
+	 * where 0.26 takes none either. */
+	uint64_t mult = base == 16 ? 0 : duration_suffix(lx);
+	if (mult) {
+		if (v > UINT64_MAX / mult)
+			overflow = 1;
+		v *= mult;
+	}
 	int nu = 0, nl = 0;
-	while (cur(lx) == 'u' || cur(lx) == 'U' || cur(lx) == 'l' ||
-	       cur(lx) == 'L') {
+	while (!mult && (cur(lx) == 'u' || cur(lx) == 'U' || cur(lx) == 'l' ||
+	       cur(lx) == 'L')) {
 		if (cur(lx) == 'u' || cur(lx) == 'U')
 			nu++;
 		else
@@ -649,30 +684,36 @@ static int is_attach_stop(int c)
 }
 
 /* $N in an attach point: the N-th positional parameter, "" when there
- * are fewer (as bpftrace). Like bpftrace, the index runs to the next ':'
- * or quote, and anything but digits there is an error. */
+ * are fewer, put in place of it: text may follow ("$1func", "aa$1aa"), as
+ * bpftrace 0.26 expands it in the attach point's text. A '$' not
+ * followed by a digit from 1 to 9 is its error (quoting keeps it). */
 static int attach_param(struct lexer *lx, struct strbuf *whole,
 			struct strbuf *part)
 {
+	struct span sp = span_here(lx);
 	advance(lx); /* '$' */
+	int c = cur(lx);
+	if (is_attach_stop(c) || c == ':' || c < 0x21 || c >= 0x7f) {
+		/* nothing after the '$' in this part */
+		finish_span(lx, &sp);
+		diag_error(lx->diag, sp, "positional parameter is not valid: "
+			   "invalid integer: ");
+		return -1;
+	}
+	if (c < '1' || c > '9') {
+		advance(lx);
+		finish_span(lx, &sp);
+		diag_error(lx->diag, sp, "invalid trailing character for "
+			   "positional param: %c. Try quoting this entire part "
+			   "if this is intentional e.g. \"$%c\".", c, c);
+		return -1;
+	}
 	uint64_t n = 0;
 	bool big = false;
 	while (isdigit(cur(lx))) {
 		n = n * 10 + (uint64_t)(cur(lx) - '0');
 		big |= n > UINT32_MAX;
 		advance(lx);
-	}
-	int c = cur(lx);
-	if (!is_attach_stop(c) && c != ':' && c != '"' &&
-	    !(c == '/' && (peek_at(lx, 1) == '/' || peek_at(lx, 1) == '*'))) {
-		struct span tail = span_here(lx);
-		while (!is_attach_stop(cur(lx)) && cur(lx) != ':' &&
-		       cur(lx) != '"')
-			advance(lx);
-		finish_span(lx, &tail);
-		diag_error(lx->diag, tail, "trailing text after the positional "
-			   "parameter in an attach point: quote it");
-		return -1;
 	}
 	const char *v = !big && n >= 1 && n <= lx->nparams ?
 				lx->params[n - 1] : "";
@@ -727,8 +768,7 @@ struct token lex_attach_point(struct lexer *lx)
 				sb_putc(&whole, (char)q);
 				sb_putc(&part, (char)q);
 			}
-		} else if (c == '$' && lx->params &&
-			   isdigit(peek_at(lx, 1))) {
+		} else if (c == '$' && lx->params) {
 			if (attach_param(lx, &whole, &part) < 0)
 				failed = ended = 1;
 		} else if (c == ':') {

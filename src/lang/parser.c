@@ -1201,7 +1201,7 @@ static struct ast_cdef *parse_cdef(struct parser *p, struct ast_cdef **inner)
 
 /* ---- probes and the program ---- */
 
-/* attach := <raw attach point text, see lex_attach_point> */
+/* attach := [ NAME '=' ] <raw attach point text, see lex_attach_point> */
 static void parse_attach(struct parser *p, struct attach_point *a,
 			 int after_comma)
 {
@@ -1222,9 +1222,21 @@ static void parse_attach(struct parser *p, struct attach_point *a,
 		diag_error(p->diag, sp, "the probe type is missing before ':'");
 		longjmp(p->recover, 1);
 	}
+	/* [name=]provider:...: bpftrace 0.26's named probe, which `probe`
+	 * then names so (a '=' ending the type is no name) */
+	const char *eq = strchr(t.parts[0], '=');
+	uint32_t skip = 0; /* the name's bytes, before the type */
+	if (eq && eq[1]) {
+		a->name = arena_strndup(p->arena, t.parts[0],
+					(size_t)(eq - t.parts[0]));
+		skip = (uint32_t)(eq + 1 - t.parts[0]);
+		t.parts[0] = eq + 1;
+	}
 	a->provider = probe_type_canonical(t.parts[0]);
 	if (!a->provider) {
 		struct span sp = t.span;
+		sp.off += skip;
+		sp.col += skip;
 		sp.len = (uint32_t)strlen(t.parts[0]);
 		diag_error(p->diag, sp, "unknown probe type '%s'", t.parts[0]);
 		longjmp(p->recover, 1);

@@ -21,6 +21,7 @@
 #include "lang/fmt_parse.h"
 #include "util/arena.h"
 #include "util/diag.h"
+#include "util/intparse.h"
 #include "util/strbuf.h"
 #include "util/vec.h"
 
@@ -731,11 +732,15 @@ static const struct type *check_positional(struct sema *s,
 		return &type_s64;
 	}
 	const char *p = s->opts->params[n - 1];
-	char *end;
-	long long x = strtoll(p, &end, 0);
-	if (*p && !*end) {
+	/* a number as bpftrace 0.26 reads one (1e3, 1_000, 100ms), else
+	 * a string */
+	uint64_t x;
+	char why[128];
+	bool neg = p[0] == '-';
+	if (*p && !intparse_u64(p + neg, &x, why, sizeof(why)) &&
+	    (!neg || x <= (uint64_t)INT64_MAX + 1)) {
 		e->kind = E_INT;
-		e->u.num.value = (uint64_t)x;
+		e->u.num.value = neg ? (uint64_t)0 - x : x;
 		e->u.num.is_char = false;
 		return &type_s64;
 	}

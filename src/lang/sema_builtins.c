@@ -216,10 +216,24 @@ static const struct type *ty_uaddr(struct sema *s, struct ast_expr *e,
 }
 
 /* kstack(mode, limit) / ustack(...), any argument optional. */
+/* bench and test probes are XDP programs (probes/testbench.c), which
+ * the kernel gives no stack helper: refused here rather than by the
+ * verifier. */
+static bool stack_refused(struct sema *s, struct ast_expr *e, bool user)
+{
+	if (!s->tgt || s->tgt->prov->prog_type != BPF_PROG_TYPE_XDP)
+		return false;
+	sema_err(s, e->span, "%s is not available in %s probes",
+		 user ? "ustack" : "kstack", s->tgt->prov->name);
+	return true;
+}
+
 static const struct type *ty_stack(struct sema *s, struct ast_expr *e,
 				   struct ast_expr *target)
 {
 	bool user = e->builtin == BI_USTACK;
+	if (stack_refused(s, e, user))
+		return &type_none;
 	enum stack_mode mode = (enum stack_mode)limits.stack_mode;
 	uint32_t limit = 127;
 	for (uint32_t i = 0; i < e->u.call.args.n; i++) {
@@ -366,6 +380,8 @@ static const struct type *ty_stack_var(struct sema *s, struct ast_expr *e,
 				       struct ast_expr *target)
 {
 	bool user = e->builtin == BI_USTACK_VAR;
+	if (stack_refused(s, e, user))
+		return &type_none;
 	enum stack_mode mode = (enum stack_mode)limits.stack_mode;
 	if (mode == STACK_BUILD_ID && !user) {
 		/* as bpftrace 0.26 */
@@ -405,6 +421,9 @@ static const struct type *ty_ctx(struct sema *s, struct ast_expr *e,
 	} else if (s->tgt && s->tgt->layout == CTXL_PERF) {
 		rec = kbtf_type_by_name(s->arena,
 					"struct bpf_perf_event_data");
+	} else if (s->tgt && s->tgt->layout == CTXL_ITER) {
+		/* struct bpf_iter__NAME, as bpftrace 0.26 types it */
+		rec = s->tgt->args;
 	}
 	if (!rec) {
 		sema_err(s, e->span, "ctx is not available in %s probes",

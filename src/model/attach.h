@@ -17,6 +17,8 @@ struct attach_point {
 	const char *provider; /* canonical name: "tracepoint", "kprobe" ... */
 	const char **parts;   /* the rest, split on ':' */
 	uint32_t nparts;
+	const char *name;     /* NAME=provider:...: what `probe` prints
+				 (bpftrace 0.26's named probes), or NULL */
 };
 
 #endif

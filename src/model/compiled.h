@@ -67,6 +67,8 @@ struct cprog {
 	 * one program dispatching on the syscall number counts each */
 	uint32_t ncounted;
 	bool is_begin, is_end;    /* run once through BPF_PROG_TEST_RUN */
+	bool is_signal;           /* ... on each SIGUSR1 (self:signal) */
+	bool is_bench, is_test;   /* ... under --bench, --test */
 	/* "FILE:LINE:COL" of the program's first while loop (NULL: none),
 	 * named when the verifier gives up on following it */
 	const char *loop_at;

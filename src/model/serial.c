@@ -262,7 +262,8 @@ static void put_prog(struct wr *w, const struct cprog *p,
 	put32(w, (uint32_t)p->expected_attach_type);
 	put32(w, p->code.ninsns);
 	put32(w, p->code.stack_size);
-	put8(w, (uint8_t)(p->is_begin | p->is_end << 1));
+	put8(w, (uint8_t)(p->is_begin | p->is_end << 1 | p->is_signal << 2 |
+			  p->is_bench << 3 | p->is_test << 4));
 	putstr(w, p->loop_at);
 	put32(w, sp->group);
 	putstr(w, sp->section);
@@ -630,6 +631,9 @@ static void get_prog(struct rd *r, struct cprog *p, struct serial_prog *sp,
 	uint8_t b = get8(r);
 	p->is_begin = b & 1;
 	p->is_end = b >> 1 & 1;
+	p->is_signal = b >> 2 & 1;
+	p->is_bench = b >> 3 & 1;
+	p->is_test = b >> 4 & 1;
 	p->loop_at = getstr(r);
 	sp->group = get32(r);
 	sp->section = getstr(r);

@@ -20,11 +20,12 @@ bool probe_refuse(struct probe_env *env, const struct attach_point *a,
  * added). */
 int probe_missing(struct probe_env *env, const struct attach_point *a);
 
-/* Parses a positive decimal count (or "$N", a positional parameter) from
- * an attach point part. Returns 0, -EINVAL when it is not a number, or
- * -ERANGE when it is zero or does not fit. */
-int probe_parse_count(const struct probe_env *env, const char *s,
-		      uint64_t *out);
+/* A number of an attach point as bpftrace 0.26 reads it (probes/number.c:
+ * 1e6, 1_000, 0x10, 100ms in nanoseconds), or of the positional parameter
+ * "$N" names. Returns 0, or -errno with 0.26's words for what is wrong
+ * ("invalid trailing bytes: 1b") in why. */
+int probe_parse_part(const struct probe_env *env, const char *s,
+		     uint64_t *out, char *why, size_t n);
 
 /* Attaches prog_fd to perf event pfd and records both in att. Takes
  * ownership of pfd; pfd < 0 is an error passed through. */
@@ -85,7 +86,7 @@ const char *probe_user_path(struct probe_env *env, const struct attach_point *a,
 struct elf_syms *probe_user_elf(struct probe_env *env,
 				const struct attach_point *a, const char *kind,
 				const char *path);
-/* kprobe.c: the provider ("kfunc", "kretfunc") that stands in for
+/* kprobe.c: the provider ("fentry", "fexit") that stands in for
  * provider ("kprobe", "kretprobe") with attach point spec when kprobes
  * cannot attach but fentry can, or NULL (an offset needs a kprobe). */
 const char *probe_kprobe_fallback(bool kprobes, bool fentry,

@@ -1,4 +1,5 @@
-/* kfunc:[MODULE:]FUNC (aliases f, fentry) and kretfunc (fr, fexit):
+/* fentry:[MODULE:]FUNC (aliases f, kfunc) and fexit (fr, kretfunc), as
+ * bpftrace 0.26 names them (kfunc and kretfunc were their old names):
  * fentry/fexit programs on a kernel function found in BTF. The context is
  * the function's arguments as a u64 array, typed as `args` from its BTF
  * prototype; fexit adds retval, typed by the return type, after them.
@@ -20,7 +21,7 @@ extern const struct provider probe_kfunc_prov, probe_kretfunc_prov;
 
 static bool is_return(const char *provider)
 {
-	return !strcmp(provider, "kretfunc") || !strcmp(provider, "kretprobe");
+	return !strcmp(provider, "fexit") || !strcmp(provider, "kretprobe");
 }
 
 struct add_ctx {
@@ -39,9 +40,8 @@ static void add(const struct kbtf_func *f, void *ctx_)
 	bool kprobe = strstr(kind, "probe") != NULL;
 	struct probe_target *t = probe_target_add(a, c->out, c->n);
 	t->prov = ret ? &probe_kretfunc_prov : &probe_kfunc_prov;
-	/* bpftrace 0.26 names them fentry:vmlinux:FUNC, fexit:MODULE:FUNC
-	 * (kfunc and kretfunc are aliases); a kprobe standing in keeps the
-	 * kprobe's name */
+	/* bpftrace 0.26 names them fentry:vmlinux:FUNC, fexit:MODULE:FUNC;
+	 * a kprobe standing in keeps the kprobe's name */
 	t->name = kprobe ? probe_btf_name(a, kind, NULL, f->name) :
 		  probe_btf_name(a, ret ? "fexit" : "fentry",
 				 f->module ? f->module : "vmlinux", f->name);
@@ -66,7 +66,24 @@ static int expand(struct probe_env *env, const struct attach_point *a,
 		  struct probe_target **out, uint32_t *n)
 {
 	const char *kind = a->provider;
-	if (a->nparts < 1 || a->nparts > 2 || !a->parts[a->nparts - 1][0]) {
+	/* bpftrace 0.26's words; its fentry:bpf:[ID:]PROG variant attaches
+	 * to a running BPF program */
+	if (a->nparts >= 2 && !strcmp(a->parts[0], "bpf")) {
+		diag_error(env->diag, a->span, "%s:bpf probes (on BPF programs) "
+			   "are not supported yet", kind);
+		return -1;
+	}
+	if (a->nparts == 3) {
+		diag_error(env->diag, a->span, "Only the 'bpf' variant of this "
+			   "probe supports 4 arguments");
+		return -1;
+	}
+	if (a->nparts < 1 || a->nparts > 3) {
+		diag_error(env->diag, a->span, "%s probe type requires 1 or 3 "
+			   "arguments, found %u", kind, a->nparts);
+		return -1;
+	}
+	if (!a->parts[a->nparts - 1][0]) {
 		diag_error(env->diag, a->span, "%s probe type requires 1 or 2 "
 			   "arguments ([MODULE:]FUNCTION)", kind);
 		return -1;
@@ -123,8 +140,8 @@ static int list_ret(const char *pattern, bool verbose, FILE *out)
 const struct provider probe_kfunc_prov = {
 	.not_emittable = "it cannot be attached or tested on the "
 			 "kernels sonde is tried on",
-	.name = "kfunc",
-	.aliases = (const char *const[]){ "f", "fentry", NULL },
+	.name = "fentry",
+	.aliases = (const char *const[]){ "f", "kfunc", NULL },
 	.prog_type = BPF_PROG_TYPE_TRACING,
 	.expand = expand,
 	.per_target_program = true,
@@ -136,9 +153,9 @@ const struct provider probe_kfunc_prov = {
 const struct provider probe_kretfunc_prov = {
 	.not_emittable = "it cannot be attached or tested on the "
 			 "kernels sonde is tried on",
-	.name = "kretfunc",
+	.name = "fexit",
 	.list = list_ret,
-	.aliases = (const char *const[]){ "fr", "fexit", NULL },
+	.aliases = (const char *const[]){ "fr", "kretfunc", NULL },
 	.prog_type = BPF_PROG_TYPE_TRACING,
 	.expand = expand,
 	.per_target_program = true,

@@ -1,6 +1,6 @@
 /* kprobe:FUNC, kprobe:FUNC+OFFSET and kretprobe:FUNC through the kprobe
  * PMU, with wildcards over the traceable functions. Where kprobes cannot
- * attach but fentry can, kprobe:FUNC becomes kfunc:FUNC by itself; where
+ * attach but fentry can, kprobe:FUNC becomes fentry:FUNC by itself; where
  * neither can, the programs still load (so --verify checks them) and the
  * run stops before attaching anything, saying why. */
 #include <errno.h>
@@ -29,7 +29,7 @@ const char *probe_kprobe_fallback(bool kprobes, bool fentry,
 {
 	if (kprobes || !fentry || strchr(spec, '+'))
 		return NULL;
-	return strcmp(provider, "kretprobe") ? "kfunc" : "kretfunc";
+	return strcmp(provider, "kretprobe") ? "fentry" : "fexit";
 }
 
 /* Calls fn for each traceable kernel function matching pat, each name
@@ -136,7 +136,7 @@ static int expand(struct probe_env *env, const struct attach_point *a,
 		return kf->expand(env, &fa, out, n);
 	}
 	if (probe_refuse(env, a, FEAT_KPROBE, feat_has(FEAT_FENTRY) ?
-				 "kfunc: or tracepoint: probes" :
+				 "fentry: or tracepoint: probes" :
 				 "tracepoint: or rawtracepoint: probes"))
 		return -1;
 	if (module && !module_loaded(module)) {

@@ -16,7 +16,7 @@
 #include "util/diag.h"
 
 /* defined at the end of this file */
-extern const struct provider probe_hardware_prov;
+extern const struct provider probe_hardware_prov, probe_software_prov;
 
 static uint32_t perf_type(const struct provider *p)
 {
@@ -41,12 +41,19 @@ static int expand(struct probe_env *env, const struct attach_point *a,
 			   "sonde -l '%s:*')", a->parts[0], kind, kind);
 		return -1;
 	}
-	uint64_t count = e->default_period;
-	if (a->nparts == 2 && probe_parse_count(env, a->parts[1], &count)) {
-		diag_error(env->diag, a->span, "%s count should be a positive "
-			   "integer, not '%s'", kind, a->parts[1]);
+	/* 1e6, 1_000 ... as bpftrace 0.26 reads them; 0 or *: the
+	 * default */
+	uint64_t count = 0;
+	char why[200];
+	if (a->nparts == 2 && strcmp(a->parts[1], "*") &&
+	    probe_parse_part(env, a->parts[1], &count, why, sizeof(why))) {
+		diag_error(env->diag, a->span, "Invalid count for %s probe: %s",
+			   kind, why);
 		return -1;
 	}
+	bool given = count != 0;
+	if (!count)
+		count = e->default_period;
 	if (p == &probe_hardware_prov &&
 	    probe_refuse(env, a, FEAT_HW_EVENTS,
 			 "software:cpu-clock or profile:hz"))
@@ -54,14 +61,14 @@ static int expand(struct probe_env *env, const struct attach_point *a,
 	struct probe_target *t = probe_target_add(env->arena, out, n);
 	t->prov = p;
 	/* As written, as bpftrace's `probe` prints it. */
-	t->name = a->nparts == 2 ?
-		arena_printf(env->arena, "%s:%s:%s", kind, a->parts[0],
-			     a->parts[1][0] == '$' ?
-				     arena_printf(env->arena, "%llu",
-						  (unsigned long long)count) :
-				     a->parts[1]) :
+	t->name = given ?
+		arena_printf(env->arena, "%s:%s:%llu", kind, a->parts[0],
+			     (unsigned long long)count) :
 		arena_printf(env->arena, "%s:%s", kind, a->parts[0]);
 	t->u.perf.config = e->config;
+	t->in_attach_order = p == &probe_software_prov &&
+			     (e->config == PERF_COUNT_SW_CPU_CLOCK ||
+			      e->config == PERF_COUNT_SW_TASK_CLOCK);
 	t->u.perf.period = count;
 	t->layout = CTXL_PERF;
 	t->features = CTX_REGS;

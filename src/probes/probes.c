@@ -26,7 +26,7 @@
 	X(kprobe) X(kretprobe) X(kfunc) X(kretfunc) \
 	X(uprobe) X(uretprobe) X(usdt) \
 	X(interval) X(profile) X(software) X(hardware) \
-	X(watchpoint) X(asyncwatchpoint)
+	X(watchpoint) X(asyncwatchpoint) X(self) X(iter) X(bench) X(test)
 
 #define DECLARE(n) extern const struct provider probe_##n##_prov;
 PROVIDERS(DECLARE)
@@ -37,11 +37,11 @@ static const struct provider *const builtin[] = { PROVIDERS(ENTRY) };
 static const struct provider *registered[8];
 static size_t nregistered;
 
-/* Probe types of bpftrace 0.17 that sonde has no provider for, with their
+/* Probe types of bpftrace that sonde has no provider for, with their
  * aliases: known, so that a script naming one is told it is unsupported
- * rather than unknown. */
+ * rather than unknown (none now: the list ends at its empty entry). */
 static const char *const unsupported[][2] = {
-	{ "iter", "it" },
+	{ "", "" },
 };
 
 const struct provider *probe_provider_at(size_t i)
@@ -61,10 +61,16 @@ const struct provider *probe_provider(const char *canonical_name)
 	return NULL;
 }
 
-static bool has_alias(const struct provider *p, const char *name)
+static int cmp(const char *a, const char *b, int nocase)
+{
+	return nocase ? strcasecmp(a, b) : strcmp(a, b);
+}
+
+static bool has_alias(const struct provider *p, const char *name,
+		      int nocase)
 {
 	for (const char *const *a = p->aliases; a && *a; a++)
-		if (!strcasecmp(*a, name))
+		if (!cmp(*a, name, nocase))
 			return true;
 	return false;
 }
@@ -73,15 +79,20 @@ static bool has_alias(const struct provider *p, const char *name)
  * lowers the name before it looks it up. */
 const char *probe_type_canonical(const char *name)
 {
-	const struct provider *p;
-	for (size_t i = 0; (p = probe_provider_at(i)); i++)
-		if (!strcasecmp(p->name, name) || has_alias(p, name))
-			return p->name;
-	for (size_t i = 0; i < sizeof(unsupported) / sizeof(*unsupported);
-	     i++)
-		if (!strcasecmp(unsupported[i][0], name) ||
-		    !strcasecmp(unsupported[i][1], name))
-			return unsupported[i][0];
+	/* as written first: "U" is usdt, "u" uprobe */
+	for (int nocase = 0; nocase < 2; nocase++) {
+		const struct provider *p;
+		for (size_t i = 0; (p = probe_provider_at(i)); i++)
+			if (!cmp(p->name, name, nocase) ||
+			    has_alias(p, name, nocase))
+				return p->name;
+		for (size_t i = 0;
+		     i < sizeof(unsupported) / sizeof(*unsupported) &&
+		     unsupported[i][0][0]; i++)
+			if (!cmp(unsupported[i][0], name, nocase) ||
+			    !cmp(unsupported[i][1], name, nocase))
+				return unsupported[i][0];
+	}
 	return NULL;
 }
 
@@ -109,6 +120,19 @@ int probe_expand(struct probe_env *env, const struct attach_point *a,
 			   "%s probes are not supported yet", a->provider);
 		return -1;
 	}
+	/* bpftrace 0.26 runs an iterator as the one probe ("Iterator probe
+	 * can't be mixed with any other probe, not even another iterator") */
+	bool iter = p->iterate != NULL;
+	if (p->run == PROBE_RUN_ATTACHED &&
+	    (iter ? env->niter || env->nevents : env->niter)) {
+		diag_error(env->diag, a->span, iter && env->niter ?
+			   "iter probe only supports one attach point." :
+			   "an iter probe can't be mixed with any other probe "
+			   "(but begin and end)");
+		return -1;
+	}
+	if (p->run == PROBE_RUN_ATTACHED)
+		*(iter ? &env->niter : &env->nevents) += 1;
 	uint32_t before = *n;
 	env->nunbuilt = 0;
 	int rc = p->expand(env, a, out, n);
@@ -117,8 +141,10 @@ int probe_expand(struct probe_env *env, const struct attach_point *a,
 	bool wild = false;
 	for (uint32_t i = 0; i < a->nparts; i++)
 		wild |= glob_has_wildcard(a->parts[i]);
-	for (uint32_t i = before; i < *n; i++)
+	for (uint32_t i = before; i < *n; i++) {
 		(*out)[i].wild = wild;
+		(*out)[i].label = a->name;
+	}
 	/* Checked as each attach point expands, before sema and codegen
 	 * spend time and memory on every target. */
 	env->nexpanded += *n - before + env->nunbuilt;
@@ -144,11 +170,7 @@ int probe_expand(struct probe_env *env, const struct attach_point *a,
 static const char *ap_words(struct probe_env *env, const struct attach_point *a)
 {
 	struct strbuf sb = STRBUF_INIT;
-	/* 0.26's names for kfunc and kretfunc */
-	const char *prov = !strcmp(a->provider, "kfunc") ? "fentry" :
-			   !strcmp(a->provider, "kretfunc") ? "fexit" :
-							      a->provider;
-	sb_printf(&sb, "%s ", prov);
+	sb_printf(&sb, "%s ", a->provider);
 	for (uint32_t i = 0; i < a->nparts; i++)
 		sb_printf(&sb, "%s%s", i ? ":" : "", a->parts[i]);
 	const char *w = arena_strdup(env->arena, sb_str(&sb));
@@ -231,31 +253,6 @@ struct probe_target *probe_target_add(struct arena *a,
 	struct probe_target *t = &(*arr)[(*n)++];
 	memset(t, 0, sizeof(*t));
 	return t;
-}
-
-int probe_parse_count(const struct probe_env *env, const char *s,
-		      uint64_t *out)
-{
-	if (s[0] == '$') {
-		char *end;
-		long i = strtol(s + 1, &end, 10);
-		if (end == s + 1 || *end || i < 1)
-			return -EINVAL;
-		if (i > env->nparams)
-			return -ERANGE;
-		s = env->params[i - 1];
-	}
-	if (*s < '0' || *s > '9')
-		return -EINVAL;
-	char *end;
-	errno = 0;
-	unsigned long long v = strtoull(s, &end, 10);
-	if (*end)
-		return -EINVAL;
-	if (errno || v == 0)
-		return -ERANGE;
-	*out = v;
-	return 0;
 }
 
 int probe_att_push(struct probe_attachment *att, int fd)

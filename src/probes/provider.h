@@ -40,6 +40,8 @@ enum ctx_layout {
 	CTXL_U64_ARRAY,  /* raw_tp / tp_btf / fentry: ctx is u64 args[] */
 	CTXL_PT_REGS,    /* kprobe / uprobe: struct pt_regs */
 	CTXL_PERF,       /* perf_event: bpf_perf_event_data */
+	CTXL_ITER,       /* iter: ctx points to struct bpf_iter__NAME (args:
+			    its record type) */
 };
 
 struct provider;
@@ -69,6 +71,9 @@ struct probe_user_data {
 	uint64_t ref_ctr;  /* USDT semaphore's file offset, 0: none */
 	bool retprobe;
 };
+struct probe_iter_data {
+	const char *pin;   /* path to pin the link at, or NULL: read it */
+};
 struct probe_watch_data {
 	uint64_t addr;
 	uint32_t len;
@@ -85,6 +90,12 @@ struct probe_watch_data {
 struct probe_target {
 	const struct provider *prov;
 	const char *name;  /* canonical, as the `probe` builtin prints it */
+	const char *label; /* the attach point's NAME= (`probe` prints that
+			      instead), or NULL */
+	/* Fires in attach order even though its provider says
+	 * attach_reversed (software cpu-clock and task-clock: each event's
+	 * own hrtimer, started as it attaches, expires first) */
+	bool in_attach_order;
 	bool wild;         /* from an attach point with a wildcard: one that
 			      cannot be attached is left out, whatever
 			      missing_probes says of explicit ones */
@@ -115,6 +126,7 @@ struct probe_target {
 		struct probe_perf_data perf;
 		struct probe_user_data user;
 		struct probe_watch_data watch;
+		struct probe_iter_data iter;
 	} u;
 };
 
@@ -137,7 +149,9 @@ struct probe_env {
 	 * traceable is still tried; uprobes on files that are no ELF, at
 	 * an address */
 	bool unsafe;
-	bool seen_begin, seen_end; /* one of each per script */
+	/* Attach points expanded so far: iterators, and the other types that
+	 * attach to events (an iterator runs alone, with begin and end) */
+	uint32_t niter, nevents;
 	/* The probe being expanded uses `args`: providers that type it at a
 	 * cost (uprobes, from DWARF, per function) do so only then. */
 	bool want_args;
@@ -188,6 +202,9 @@ enum probe_run {
 	PROBE_RUN_ATTACHED, /* on their events, through attach */
 	PROBE_RUN_BEGIN,    /* once, before anything else (BEGIN) */
 	PROBE_RUN_END,      /* once, at the end (END) */
+	PROBE_RUN_SIGNAL,   /* on each SIGUSR1 to sonde (self:signal) */
+	PROBE_RUN_BENCH,    /* repeatedly, timed, under --bench */
+	PROBE_RUN_TEST,     /* once each, under --test */
 };
 
 struct provider {
@@ -244,6 +261,12 @@ struct provider {
 	 * (BEGIN, interval, ...), or lists under another type (return
 	 * probes under their entry type). Returns 0 or -errno. */
 	int (*list)(const char *pattern, bool verbose, FILE *out);
+	/* For targets whose program runs when read (BPF iterators): after
+	 * attaching, the runtime calls this instead of waiting for events;
+	 * it runs the program over every object, writing what it prints to
+	 * out (or pins it, saying so). Returns 0 or -errno. NULL: none. */
+	int (*iterate)(const struct probe_target *t,
+		       struct probe_attachment *att, FILE *out);
 };
 
 /* The provider of a canonical probe type (attach_point.provider), or NULL
@@ -307,6 +330,12 @@ void probe_list_set_pid(int pid);
  * --emit-elf wrote runs only where its targets still have the one each
  * program was compiled for. */
 uint32_t probe_target_hash(const struct probe_target *t);
+
+/* What the `probe` builtin names target t by. */
+static inline const char *probe_target_label(const struct probe_target *t)
+{
+	return t->label ? t->label : t->name;
+}
 
 /* Appends one target to a growable array in the arena. */
 struct probe_target *probe_target_add(struct arena *a,

@@ -1,28 +1,31 @@
-/* BEGIN and END: raw tracepoint programs that the runtime runs once
- * through BPF_PROG_TEST_RUN, so they attach to nothing. */
+/* begin and end: raw tracepoint programs that the runtime runs once
+ * through BPF_PROG_TEST_RUN, so they attach to nothing. bpftrace 0.26
+ * takes any number of each, run in the order the script gives them. */
+#include <string.h>
+
 #include "probes/impl.h"
 #include "util/diag.h"
 
 static int expand(struct probe_env *env, const struct attach_point *a,
 		  struct probe_target **out, uint32_t *n)
 {
-	if (a->nparts) {
-		diag_error(env->diag, a->span, "%s probes take no arguments",
-			   a->provider);
-		return -1;
-	}
-	/* bpftrace refuses a second BEGIN or END: which would run first? */
 	bool end = probe_provider(a->provider)->run == PROBE_RUN_END;
-	bool *seen = end ? &env->seen_end : &env->seen_begin;
-	if (*seen) {
-		diag_error(env->diag, a->span, "more than one %s probe defined",
-			   a->provider);
+	/* 0.26's name for both spellings (BEGIN, begin), which `probe`
+	 * prints and its messages use */
+	const char *name = end ? "end" : "begin";
+	/* "begin:*" is begin: what a listing's pattern would match */
+	uint32_t nparts = a->nparts;
+	if (nparts == 1 && !strcmp(a->parts[0], "*"))
+		nparts = 0;
+	if (nparts) {
+		diag_error(env->diag, a->span,
+			   "%s probe type requires 0 arguments, found %u",
+			   name, nparts);
 		return -1;
 	}
-	*seen = true;
 	struct probe_target *t = probe_target_add(env->arena, out, n);
 	t->prov = probe_provider(a->provider);
-	t->name = a->provider;
+	t->name = name;
 	t->layout = CTXL_NONE;
 	return 0;
 }

@@ -1,8 +1,10 @@
-/* interval:UNIT:N fires on one CPU; profile:UNIT:N on every online CPU.
+/* interval:UNIT:N fires on one CPU; profile:UNIT:N on every online CPU
+ * (also interval:N, N in nanoseconds: interval:100ms).
  * Both are cpu-clock software perf events sampling at a period (ns) or,
  * for profile:hz, at a frequency. */
 #include <errno.h>
 #include <linux/perf_event.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,16 +26,47 @@ static const struct {
 	{ "hz", 0 },
 };
 
+/* interval:UNIT:N, interval:N (N nanoseconds, or with a duration suffix:
+ * interval:1s, named interval:us:1000000 as in bpftrace 0.26), likewise
+ * profile. */
 static int expand(struct probe_env *env, const struct attach_point *a,
 		  struct probe_target **out, uint32_t *n)
 {
 	bool profile = !strcmp(a->provider, "profile");
-	if (a->nparts != 2) {
-		diag_error(env->diag, a->span,
-			   "%s probe type requires 2 arguments", a->provider);
+	const char *unit;
+	uint64_t count;
+	char why[200];
+	if (a->nparts == 1) {
+		if (probe_parse_part(env, a->parts[0], &count, why,
+				     sizeof(why))) {
+			diag_error(env->diag, a->span,
+				   "Invalid rate of %s probe: %s", a->provider,
+				   why);
+			return -1;
+		}
+		if (count < 1000) {
+			diag_error(env->diag, a->span,
+				   "Invalid rate of %s probe. Minimum is 1000 "
+				   "or 1us. Found: %llu nanoseconds",
+				   a->provider, (unsigned long long)count);
+			return -1;
+		}
+		unit = "us";
+		count /= 1000;
+	} else if (a->nparts == 2) {
+		unit = a->parts[0];
+		if (probe_parse_part(env, a->parts[1], &count, why,
+				     sizeof(why))) {
+			diag_error(env->diag, a->span,
+				   "Invalid rate of %s probe: %s", a->provider,
+				   why);
+			return -1;
+		}
+	} else {
+		diag_error(env->diag, a->span, "%s probe type requires 1 or 2 "
+			   "arguments, found %u", a->provider, a->nparts);
 		return -1;
 	}
-	const char *unit = a->parts[0];
 	size_t u = 0;
 	while (u < sizeof(units) / sizeof(*units) && strcmp(units[u].unit, unit))
 		u++;
@@ -42,13 +75,10 @@ static int expand(struct probe_env *env, const struct attach_point *a,
 			   "%s is not an accepted unit of time", unit);
 		return -1;
 	}
-	uint64_t count;
-	int err = probe_parse_count(env, a->parts[1], &count);
-	const char *what = units[u].ns ? "period" : "frequency";
-	if (err) {
+	if (!count) {
 		diag_error(env->diag, a->span,
-			   "%s %s should be a positive integer, not '%s'",
-			   a->provider, what, a->parts[1]);
+			   "%s frequency should be a positive integer",
+			   a->provider);
 		return -1;
 	}
 	uint64_t period;
@@ -56,8 +86,8 @@ static int expand(struct probe_env *env, const struct attach_point *a,
 	if (!units[u].ns) {
 		if (count > 1000000000ull) {
 			diag_error(env->diag, a->span,
-				   "%s frequency is too high: %s Hz",
-				   a->provider, a->parts[1]);
+				   "%s frequency is too high: %llu Hz",
+				   a->provider, (unsigned long long)count);
 			return -1;
 		}
 		/* profile samples by frequency, as bpftrace does; interval
@@ -74,11 +104,8 @@ static int expand(struct probe_env *env, const struct attach_point *a,
 	}
 	struct probe_target *t = probe_target_add(env->arena, out, n);
 	t->prov = profile ? &probe_profile_prov : &probe_interval_prov;
-	t->name = arena_printf(env->arena, "%s:%s:%s", a->provider, unit,
-			       a->parts[1][0] == '$' ?
-				       arena_printf(env->arena, "%llu",
-						    (unsigned long long)count) :
-				       a->parts[1]);
+	t->name = arena_printf(env->arena, "%s:%s:%llu", a->provider,
+			       units[u].unit, (unsigned long long)count);
 	t->u.timer.unit = units[u].unit;
 	t->u.timer.period = period;
 	t->u.timer.freq = freq;

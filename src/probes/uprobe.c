@@ -249,6 +249,15 @@ int probe_uprobe_expand_file(struct probe_env *env,
 		return 0;
 	if (!s)
 		return probe_missing(env, a);
+	/* bpftrace 0.26: with no size there is no telling where its first
+	 * instruction ends */
+	if (!s->size && !delta && !env->unsafe) {
+		diag_error(env->diag, a->span, "Could not determine boundary "
+			   "for %s (symbol has size 0).\nUse --unsafe to force "
+			   "attachment. WARNING: This option could lead to data "
+			   "corruption in the target process.", name);
+		return -1;
+	}
 	if (s->size && delta >= s->size) {
 		diag_error(env->diag, a->span, "Offset outside the function "
 			   "bounds ('%s' size is %llu)", name,

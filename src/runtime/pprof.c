@@ -76,7 +76,9 @@ static uint64_t map_period(const struct compiled *c, uint32_t idx)
 	uint64_t period = 0;
 	for (uint32_t i = 0; i < c->nprogs; i++) {
 		const struct cprog *p = &c->progs[i];
-		if (p->is_begin || p->is_end || !prog_uses(p, idx))
+		if (p->is_begin || p->is_end || p->is_signal || p->is_bench ||
+		    p->is_test ||
+		    !prog_uses(p, idx))
 			continue;
 		for (uint32_t k = 0; k < p->ntargets; k++) {
 			const struct probe_target *t = &p->targets[k];

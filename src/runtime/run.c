@@ -17,6 +17,7 @@
 #include "model/limits.h"
 #include "kernel/features.h"
 #include "probes/provider.h"
+#include "runtime/bench.h"
 #include "runtime/cgpath.h"
 #include "runtime/symbols.h"
 #include "runtime/child.h"
@@ -107,6 +108,7 @@ struct run {
 	uint64_t attached_ns;
 	bool draining; /* the probes are detached: read what is left */
 	bool in_end;   /* END's records */
+	bool discard;  /* drop the records (a benchmark's) */
 	uint64_t stop_ns;   /* when a stop signal was first seen; 0: none */
 	uint64_t unprinted; /* records dropped after a stop (see below),
 			     * reported with the kernel's lost count */
@@ -136,6 +138,8 @@ static int prog_att_base(const struct compiled *c, uint32_t prog)
 static int ringbuf_sample(void *ctx, void *data, size_t size)
 {
 	struct run *r = ctx;
+	if (r->discard)
+		return 0;
 	/* After exit() the probes' later records are dropped, as bpftrace
 	 * does; END's are printed. */
 	if (!r->in_end && r->ev.exit_requested)
@@ -230,6 +234,14 @@ static int run_once(struct run *r, uint32_t i)
 		return err;
 	}
 	return 0;
+}
+
+/* Whether program p attaches to events (not begin, end, self, bench or
+ * test, which the runtime runs itself). */
+static bool prog_attaches(const struct cprog *p)
+{
+	return !p->is_begin && !p->is_end && !p->is_signal && !p->is_bench &&
+	       !p->is_test;
 }
 
 static int attach_one(struct run *r, uint32_t i, uint32_t k)
@@ -343,7 +355,7 @@ static int attach_all(struct run *r, uint32_t *left_out)
 	uint64_t done = 0, total = 0, attached = 0;
 	int first_err = 0;
 	for (uint32_t i = 0; i < c->nprogs; i++)
-		if (!c->progs[i].is_begin && !c->progs[i].is_end)
+		if (prog_attaches(&c->progs[i]))
 			total += c->progs[i].ntargets;
 	progress_start(&r->pg, r->err, !r->o->quiet &&
 		       !(fmt && !strcmp(fmt, "json")), "Attaching probes",
@@ -352,7 +364,7 @@ static int attach_all(struct run *r, uint32_t *left_out)
 		for (uint32_t n = 0; n < c->nprogs; n++) {
 			uint32_t i = pass ? c->nprogs - 1 - n : n;
 			const struct cprog *p = &c->progs[i];
-			if (p->is_begin || p->is_end)
+			if (!prog_attaches(p))
 				continue;
 			if (p->cookies) {
 				bool rev = p->targets->prov->attach_reversed;
@@ -372,7 +384,8 @@ static int attach_all(struct run *r, uint32_t *left_out)
 			for (uint32_t m = 0; m < p->ntargets; m++) {
 				uint32_t k = pass ? p->ntargets - 1 - m : m;
 				const struct probe_target *t = &p->targets[k];
-				bool rev = t->prov && t->prov->attach_reversed;
+				bool rev = t->prov && t->prov->attach_reversed &&
+					   !t->in_attach_order;
 				if (rev != (pass == 1))
 					continue;
 				int err = attach_one(r, i, k);
@@ -418,7 +431,7 @@ static void detach_all(struct run *r)
 	const char *first = NULL;
 	uint32_t nprogs = 0;
 	for (uint32_t i = 0; i < r->c->nprogs; i++)
-		if (!r->c->progs[i].is_begin && !r->c->progs[i].is_end &&
+		if (prog_attaches(&r->c->progs[i]) &&
 		    !nprogs++)
 			first = r->c->progs[i].name;
 	snprintf(detach_what[0], sizeof(detach_what[0]), "\nsonde: the "
@@ -512,7 +525,15 @@ static bool service_atts(struct run *r, int fd)
 	}
 	return false;
 }
-static void print_maps_now(struct run *r);
+/* SIGUSR1: each self:signal:SIGUSR1 program in the script's order, then
+ * what they printed (bpftrace 0.26; without any, nothing happens). */
+static void run_signal_progs(struct run *r)
+{
+	for (uint32_t i = 0; i < r->c->nprogs; i++)
+		if (r->c->progs[i].is_signal && run_once(r, i))
+			break;
+	consume(r);
+}
 
 static int poll_loop(struct run *r)
 {
@@ -532,7 +553,7 @@ static int poll_loop(struct run *r)
 			if (fd == r->sig_pipe[0]) {
 				char sig = 0;
 				if (read(fd, &sig, 1) == 1 && sig == SIGUSR1)
-					print_maps_now(r);
+					run_signal_progs(r);
 				else
 					r->stop = true;
 			} else if (ch && fd == ch->pidfd) {
@@ -576,21 +597,6 @@ static void report_full_maps(struct run *r)
 					"map is full (%u entries)\n",
 				(unsigned long long)n, m->name, m->max_entries);
 	}
-}
-
-/* SIGUSR1: every map now, the run goes on (as bpftrace). */
-static void print_maps_now(struct run *r)
-{
-	size_t n;
-	struct mapdump_map *m = loader_user_maps(&r->l, &n);
-	if (!m)
-		return;
-	if (r->rb)
-		ring_buffer__consume(r->rb);
-	mapdump_print_all(&r->out, m, n);
-	fflush(r->out.f);
-	output_failed(r);
-	free(m);
 }
 
 static int print_maps(struct run *r)
@@ -751,6 +757,156 @@ static int run_setup(struct run *r)
 	return err;
 }
 
+/* Whether any probe that fires on events is attached, left_out of them
+ * having been left out. */
+static bool runs_attached(const struct run *r, uint32_t left_out)
+{
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < r->c->nprogs; i++) {
+		const struct cprog *p = &r->c->progs[i];
+		if (prog_attaches(p))
+			n += p->ncounted ? p->ncounted : p->ntargets;
+		else if (p->is_signal)
+			return true; /* they wait for their signal */
+	}
+	return n > left_out;
+}
+
+static void drop_records(void *ctx)
+{
+	struct run *r = ctx;
+	r->discard = true;
+	if (r->rb)
+		ring_buffer__consume(r->rb);
+	r->discard = false;
+}
+
+/* --bench: each bench: program, in the script's order, timed and its
+ * result printed (runtime/bench.c). */
+static int run_benches(struct run *r)
+{
+	const struct compiled *c = r->c;
+	const char **names = calloc(c->nprogs + 1, sizeof(*names));
+	if (!names)
+		return -ENOMEM;
+	size_t n = 0;
+	for (uint32_t i = 0; i < c->nprogs; i++)
+		if (c->progs[i].is_bench) {
+			const char *nm = c->progs[i].targets->name;
+			names[n++] = strchr(nm, ':') ? strchr(nm, ':') + 1 : nm;
+		}
+	int err = 0;
+	size_t k = 0;
+	for (uint32_t i = 0; i < c->nprogs && !err; i++) {
+		if (!c->progs[i].is_bench)
+			continue;
+		uint64_t avg = 0, iters = 0;
+		err = bench_run(r->l.prog_fds[i], drop_records, r, &avg,
+				&iters);
+		if (err) {
+			fprintf(r->err, "ERROR: bpf_prog_test_run_opts failed: "
+				"%s\n", err_str(-err));
+			break;
+		}
+		bench_print(&r->out, names, n, k++, avg, iters);
+	}
+	free(names);
+	fflush(r->out.f);
+	return err;
+}
+
+/* --test: each test: program once, in the script's order, what it prints
+ * captured; it passes when it returns 0 (bpftrace 0.26 also fails one
+ * whose exit() gives a non-zero code, or that calls errorf(), neither of
+ * which sonde has). Returns 0, 1 when one failed, or -errno. */
+static int run_tests(struct run *r)
+{
+	const struct compiled *c = r->c;
+	const char **names = calloc(c->nprogs + 1, sizeof(*names));
+	bool *passed = calloc(c->nprogs + 1, sizeof(*passed));
+	if (!names || !passed) {
+		free(names);
+		free(passed);
+		return -ENOMEM;
+	}
+	size_t n = 0;
+	for (uint32_t i = 0; i < c->nprogs; i++)
+		if (c->progs[i].is_test) {
+			const char *nm = c->progs[i].targets->name;
+			names[n++] = strchr(nm, ':') ? strchr(nm, ':') + 1 : nm;
+		}
+	/* what begin printed goes out first */
+	consume(r);
+	int err = 0, failed = 0;
+	size_t k = 0;
+	FILE *out = r->out.f;
+	for (uint32_t i = 0; i < c->nprogs && !err; i++) {
+		if (!c->progs[i].is_test)
+			continue;
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *cap = open_memstream(&buf, &len);
+		if (!cap) {
+			err = -errno;
+			break;
+		}
+		uint32_t ret = 0;
+		uint64_t ns = 0;
+		err = test_run_once(r->l.prog_fds[i], &ret, &ns);
+		/* as text whatever the format, as 0.26 captures it */
+		const struct out_ops *ops = r->out.ops;
+		r->out.f = cap;
+		r->out.ops = &out_text_ops;
+		if (r->rb)
+			ring_buffer__consume(r->rb);
+		r->out.f = out;
+		r->out.ops = ops;
+		fclose(cap);
+		if (err) {
+			fprintf(r->err, "ERROR: bpf_prog_test_run_opts failed: "
+				"%s\n", err_str(-err));
+			free(buf);
+			break;
+		}
+		passed[k] = ret == 0;
+		failed |= !passed[k];
+		/* each test starts afresh */
+		r->ev.exit_requested = false;
+		test_print(&r->out, names, n, k, ns, passed, buf, len);
+		k++;
+		free(buf);
+	}
+	free(names);
+	free(passed);
+	fflush(r->out.f);
+	return err ? err : failed;
+}
+
+/* Reads every attached iterator target (provider iterate hook) into the
+ * output. Returns whether there was one. */
+static bool iterate_all(struct run *r)
+{
+	bool any = false;
+	for (uint32_t i = 0; i < r->c->nprogs; i++) {
+		const struct cprog *p = &r->c->progs[i];
+		for (uint32_t k = 0; k < p->ntargets; k++) {
+			const struct probe_target *t = &p->targets[k];
+			if (!t->prov || !t->prov->iterate)
+				continue;
+			any = true;
+			struct probe_attachment *att =
+				&r->atts[prog_att_base(r->c, i) + k];
+			int err = t->prov->iterate(t, att, r->out.f);
+			if (err)
+				fprintf(r->err, "sonde: cannot read %s: %s\n",
+					t->name, err_str(-err));
+			consume(r);
+		}
+	}
+	fflush(r->out.f);
+	return any;
+}
+
 int run_program(const struct compiled *c, const struct run_opts *o)
 {
 	struct run r;
@@ -774,23 +930,46 @@ int run_program(const struct compiled *c, const struct run_opts *o)
 	if (!err)
 		err = run_progs(&r, false);
 	uint32_t left_out = 0;
-	if (!err)
+	/* --bench: the benchmarks instead of the probes, then end */
+	int test_failed = 0;
+	if (!err && o->bench) {
+		err = run_benches(&r);
+		r.stop = true;
+	} else if (!err && o->test) {
+		err = run_tests(&r);
+		if (err > 0)
+			test_failed = err, err = 0;
+		r.stop = true;
+	} else if (!err) {
 		err = attach_all(&r, &left_out);
+	}
 	if (!err && o->dry_run) {
 		/* attached: that is all a dry run does, as bpftrace's,
 		 * whose BEGIN has run but is not printed */
 		run_close(&r);
 		return 0;
 	}
-	if (!err && !o->quiet) {
-		/* bpftrace counts every target attached, BEGIN and END
-		 * included, and each syscall of a dispatching program. */
-		uint32_t shown = 0;
-		for (uint32_t i = 0; i < c->nprogs; i++)
+	/* bpftrace counts every target attached, BEGIN and END included,
+	 * and each syscall of a dispatching program; not bench and test
+	 * probes, which run only in their modes. */
+	uint32_t shown = 0;
+	bool tests = false, benches = false;
+	for (uint32_t i = 0; i < c->nprogs; i++) {
+		tests |= c->progs[i].is_test;
+		benches |= c->progs[i].is_bench;
+		if (!c->progs[i].is_test && !c->progs[i].is_bench)
 			shown += c->progs[i].ncounted ? c->progs[i].ncounted :
 							c->progs[i].ntargets;
-		out_attached_probes(&r.out, shown - left_out);
 	}
+	if (!err && !o->bench && !o->test && shown == left_out &&
+	    (tests || benches)) {
+		fprintf(r.err, "ERROR: No probes attached; use --%s to run %s "
+			"probes.\n", tests ? "test" : "bench",
+			tests ? "test" : "benchmark");
+		err = -ENOENT;
+	}
+	if (!err && !o->quiet && !o->bench && !o->test)
+		out_attached_probes(&r.out, shown - left_out);
 	/* targets that need user space while they run */
 	for (uint32_t i = 0; !err && i < r.natts; i++)
 		if (r.atts[i].service)
@@ -814,6 +993,17 @@ int run_program(const struct compiled *c, const struct run_opts *o)
 					err_str(-err));
 		}
 	}
+	/* An iterator runs as it is read: all of it now, then the run ends
+	 * (bpftrace 0.26's run_iter). */
+	if (!err && !r.stop && !r.ev.exit_requested && iterate_all(&r))
+		r.stop = true;
+	/* Nothing attached (only begin and end probes, or every probe
+	 * missing and let be): bpftrace 0.26 drains what begin printed and
+	 * ends, as there is nothing left to wait for. A -c command is still
+	 * waited for (0.26 would kill it after 100 ms). */
+	if (!err && !r.stop && !r.ev.exit_requested && !r.metrics.srv &&
+	    !o->child && !runs_attached(&r, left_out))
+		r.stop = true;
 	if (!err)
 		err = poll_loop(&r);
 	if (!err) {
@@ -851,5 +1041,5 @@ int run_program(const struct compiled *c, const struct run_opts *o)
 			err = r.sink.err ? r.sink.err : r.console.err;
 	}
 	run_close(&r);
-	return err;
+	return err ? err : test_failed;
 }

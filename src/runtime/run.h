@@ -58,6 +58,10 @@ struct run_opts {
 	bool heatmap;            /* --heatmap */
 	const char *heatmap_svg; /* --heatmap-svg */
 	const char *metrics;     /* --metrics ADDR:PORT; NULL: none */
+	bool bench;          /* --bench: run the bench: probes (and begin,
+				end), attach nothing else */
+	bool test;           /* --test: likewise the test: probes; a failed
+				one makes run_program return 1 */
 	bool usdt_file_activation; /* --usdt-file-activation: USDT
 				      semaphores in every process of the
 				      file (helper h14's USDT work uses it) */
@@ -66,7 +70,8 @@ struct run_opts {
 /*
  * Runs until exit(), Ctrl-C, SIGTERM, or the end of the -c child or -p
  * process. Everything it creates is released before it returns, also on
- * errors (reported to opts->err). Returns 0 or -errno.
+ * errors (reported to opts->err). Returns 0 or -errno, or 1 when a --test
+ * test failed.
  */
 int run_program(const struct compiled *c, const struct run_opts *opts);
 

@@ -52,8 +52,8 @@ cli_all() {
 		"$SONDE" --mode fast -e "$p"
 	cli_expect cli_mode_conflict "^ERROR: USAGE: --test conflicts with existing --mode$" \
 		"$SONDE" --mode codegen --test -e "$p"
-	cli_expect cli_mode_bench "^ERROR: --mode bench runs the program's bench: probes, a probe type sonde does not support yet$" \
-		"$SONDE" --bench -e "$p"
+	cli_expect cli_mode_compiler_bench "^ERROR: --mode compiler-bench times bpftrace's compiler passes, which sonde does not have" \
+		"$SONDE" --mode compiler-bench -e "$p"
 	cli_expect cli_no_feature "^ERROR: USAGE: --no-feature can only have values 'kprobe_multi,kprobe_session,uprobe_multi'\.$" \
 		"$SONDE" --no-feature uprobe_multi,fast -e "$p"
 	cli_expect cli_probe_filter_bad "^ERROR: Invalid --probe-filter regex '\[invalid': " \

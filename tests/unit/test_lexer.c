@@ -83,12 +83,33 @@ TEST(numbers_in_every_base)
 	lexed_free(&l);
 }
 
+/* bpftrace 0.26's duration suffixes: the value in nanoseconds. */
+TEST(duration_literals)
+{
+	struct lexed l;
+	LEX(&l, "5ns 100us 1ms 2s 1m 1h 1d 1_000ms 2e3us 010s 213503d");
+	static const uint64_t want[] = {
+		5, 100000, 1000000, 2000000000, 60000000000ull,
+		3600000000000ull, 86400000000000ull, 1000000000, 2000000,
+		8000000000ull, 213503ull * 86400000000000ull,
+	};
+	size_t nw = sizeof(want) / sizeof(*want);
+	CHECK(l.n == (int)nw);
+	for (size_t i = 0; i < nw && i < (size_t)l.n; i++) {
+		CHECK(l.t[i].kind == T_INT);
+		CHECK(l.t[i].num == want[i]);
+	}
+	CHECK_STR(src_of(&l, &l.t[2]), "1ms");
+	CHECK(l.errlen == 0);
+	lexed_free(&l);
+}
+
 TEST(bad_numbers_are_errors)
 {
 	static const char *const bad[] = {
 		"18446744073709551616", "0x10000000000000000",
 		"02000000000000000000000", "2e19", "09", "10uu", "10abc",
-		"0x", "1.5",
+		"0x", "1.5", "213504d", "1mss", "1msu", "0x10ms", "1sl",
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
 		struct lexed l;
@@ -307,6 +328,7 @@ TEST(attach_points)
 int main(void)
 {
 	RUN(numbers_in_every_base);
+	RUN(duration_literals);
 	RUN(bad_numbers_are_errors);
 	RUN(character_literals);
 	RUN(string_escapes);

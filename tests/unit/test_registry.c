@@ -47,11 +47,16 @@ TEST(every_builtin_has_its_hooks)
 TEST(provider_aliases_are_theirs)
 {
 	CHECK_STR(probe_type_canonical("t"), "tracepoint");
-	CHECK_STR(probe_type_canonical("fentry"), "kfunc");
+	CHECK_STR(probe_type_canonical("kfunc"), "fentry");
+	CHECK_STR(probe_type_canonical("kretfunc"), "fexit");
+	CHECK_STR(probe_type_canonical("u"), "uprobe");
+	CHECK_STR(probe_type_canonical("Begin"), "BEGIN");
 	CHECK_STR(probe_type_canonical("U"), "usdt");
 	CHECK_STR(probe_type_canonical("it"), "iter");
 	CHECK(probe_type_canonical("nosuch") == NULL);
-	CHECK(probe_provider("iter") == NULL);
+	CHECK_STR(probe_provider("iter")->name, "iter");
+	CHECK_STR(probe_provider("bench")->name, "bench");
+	CHECK(probe_type_canonical("") == NULL);
 	/* every provider's aliases lead back to it */
 	const struct provider *p;
 	for (size_t i = 0; (p = probe_provider_at(i)); i++) {

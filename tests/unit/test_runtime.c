@@ -557,9 +557,26 @@ TEST(provider_timers)
 	CHECK(expand("interval:hz:4", "interval", p3, 2, &t, &n, &msg) == 0);
 	CHECK(t[0].u.timer.period == 250000000ull && !t[0].u.timer.freq);
 	free(msg);
+	/* bpftrace 0.26's short forms: nanoseconds or a duration, named in
+	 * microseconds; counts as its integer literals */
+	const char *p4[] = { "100ms" };
+	CHECK(expand("interval:100ms", "interval", p4, 1, &t, &n, &msg) == 0);
+	CHECK(t[0].u.timer.period == 100000000ull && !t[0].u.timer.freq);
+	CHECK_STR(t[0].name, "interval:us:100000");
+	free(msg);
+	const char *p5[] = { "1_500_000" };
+	CHECK(expand("profile:1_500_000", "profile", p5, 1, &t, &n, &msg) == 0);
+	CHECK(t[0].u.timer.period == 1500000ull && !t[0].u.timer.freq);
+	CHECK_STR(t[0].name, "profile:us:1500");
+	free(msg);
+	const char *p6[] = { "s", "1e3" };
+	CHECK(expand("interval:s:1e3", "interval", p6, 2, &t, &n, &msg) == 0);
+	CHECK(t[0].u.timer.period == 1000000000000ull);
+	CHECK_STR(t[0].name, "interval:s:1000");
+	free(msg);
 	CHECK(expand("BEGIN", "BEGIN", NULL, 0, &t, &n, &msg) == 0);
 	CHECK(n == 1);
-	CHECK_STR(t[0].name, "BEGIN");
+	CHECK_STR(t[0].name, "begin"); /* as bpftrace 0.26 names it */
 	CHECK(t[0].prov->attach == NULL);
 	free(msg);
 }
@@ -569,18 +586,31 @@ TEST(provider_errors)
 	EXPECT_ERROR("interval:xs:1", "interval",
 		     "stdin:1:1: ERROR: xs is not an accepted unit of time",
 		     "xs", "1", NULL);
+	/* bpftrace 0.26's words */
 	EXPECT_ERROR("interval:s", "interval",
-		     "stdin:1:1: ERROR: interval probe type requires 2 "
-		     "arguments",
+		     "stdin:1:1: ERROR: Invalid rate of interval probe: "
+		     "invalid integer: s",
 		     "s", NULL);
+	EXPECT_ERROR("interval:s:1:2", "interval",
+		     "stdin:1:1: ERROR: interval probe type requires 1 or 2 "
+		     "arguments, found 3",
+		     "s", "1", "2", NULL);
+	EXPECT_ERROR("interval:500", "interval",
+		     "stdin:1:1: ERROR: Invalid rate of interval probe. "
+		     "Minimum is 1000 or 1us. Found: 500 nanoseconds",
+		     "500", NULL);
 	EXPECT_ERROR("interval:s:0", "interval",
-		     "stdin:1:1: ERROR: interval period should be a positive "
-		     "integer, not '0'",
+		     "stdin:1:1: ERROR: interval frequency should be a "
+		     "positive integer",
 		     "s", "0", NULL);
 	EXPECT_ERROR("profile:hz:abc", "profile",
-		     "stdin:1:1: ERROR: profile frequency should be a "
-		     "positive integer, not 'abc'",
+		     "stdin:1:1: ERROR: Invalid rate of profile probe: "
+		     "invalid integer: abc",
 		     "hz", "abc", NULL);
+	EXPECT_ERROR("profile:s:1b", "profile",
+		     "stdin:1:1: ERROR: Invalid rate of profile probe: "
+		     "invalid trailing bytes: 1b",
+		     "s", "1b", NULL);
 	EXPECT_ERROR("tracepoint:nosuch:event", "tracepoint",
 		     "stdin:1:1: ERROR: No matches for tracepoint nosuch:event.",
 		     "nosuch", "event", NULL);
@@ -593,8 +623,8 @@ TEST(provider_errors)
 		     "arguments ([MODULE:]FUNCTION)",
 		     "a", "b", "c", NULL);
 	EXPECT_ERROR("BEGIN:x", "BEGIN",
-		     "stdin:1:1: ERROR: BEGIN probes take no arguments", "x",
-		     NULL);
+		     "stdin:1:1: ERROR: begin probe type requires 0 "
+		     "arguments, found 1", "x", NULL);
 }
 
 int main(void)

@@ -73,7 +73,7 @@ static void sample(struct serial_object *o)
 	struct attach_point *ap = arena_alloc(&A, sizeof(*ap));
 	static const char *parts[] = { "a", "b" };
 	*ap = (struct attach_point){ { &src, 0, 14, 1, 1 }, "tracepoint:a:b",
-				     "tracepoint", parts, 2 };
+				     "tracepoint", parts, 2, NULL };
 	o->groups[0] = (struct serial_group){ ap, 1, true };
 	c->nprogs = 1;
 	c->progs = arena_alloc(&A, sizeof(*c->progs));

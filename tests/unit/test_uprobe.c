@@ -135,9 +135,9 @@ TEST(library_names)
 TEST(kprobe_fallback)
 {
 	CHECK_STR(probe_kprobe_fallback(false, true, "kprobe", "vfs_read"),
-		  "kfunc");
+		  "fentry");
 	CHECK_STR(probe_kprobe_fallback(false, true, "kretprobe", "vfs_*"),
-		  "kretfunc");
+		  "fexit");
 	CHECK(!probe_kprobe_fallback(true, true, "kprobe", "vfs_read"));
 	CHECK(!probe_kprobe_fallback(false, false, "kprobe", "vfs_read"));
 	CHECK(!probe_kprobe_fallback(false, true, "kprobe", "vfs_read+4"));

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "util/arena.h"
+#include "util/intparse.h"
 #include "util/strbuf.h"
 #include "util/vec.h"
 
@@ -48,10 +49,54 @@ TEST(vec_pushes)
 	CHECK(v.data == NULL);
 }
 
+/* bpftrace 0.26's util::to_uint, case by case (its tests/utils.cpp and
+ * parser tests). */
+TEST(intparse_reads_numbers_as_bpftrace)
+{
+	static const struct { const char *in; uint64_t want; } ok[] = {
+		{ "0", 0 }, { "42", 42 }, { "0x2a", 42 }, { "0X2A", 42 },
+		{ "052", 42 }, { "0b101", 5 }, { "1_000", 1000 }, { "1e3", 1000 },
+		{ "5E2", 500 }, { "10u", 10 }, { "10ull", 10 }, { "10ll", 10 },
+		{ "5ns", 5 }, { "3us", 3000 }, { "2ms", 2000000 },
+		{ "1s", 1000000000 }, { "1m", 60000000000ull },
+		{ "1h", 3600000000000ull }, { "1d", 86400000000000ull },
+		{ "1_500ms", 1500000000 }, { "18446744073709551615",
+					     UINT64_MAX },
+	};
+	for (size_t i = 0; i < sizeof(ok) / sizeof(*ok); i++) {
+		uint64_t v = 1;
+		char why[128] = "";
+		CHECK(intparse_u64(ok[i].in, &v, why, sizeof(why)) == 0);
+		CHECK(v == ok[i].want);
+	}
+	static const struct { const char *in, *why; } bad[] = {
+		{ "abc", "invalid integer: abc" },
+		{ "", "invalid integer: " },
+		{ "1b", "invalid trailing bytes: 1b" },
+		{ "1e0", "invalid trailing bytes: 1e0" },
+		{ "12e3", "coefficient part of scientific literal must be 1-9: "
+			  "12e3" },
+		{ "2e19", "overflow error, maximum value is "
+			  "18446744073709551615: 2e19" },
+		{ "5000000000u", "overflow error, maximum value is 4294967295: "
+				 "5000000000u" },
+		{ "213504d", "overflow error, maximum value is "
+			     "18446744073709551615: 213504d" },
+		{ "-1", "invalid integer: -1" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+		uint64_t v;
+		char why[128] = "";
+		CHECK(intparse_u64(bad[i].in, &v, why, sizeof(why)) < 0);
+		CHECK_STR(why, bad[i].why);
+	}
+}
+
 int main(void)
 {
 	RUN(arena_allocates_zeroed_and_aligned);
 	RUN(strbuf_grows);
+	RUN(intparse_reads_numbers_as_bpftrace);
 	RUN(vec_pushes);
 	return check_done();
 }
