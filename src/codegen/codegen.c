@@ -12,17 +12,39 @@
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 
-static bool in_reg(const struct type *t)
+bool cg_in_reg(const struct type *t)
 {
 	return t->kind == TY_INT || t->kind == TY_PTR;
 }
 
-static struct cg_var *find_var(struct cg *g, const char *name)
+struct cg_var *cg_find_var(struct cg *g, int32_t id)
 {
-	for (size_t i = 0; i < g->vars.len; i++)
-		if (!strcmp(g->vars.data[i].name, name))
+	for (size_t i = g->vars.len; i-- > 0;)
+		if (g->vars.data[i].id == id)
 			return &g->vars.data[i];
 	return NULL;
+}
+
+static void declare_var(struct cg *g, const struct ast_expr *t, bool zero)
+{
+	static const enum type_kind stacks[] = { TY_KSTACK, TY_USTACK,
+						 TY_NONE };
+	if (cg_find_var(g, t->aux))
+		return;
+	struct cg_var v = { t->u.name, t->aux, t->type, IR_NOREG,
+			    { 0, IR_NOREG } };
+	if (cg_in_reg(t->type)) {
+		v.reg = ir_const(g->ir, 0);
+	} else {
+		ir_set_origin(g->ir, t);
+		v.mem = cg_stack_in_scratch(t->type) ?
+			cg_scratch(g, t->type->size) :
+			cg_slot_mem(ir_slot_new(g->ir, t->type->size, 8));
+		if (zero || type_holds(t->type, stacks))
+			cg_zero_mem(g, v.mem, 0, t->type->size);
+		ir_set_origin(g->ir, NULL);
+	}
+	vec_push(&g->vars, v);
 }
 
 /* Gives every variable of a block its storage up front, zeroed: a
@@ -35,30 +57,19 @@ static void declare_vars(struct cg *g, const struct ast_block *b, bool top);
 
 static void declare_stmt(struct cg *g, const struct ast_stmt *s, bool top)
 {
-	static const enum type_kind stacks[] = { TY_KSTACK, TY_USTACK,
-						 TY_NONE };
 	switch (s->kind) {
 	case S_ASSIGN: {
 		const struct ast_expr *t = s->u.assign.target;
-		if (t->kind != E_VAR || find_var(g, t->u.name))
-			return;
-		struct cg_var v = { t->u.name, t->type, IR_NOREG,
-				    { 0, IR_NOREG } };
-		if (in_reg(t->type)) {
-			v.reg = ir_const(g->ir, 0);
-		} else {
-			ir_set_origin(g->ir, t);
-			v.mem = cg_stack_in_scratch(t->type) ?
-				cg_scratch(g, t->type->size) :
-				cg_slot_mem(ir_slot_new(g->ir, t->type->size,
-							8));
-			if (!top || type_holds(t->type, stacks))
-				cg_zero_mem(g, v.mem, 0, t->type->size);
-			ir_set_origin(g->ir, NULL);
-		}
-		vec_push(&g->vars, v);
+		if (t->kind == E_VAR)
+			declare_var(g, t, !top);
 		return;
 	}
+	case S_LET:
+		declare_var(g, s->u.let.var, !top || !s->u.let.value);
+		return;
+	case S_FOR:
+		/* the body's variables are its callback's */
+		return;
 	case S_IF:
 		declare_vars(g, &s->u.if_.then, false);
 		if (s->u.if_.otherwise)
@@ -76,19 +87,23 @@ static void declare_stmt(struct cg *g, const struct ast_stmt *s, bool top)
 	}
 }
 
+void cg_declare_vars(struct cg *g, const struct ast_block *b)
+{
+	declare_vars(g, b, false);
+}
+
 static void declare_vars(struct cg *g, const struct ast_block *b, bool top)
 {
 	for (uint32_t i = 0; i < b->n; i++)
 		declare_stmt(g, b->stmts[i], top);
 }
 
-static void assign_var(struct cg *g, struct ast_stmt *s)
+static void assign_var(struct cg *g, struct ast_expr *t, enum ast_op op,
+		       struct ast_expr *value)
 {
-	struct ast_expr *t = s->u.assign.target;
-	struct cg_var *v = find_var(g, t->u.name);
-	struct val x = s->u.assign.op == OP_NONE ?
-		cg_expr(g, s->u.assign.value) :
-		cg_compound(g, t, s->u.assign.op, s->u.assign.value);
+	struct cg_var *v = cg_find_var(g, t->aux);
+	struct val x = op == OP_NONE ? cg_expr(g, value) :
+		cg_compound(g, t, op, value);
 	if (v->reg != IR_NOREG) {
 		ir_reg r = cg_to_reg(g, x);
 		ir_mov(g->ir, v->reg, r);
@@ -124,7 +139,15 @@ static void gen_stmt_at(struct cg *g, struct ast_stmt *s)
 				      s->u.assign.op);
 			ir_set_origin(g->ir, NULL);
 		} else
-			assign_var(g, s);
+			assign_var(g, s->u.assign.target, s->u.assign.op,
+				   s->u.assign.value);
+		return;
+	case S_LET:
+		if (s->u.let.value)
+			assign_var(g, s->u.let.var, OP_NONE, s->u.let.value);
+		return;
+	case S_FOR:
+		cg_for(g, s);
 		return;
 	case S_IF: {
 		ir_jlist f = cg_cond_false(g, s->u.if_.cond);
@@ -148,7 +171,7 @@ static void gen_stmt_at(struct cg *g, struct ast_stmt *s)
 	case S_WHILE: {
 		if (!g->first_loop)
 			g->first_loop = s;
-		struct cg_loop l = { ir_label_here(g->ir), IR_NOJUMP };
+		struct cg_loop l = { ir_label_here(g->ir), IR_NOJUMP, IR_NOJUMP };
 		ir_jlist f = cg_cond_false(g, s->u.loop.cond);
 		vec_push(&g->loops, l);
 		gen_block(g, &s->u.loop.body);
@@ -166,16 +189,31 @@ static void gen_stmt_at(struct cg *g, struct ast_stmt *s)
 		 * (unreachable) block, which the back end drops */
 		return;
 	}
-	case S_CONTINUE:
-		ir_ja(g->ir, g->loops.data[g->loops.len - 1].head);
+	case S_CONTINUE: {
+		struct cg_loop *l = &g->loops.data[g->loops.len - 1];
+		if (l->head == IR_NOLABEL) /* a for body: its callback ends */
+			ir_jlist_concat(g->ir, &l->conts,
+					ir_ja(g->ir, IR_NOLABEL));
+		else
+			ir_ja(g->ir, l->head);
 		return;
+	}
 	case S_RETURN:
-		ir_exiti(g->ir, 0);
+		if (g->fn) /* in a for body: the probe ends after the loop */
+			ir_jlist_concat(g->ir, &g->fn->returns,
+					ir_ja(g->ir, IR_NOLABEL));
+		else
+			ir_exiti(g->ir, 0);
 		return;
 	case S_BLOCK:
 		gen_block(g, &s->u.block);
 		return;
 	}
+}
+
+void cg_block(struct cg *g, const struct ast_block *b)
+{
+	gen_block(g, b);
 }
 
 static void gen_block(struct cg *g, const struct ast_block *b)
@@ -298,6 +336,8 @@ static int gen_program(struct cg *g, struct ast_probe *p,
 	g->probe_index = cg_name_index(g, t->name);
 	g->vars.len = 0;
 	g->loops.len = 0;
+	g->fn = NULL;
+	g->fns.len = 0;
 	g->scratch_index = -1;
 	g->scratch_used = 0;
 	g->bail = IR_NOJUMP;
@@ -334,8 +374,18 @@ static int gen_program(struct cg *g, struct ast_probe *p,
 		report_compile_error(g, p);
 		rc = -1;
 	} else if (!g->failed) {
-		rc = check_map_count(g, p, &out->code);
+		char err[256];
+		if (ir_link(&out->code, g->fns.data, (uint32_t)g->fns.len, err,
+			    sizeof(err)) < 0) {
+			diag_error(g->diag, p->span, "%s", err);
+			rc = -1;
+		} else {
+			rc = check_map_count(g, p, &out->code);
+		}
 	}
+	for (size_t i = 0; i < g->fns.len; i++)
+		bpf_code_free(&g->fns.data[i]);
+	g->fns.len = 0;
 	ir_free(g->ir);
 	g->ir = NULL;
 	out->name = t->name;
@@ -471,6 +521,7 @@ int codegen(struct arena *a, struct diag *d, struct ast_program *prog,
 	vec_free(&g.events);
 	vec_free(&g.vars);
 	vec_free(&g.loops);
+	vec_free(&g.fns);
 	free(g.name_slots);
 	vec_free(&progs);
 	return rc;

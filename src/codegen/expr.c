@@ -770,22 +770,25 @@ static struct val binary(struct cg *g, struct ast_expr *e)
 	return reg_val(e->type, a);
 }
 
+struct val cg_var_val(struct cg *g, const struct cg_var *v)
+{
+	if (v->reg != IR_NOREG)
+		return reg_val(v->type, v->reg);
+	if (v->mem.ptr != IR_NOREG) {
+		/* in the scratch (or a for body's context): read where it
+		 * is stored */
+		struct val a = { .kind = V_ADDR, .type = v->type,
+				 .reg = v->mem.ptr };
+		return a;
+	}
+	return mem_val(v->type, v->mem.slot, 0);
+}
+
 static struct val var_read(struct cg *g, struct ast_expr *e)
 {
-	for (size_t i = 0; i < g->vars.len; i++) {
-		struct cg_var *v = &g->vars.data[i];
-		if (strcmp(v->name, e->u.name))
-			continue;
-		if (v->reg != IR_NOREG)
-			return reg_val(v->type, v->reg);
-		if (v->mem.ptr != IR_NOREG) {
-			/* in the scratch: read where it is stored */
-			struct val a = { .kind = V_ADDR, .type = v->type,
-					 .reg = v->mem.ptr };
-			return a;
-		}
-		return mem_val(v->type, v->mem.slot, 0);
-	}
+	struct cg_var *v = cg_find_var(g, e->aux);
+	if (v)
+		return cg_var_val(g, v);
 	cg_error(g, e->span, "variable %s has no storage", e->u.name);
 	return reg_val(&type_u64, ir_const(g->ir, 0));
 }
