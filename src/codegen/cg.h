@@ -191,6 +191,8 @@ struct cg_var *cg_find_var(struct cg *g, int32_t id);
 /* Storage for the variables b declares (zeroed), and b's code. */
 void cg_declare_vars(struct cg *g, const struct ast_block *b);
 void cg_block(struct cg *g, const struct ast_block *b);
+/* return (and exit()): the probe's action ends, also from a for body. */
+void cg_end_probe(struct cg *g);
 /* loops.c: for ($x : @map) and for ($x : a..b) */
 void cg_for(struct cg *g, struct ast_stmt *s);
 /* The value variable v holds. */

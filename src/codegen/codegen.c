@@ -199,16 +199,21 @@ static void gen_stmt_at(struct cg *g, struct ast_stmt *s)
 		return;
 	}
 	case S_RETURN:
-		if (g->fn) /* in a for body: the probe ends after the loop */
-			ir_jlist_concat(g->ir, &g->fn->returns,
-					ir_ja(g->ir, IR_NOLABEL));
-		else
-			ir_exiti(g->ir, 0);
+		cg_end_probe(g);
 		return;
 	case S_BLOCK:
 		gen_block(g, &s->u.block);
 		return;
 	}
+}
+
+void cg_end_probe(struct cg *g)
+{
+	if (g->fn) /* in a for body: the probe ends after the loop */
+		ir_jlist_concat(g->ir, &g->fn->returns,
+				ir_ja(g->ir, IR_NOLABEL));
+	else
+		ir_exiti(g->ir, 0);
 }
 
 void cg_block(struct cg *g, const struct ast_block *b)

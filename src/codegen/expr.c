@@ -992,9 +992,19 @@ static struct val expr_of_kind(struct cg *g, struct ast_expr *e)
 	case E_TUPLE:
 		return tuple(g, e);
 	case E_TUPLE_INDEX: {
-		struct val b = cg_to_mem(g, cg_expr(g, e->u.tindex.base));
+		struct val b = cg_expr(g, e->u.tindex.base);
 		const struct type_field *f =
 			&b.type->fields[e->u.tindex.index];
+		if (b.kind == V_ADDR && cg_stack_in_scratch(b.type)) {
+			/* a tuple too big for the stack (it holds a stack):
+			 * only the field is read */
+			ir_reg a = ir_copy(g->ir, b.reg);
+			ir_alui(g->ir, BPF_ADD, a, (int32_t)f->offset);
+			b.reg = a;
+			b.type = f->type;
+			return b;
+		}
+		b = cg_to_mem(g, b);
 		return mem_val(f->type, b.slot, b.off + f->offset);
 	}
 	case E_POSITIONAL: /* sema folds these into literals */

@@ -8,6 +8,11 @@
  * are used in place through the pointer. The context also carries the
  * probe's context pointer and a flag set by `return`, which ends the
  * probe once the loop is done.
+ *
+ * The integers come into the callback through bpf_probe_read_kernel, so
+ * the verifier holds them as unknown values: kernels since 6.7 check a
+ * callback as a loop until its states repeat, and exact values (a
+ * counter compared with a constant) would never repeat.
  */
 #include <bpf/libbpf.h>
 #include <string.h>
@@ -32,22 +37,22 @@ static uint32_t round8(uint32_t n)
 }
 
 /* Copies size bytes from ptr+from (any readable pointer the verifier
- * knows the bounds of) to slot+to. */
-static void copy_in(struct cg *g, ir_slot s, uint32_t to, ir_reg ptr,
+ * knows the bounds of) to m+to. */
+static void copy_in(struct cg *g, struct cg_mem m, uint32_t to, ir_reg ptr,
 		    uint32_t from, uint32_t size)
 {
 	ir_reg t = ir_reg_new(g->ir);
 	for (uint32_t i = 0, n; i < size; i += n) {
 		n = cg_piece(size - i, to + i, from + i);
 		ir_load(g->ir, (int)n, t, ptr, (int16_t)(from + i));
-		ir_store_slot(g->ir, (int)n, s, to + i, t);
+		cg_mem_store(g, (int)n, m, to + i, t);
 	}
 }
 
 /* The value of a per-CPU aggregation at key (in the loop variable's
  * slot): the CPUs' values merged as the map's printing merges them. */
 static void percpu_value(struct cg *g, int32_t mi, const struct type *agg,
-			 ir_reg keyp, ir_slot dst, uint32_t off)
+			 ir_reg keyp, struct cg_mem dst, uint32_t off)
 {
 	int ncpu = libbpf_num_possible_cpus();
 	if (ncpu < 1)
@@ -101,22 +106,22 @@ static void percpu_value(struct cg *g, int32_t mi, const struct type *agg,
 		r = ir_copy(g->ir, sum);
 		ir_sdiv(g->ir, r, cnt);
 	}
-	ir_store_slot(g->ir, 8, dst, off, r);
+	cg_mem_store(g, 8, dst, off, r);
 }
 
 /* The loop variable of a map loop: (key, value) copied from the
  * element the helper gives. */
 static void map_element(struct cg *g, struct ast_stmt *s, ir_reg keyp,
-			ir_reg valp, ir_slot dst)
+			ir_reg valp, struct cg_mem dst)
 {
 	const struct type *t = s->u.for_.var->type;
 	const struct type_field *kf = &t->fields[0], *vf = &t->fields[1];
 	int32_t mi = cg_map_index(g, s->u.for_.map);
 	const struct cmap *m = cg_map(g, mi);
-	cg_zero(g, dst, 0, t->size);
+	cg_zero_mem(g, dst, 0, t->size);
 	copy_in(g, dst, kf->offset, keyp, 0, kf->type->size);
 	if (type_is_aggregation(m->value) && m->percpu) {
-		ir_reg k = cg_mem_addr(g, cg_slot_mem(dst), kf->offset);
+		ir_reg k = cg_mem_addr(g, dst, kf->offset);
 		percpu_value(g, mi, m->value, k, dst, vf->offset);
 		return;
 	}
@@ -154,11 +159,23 @@ static int32_t gen_callback(struct cg *g, struct ast_stmt *s,
 	ir_reg pctx = ir_reg_new(cb);
 	ir_load(cb, 8, pctx, ctxp, CTX_PROBE_CTX);
 	ir_set_ctx(cb, pctx);
+	uint32_t nints = 0;
+	for (uint32_t i = 0; i < ncaps; i++)
+		nints += caps[i].v->reg != IR_NOREG;
+	ir_slot ints = 0;
+	if (nints) {
+		ints = ir_slot_new(cb, 8 * nints, 8);
+		ir_reg src = ir_copy(cb, ctxp);
+		ir_alui(cb, BPF_ADD, src, CTX_FIRST);
+		cg_call(g, BPF_FUNC_probe_read_kernel, 3,
+			cg_mem_addr(g, cg_slot_mem(ints), 0),
+			ir_const(cb, 8 * nints), src);
+	}
 	for (uint32_t i = 0; i < ncaps; i++) {
 		struct cg_var v = *caps[i].v;
 		if (v.reg != IR_NOREG) {
 			v.reg = ir_reg_new(cb);
-			ir_load(cb, 8, v.reg, ctxp, (int16_t)caps[i].off);
+			ir_load_slot(cb, 8, v.reg, ints, caps[i].off - CTX_FIRST);
 		} else {
 			v.mem.slot = 0;
 			v.mem.ptr = ir_copy(cb, ctxp);
@@ -182,11 +199,13 @@ static int32_t gen_callback(struct cg *g, struct ast_stmt *s,
 		ir_load(cb, 8, loopvar.reg, ctxp, CTX_START);
 		ir_alu(cb, BPF_ADD, loopvar.reg, a1);
 	} else {
+		/* a key holding a stack is too big for the stack */
 		ir_set_origin(cb, lv);
-		ir_slot e = ir_slot_new(cb, lv->type->size, 8);
+		loopvar.mem = cg_stack_in_scratch(lv->type) ?
+			cg_scratch(g, lv->type->size) :
+			cg_slot_mem(ir_slot_new(cb, lv->type->size, 8));
 		ir_set_origin(cb, NULL);
-		map_element(g, s, keyp, valp, e);
-		loopvar.mem = cg_slot_mem(e);
+		map_element(g, s, keyp, valp, loopvar.mem);
 	}
 	vec_push(&g->vars, loopvar);
 	cg_declare_vars(g, &s->u.for_.body);
@@ -254,8 +273,16 @@ void cg_for(struct cg *g, struct ast_stmt *s)
 			return;
 		}
 		caps[i].v = v;
-		caps[i].off = off;
-		off += v->reg != IR_NOREG ? 8 : round8(v->type->size);
+	}
+	/* the integers first, side by side: one read brings them in */
+	for (int ints = 1; ints >= 0; ints--) {
+		for (uint32_t i = 0; i < ncaps; i++) {
+			struct cg_var *v = caps[i].v;
+			if ((v->reg != IR_NOREG) != ints)
+				continue;
+			caps[i].off = off;
+			off += ints ? 8 : round8(v->type->size);
+		}
 	}
 	uint32_t probe_off = 0, func_off = 0;
 	if (g->probe_reg != IR_NOREG) {

@@ -19,6 +19,7 @@
 #include "kernel/regs.h"
 #include "lang/ctypes.h"
 #include "lang/fmt_parse.h"
+#include "model/limits.h"
 #include "util/arena.h"
 #include "util/diag.h"
 #include "util/strbuf.h"
@@ -181,13 +182,13 @@ static struct var *lookup_var(struct sema *s, struct ast_expr *e)
 	if (id < 0) {
 		sema_err(s, e->span, "Undefined or undeclared variable: %s",
 			 e->u.name);
-		if (scope_was_closed(&s->scopes, e->u.name))
+		if (scope_was_closed(&s->scopes, e->u.name) && s->report->out)
 			diag_report(s->report, "HINT", (struct span){ 0 },
 				    "since bpftrace 0.22 a variable lives in "
-				    "the block that first assigns it: assign "
-				    "%s before that block (%s = ...;) or "
-				    "declare it there (let %s;)", e->u.name,
-				    e->u.name, e->u.name);
+				    "the block that first assigns it: before "
+				    "that block, assign it (%s = ...;) or "
+				    "declare it (let %s;)", e->u.name,
+				    e->u.name);
 		return NULL;
 	}
 	e->aux = id;
@@ -876,6 +877,17 @@ static const struct type *check_expr_inner(struct sema *s,
 	case E_STRING:
 		return type_string(s->arena, e->u.str.len + 1);
 	case E_BUILTIN:
+		/* bpftrace 0.26 passes no probe arguments to a for body's
+		 * callback */
+		if (s->fors.len && (e->builtin == BI_ARGN ||
+				    e->builtin == BI_SARGN ||
+				    e->builtin == BI_RETVAL ||
+				    e->builtin == BI_ARGS ||
+				    e->builtin == BI_CTX)) {
+			sema_err(s, e->span, "'%s' builtin is not allowed in a "
+				 "for-loop", e->u.name);
+			return &type_none;
+		}
 		return sema_builtin_var(s, e);
 	case E_IDENT: {
 		int64_t v;
@@ -1212,8 +1224,11 @@ static void check_let(struct sema *s, struct ast_stmt *st)
 			sema_expr(s, st->u.let.value);
 		return;
 	}
-	const struct type *t = st->u.let.has_type ?
-		resolve_typespec(s, &st->u.let.type) : NULL;
+	/* `string` is bpftrace's: a string of the default size */
+	const struct ast_typespec *ts = &st->u.let.type;
+	const struct type *t = !st->u.let.has_type ? NULL :
+		!strcmp(ts->base, "string") && !ts->ptr_depth && !ts->array_len ?
+		type_string(s->arena, limits.strlen) : resolve_typespec(s, ts);
 	/* the value is checked before the variable exists: let $x = $x is
 	 * an undefined $x */
 	const struct type *vt = NULL;
@@ -1277,8 +1292,8 @@ static const struct type *map_loop_type(struct sema *s, struct ast_expr *m)
 	case TY_STATS:
 	case TY_HIST:
 	case TY_LHIST:
-		sema_err(s, m->span, "Loop expression does not support type: %s",
-			 sema_tname(s, val));
+		sema_err(s, m->span, "Loop expression does not support type: "
+			 "%s_t", sema_tname(s, val));
 		return NULL;
 	default:
 		break;
@@ -1435,7 +1450,7 @@ int sema_check(struct arena *a, struct diag *d, struct ast_program *prog,
 	for (size_t i = 0; i < s.vars.len; i++) {
 		struct var *v = &s.vars.data[i];
 		const struct ast_expr *dcl = v->decl;
-		if (v->let && !v->assigned_ever && dcl)
+		if (v->let && !v->assigned_ever && dcl && !d->nerrors)
 			diag_warning(d, dcl->span, "Variable %s was never "
 				     "assigned to.", v->name);
 	}
