@@ -262,7 +262,18 @@ struct ast_directive {
 	const char *text;
 };
 
+/* let @m = TYPE(N); at the top of a script (bpftrace 0.26). */
+struct ast_mapdecl {
+	struct span span;
+	const char *map;       /* "@m" */
+	const char *kind;      /* hash, lruhash, percpuhash, percpulruhash */
+	struct span kind_span;
+	uint64_t max_entries;
+};
+
 struct ast_program {
+	struct ast_mapdecl *mapdecls;
+	uint32_t nmapdecls;
 	struct ast_probe *probes;
 	uint32_t nprobes;
 	struct ast_cdef **cdefs;

@@ -1392,6 +1392,44 @@ static int next_is_cdef(struct parser *p)
 	       t.kind == T_TYPEDEF;
 }
 
+/* Whether `let @` starts the next top-level item (a map declaration). */
+static int next_is_mapdecl(struct parser *p)
+{
+	struct lexer save = p->lx;
+	struct diag quiet = *p->diag;
+	quiet.out = NULL;
+	quiet.max_errors = 0;
+	p->lx.diag = &quiet;
+	struct token t = lex_next(&p->lx);
+	int r = t.kind == T_IDENT && !strcmp(t.text, "let") &&
+		lex_next(&p->lx).kind == T_MAP;
+	p->lx = save;
+	return r;
+}
+
+/* mapdecl := 'let' MAP '=' IDENT '(' INT ')' [ ';' ] */
+static void parse_mapdecl(struct parser *p, struct ast_mapdecl *d)
+{
+	struct token kw = take(p);
+	struct token m = expect(p, T_MAP, "a map");
+	expect(p, T_ASSIGN, "'=' in the map declaration");
+	struct token k = expect(p, T_IDENT, "map type name");
+	expect(p, T_LPAREN, "'('");
+	if (!at(p, T_INT)) {
+		diag_error(p->diag, peek(p)->span, "expected positive integer "
+			   "for map declaration max entries");
+		longjmp(p->recover, 1);
+	}
+	struct token n = take(p);
+	struct token close = expect(p, T_RPAREN, "')'");
+	d->span = end_span(kw.span, close.span);
+	d->map = m.text;
+	d->kind = k.text;
+	d->kind_span = k.span;
+	d->max_entries = n.num;
+	accept(p, T_SEMI);
+}
+
 /* Puts the pending token back by moving the lexer to its start. */
 static void unpeek(struct parser *p)
 {
@@ -1407,7 +1445,7 @@ static void unpeek(struct parser *p)
 	p->have_tok = 0;
 }
 
-/* program := { DIRECTIVE | cdef | probe } EOF */
+/* program := { DIRECTIVE | cdef | mapdecl | probe } EOF */
 struct ast_program *parse_program(struct arena *a, struct diag *d,
 				  const struct src_file *file)
 {
@@ -1431,6 +1469,7 @@ struct ast_program *parse_program_params(struct arena *a, struct diag *d,
 	AVEC(struct ast_probe) probes = { 0 };
 	AVEC(struct ast_cdef *) cdefs = { 0 };
 	AVEC(struct ast_directive) dirs = { 0 };
+	AVEC(struct ast_mapdecl) decls = { 0 };
 	for (;;) {
 		if (setjmp(p.recover)) {
 			p.depth = 0;
@@ -1470,6 +1509,13 @@ struct ast_program *parse_program_params(struct arena *a, struct diag *d,
 			syntax_error(&p, "expected a probe, found %s",
 				     describe(t));
 		}
+		if (c == 'l' && next_is_mapdecl(&p)) {
+			struct ast_mapdecl md;
+			memset(&md, 0, sizeof(md));
+			parse_mapdecl(&p, &md);
+			apush(&p, &decls, md);
+			continue;
+		}
 		struct ast_probe pr;
 		memset(&pr, 0, sizeof(pr));
 		parse_probe(&p, &pr);
@@ -1486,6 +1532,12 @@ struct ast_program *parse_program_params(struct arena *a, struct diag *d,
 		memcpy(prog->probes, probes.data,
 		       sizeof(*prog->probes) * probes.len);
 	FREEZE(&p, cdefs, prog->cdefs, prog->ncdefs);
+	prog->nmapdecls = (uint32_t)decls.len;
+	prog->mapdecls = arena_alloc(a, sizeof(*prog->mapdecls) *
+					     (decls.len + 1));
+	if (decls.len)
+		memcpy(prog->mapdecls, decls.data,
+		       sizeof(*prog->mapdecls) * decls.len);
 	prog->ndirectives = (uint32_t)dirs.len;
 	prog->directives = arena_alloc(a, sizeof(*prog->directives) *
 					       (dirs.len + 1));

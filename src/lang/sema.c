@@ -1418,6 +1418,70 @@ void sema_retarget(const struct sema_result *r, uint32_t probe,
 	check_body(s, &s->prog->probes[probe], t);
 }
 
+/* let @m = TYPE(N): the types bpftrace 0.26 takes, by name (its
+ * list is sorted, and so is its hint). */
+static const struct {
+	const char *name;
+	uint32_t type;
+	bool percpu;
+} map_kinds[] = {
+	{ "hash", BPF_MAP_TYPE_HASH, false },
+	{ "lruhash", BPF_MAP_TYPE_LRU_HASH, false },
+	{ "percpuhash", BPF_MAP_TYPE_PERCPU_HASH, true },
+	{ "percpulruhash", BPF_MAP_TYPE_LRU_PERCPU_HASH, true },
+};
+
+static void check_mapdecls(struct sema *s, struct diag *d)
+{
+	const struct ast_program *prog = s->prog;
+	for (uint32_t i = 0; i < prog->nmapdecls; i++) {
+		const struct ast_mapdecl *md = &prog->mapdecls[i];
+		int k = -1;
+		for (size_t j = 0; j < sizeof(map_kinds) / sizeof(map_kinds[0]);
+		     j++)
+			if (!strcmp(map_kinds[j].name, md->kind))
+				k = (int)j;
+		if (k < 0) {
+			diag_error(d, md->kind_span, "Invalid bpf map type: %s",
+				   md->kind);
+			diag_report(d, "HINT", (struct span){ 0 }, "Valid map "
+				    "types: hash, lruhash, percpuhash, "
+				    "percpulruhash");
+			continue;
+		}
+		for (uint32_t j = 0; j < i; j++)
+			if (!strcmp(prog->mapdecls[j].map, md->map))
+				diag_error(d, md->span, "Map %s is declared "
+					   "more than once", md->map);
+		if (md->max_entries < 1 || md->max_entries > UINT32_MAX) {
+			diag_error(d, md->span, "the map size must be between 1 "
+				   "and %u", UINT32_MAX);
+			continue;
+		}
+		struct sema_map *m = sema_find_map(s, md->map);
+		if (!m) {
+			diag_warning(d, md->span, "Unused map: %s", md->map);
+			continue;
+		}
+		bool percpu = type_is_aggregation(m->value);
+		if (percpu != map_kinds[k].percpu) {
+			diag_error(d, m->first_use, "Incompatible map types. Type "
+				   "from declaration: %s. Type from value/key "
+				   "type: %s", md->kind,
+				   percpu ? "percpuhash" : "hash");
+			continue;
+		}
+		if (m->value->kind == TY_HIST || m->value->kind == TY_LHIST) {
+			/* their buckets are keys too: N would count them */
+			diag_error(d, md->span, "a declared map cannot hold "
+				   "hist() or lhist()");
+			continue;
+		}
+		m->decl_type = map_kinds[k].type;
+		m->decl_max = (uint32_t)md->max_entries;
+	}
+}
+
 int sema_check(struct arena *a, struct diag *d, struct ast_program *prog,
 	       const struct sema_probe *probes, const struct sema_opts *opts,
 	       struct sema_result *out)
@@ -1462,6 +1526,7 @@ int sema_check(struct arena *a, struct diag *d, struct ast_program *prog,
 			diag_error(d, m->first_use, "map %s is never assigned "
 				   "a value", m->name);
 	}
+	check_mapdecls(&s, d);
 	out->nmaps = (uint32_t)s.maps.len;
 	out->maps = arena_alloc(a, sizeof(*out->maps) * (s.maps.len + 1));
 	if (s.maps.len)
