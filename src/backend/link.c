@@ -8,6 +8,7 @@
 #include "backend/ir.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,15 +44,34 @@ static uint32_t chain_depth(const struct bpf_code *prog,
 	return frame_bytes(c->stack_size) + deepest;
 }
 
+/* Marks the functions code c loads (and theirs) in used[]. */
+static void mark_used(const struct bpf_code *c, const struct bpf_code *fns,
+		      uint32_t n, bool *used)
+{
+	for (uint32_t r = 0; r < c->nrelocs; r++) {
+		uint32_t callee = c->relocs[r].map_idx;
+		if (c->insns[c->relocs[r].insn].src_reg != BPF_PSEUDO_FUNC ||
+		    callee >= n || used[callee])
+			continue;
+		used[callee] = true;
+		mark_used(&fns[callee], fns, n, used);
+	}
+}
+
 int ir_link(struct bpf_code *prog, const struct bpf_code *fns, uint32_t n,
 	    char *err, size_t errlen)
 {
 	if (!n)
 		return 0;
+	/* A body whose loop is dead code (after exit()) lost its load with
+	 * it: left in, the kernel would refuse it as unreachable. */
+	bool *used = xcalloc(n + 1, sizeof(*used));
+	mark_used(prog, fns, n, used);
 	/* bpf_loop inlined by the verifier (6.1+) keeps 3 values in the
 	 * caller's frame */
 	uint32_t depth = chain_depth(prog, fns, n, -1, 0) + 32;
 	if (depth > 512) {
+		free(used);
 		snprintf(err, errlen, "the probe and its for loop bodies need "
 			 "%u bytes of stack together, more than the 512 the "
 			 "kernel gives them: use smaller values (e.g. "
@@ -62,6 +82,8 @@ int ir_link(struct bpf_code *prog, const struct bpf_code *fns, uint32_t n,
 	uint32_t *start = xmalloc(sizeof(*start) * n);
 	for (uint32_t i = 0; i < n; i++) {
 		start[i] = total;
+		if (!used[i])
+			continue;
 		total += fns[i].ninsns;
 		nrel += fns[i].nrelocs;
 	}
@@ -69,6 +91,8 @@ int ir_link(struct bpf_code *prog, const struct bpf_code *fns, uint32_t n,
 	struct map_reloc *rel = xcalloc(nrel + 1, sizeof(*rel));
 	uint32_t nr = 0;
 	for (int f = -1; f < (int)n; f++) {
+		if (f >= 0 && !used[f])
+			continue;
 		const struct bpf_code *c = f < 0 ? prog : &fns[f];
 		uint32_t base = f < 0 ? 0 : start[f];
 		memcpy(insns + base, c->insns, sizeof(*insns) * c->ninsns);
@@ -86,6 +110,7 @@ int ir_link(struct bpf_code *prog, const struct bpf_code *fns, uint32_t n,
 		}
 	}
 	free(start);
+	free(used);
 	free(prog->insns);
 	free(prog->relocs);
 	prog->insns = insns;

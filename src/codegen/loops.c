@@ -24,7 +24,8 @@
 #define CTX_RETURNED 0
 #define CTX_PROBE_CTX 8
 #define CTX_START 16
-#define CTX_FIRST 24
+#define CTX_COUNT 24
+#define CTX_FIRST 32
 
 struct capture {
 	struct cg_var *v;
@@ -194,7 +195,14 @@ static int32_t gen_callback(struct cg *g, struct ast_stmt *s,
 	struct ast_expr *lv = s->u.for_.var;
 	struct cg_var loopvar = { lv->u.name, lv->aux, lv->type, IR_NOREG,
 				  { 0, IR_NOREG } };
+	ir_jlist past_end = IR_NOJUMP;
 	if (range) {
+		/* the index is below the count (bpf_loop never passes more),
+		 * but the verifier learns it only from a test: a constant
+		 * range then bounds the loop variable */
+		ir_reg count = ir_reg_new(cb);
+		ir_load(cb, 8, count, ctxp, CTX_COUNT);
+		past_end = ir_jmp(cb, BPF_JGE, a1, count, IR_NOLABEL);
 		loopvar.reg = ir_reg_new(cb);
 		ir_load(cb, 8, loopvar.reg, ctxp, CTX_START);
 		ir_alu(cb, BPF_ADD, loopvar.reg, a1);
@@ -221,6 +229,7 @@ static int32_t gen_callback(struct cg *g, struct ast_stmt *s,
 	ir_movi(cb, r, 0);
 	ir_jlist out = ir_ja(cb, IR_NOLABEL);
 	ir_jlist_patch_here(cb, done.breaks);
+	ir_jlist_patch_here(cb, past_end);
 	ir_movi(cb, r, 1);
 	ir_jlist_concat(cb, &out, ir_ja(cb, IR_NOLABEL));
 	ir_jlist_concat(cb, &fn.returns, g->bail);
@@ -310,8 +319,10 @@ void cg_for(struct cg *g, struct ast_stmt *s)
 		n = ir_copy(g->ir, cg_int(g, s->u.for_.end));
 		ir_alu(g->ir, BPF_SUB, n, start);
 		ir_store_slot(g->ir, 8, cs, CTX_START, start);
+		ir_store_slot(g->ir, 8, cs, CTX_COUNT, n);
 	} else {
 		ir_storei_slot(g->ir, 8, cs, CTX_START, 0);
+		ir_storei_slot(g->ir, 8, cs, CTX_COUNT, 0);
 	}
 	for (uint32_t i = 0; i < ncaps; i++) {
 		struct cg_var *v = caps[i].v;
@@ -332,15 +343,20 @@ void cg_for(struct cg *g, struct ast_stmt *s)
 	int32_t fid = gen_callback(g, s, caps, ncaps, probe_off, func_off);
 	if (fid < 0)
 		return;
+	/* The function's address is loaded only where the helper is called:
+	 * a callback the verifier never reaches (a constant empty range)
+	 * is dead code it removes, and a load of its address left behind
+	 * would be a kernel "verifier bug". */
 	ir_reg fp = ir_reg_new(g->ir);
-	ir_ld_func(g->ir, fp, (uint32_t)fid);
 	ir_reg ctxa = cg_mem_addr(g, cm, 0);
 	if (range) {
 		/* an empty or reversed range runs nothing */
 		ir_jlist skip = ir_jmpi(g->ir, BPF_JSLE, n, 0, IR_NOLABEL);
+		ir_ld_func(g->ir, fp, (uint32_t)fid);
 		cg_call(g, BPF_FUNC_loop, 4, n, fp, ctxa, ir_const(g->ir, 0));
 		ir_jlist_patch_here(g->ir, skip);
 	} else {
+		ir_ld_func(g->ir, fp, (uint32_t)fid);
 		ir_reg mp = ir_reg_new(g->ir);
 		ir_ld_map(g->ir, mp,
 			  (uint32_t)cg_map_index(g, s->u.for_.map));
