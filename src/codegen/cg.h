@@ -125,6 +125,7 @@ struct cg {
 	VEC(struct cg_loop) loops;
 	struct cg_fn *fn;        /* in a for body, else NULL */
 	VEC(struct bpf_code) fns; /* this program's compiled callbacks */
+	VEC(int32_t) addressed;  /* ids of the variables &$v takes */
 	/* out->probe_names by hash (open addressing, index + 1, 0: free), so
 	 * that thousands of targets cost no quadratic search */
 	uint32_t *name_slots;

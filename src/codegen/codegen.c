@@ -33,14 +33,17 @@ static void declare_var(struct cg *g, const struct ast_expr *t, bool zero)
 		return;
 	struct cg_var v = { t->u.name, t->aux, t->type, IR_NOREG,
 			    { 0, IR_NOREG } };
-	if (cg_in_reg(t->type)) {
+	bool addressed = false;
+	for (size_t i = 0; i < g->addressed.len && !addressed; i++)
+		addressed = g->addressed.data[i] == t->aux;
+	if (cg_in_reg(t->type) && !addressed) {
 		v.reg = ir_const(g->ir, 0);
 	} else {
 		ir_set_origin(g->ir, t);
 		v.mem = cg_stack_in_scratch(t->type) ?
 			cg_scratch(g, t->type->size) :
 			cg_slot_mem(ir_slot_new(g->ir, t->type->size, 8));
-		if (zero || type_holds(t->type, stacks))
+		if (zero || addressed || type_holds(t->type, stacks))
 			cg_zero_mem(g, v.mem, 0, t->type->size);
 		ir_set_origin(g->ir, NULL);
 	}
@@ -332,6 +335,14 @@ static int check_map_count(struct cg *g, const struct ast_probe *p,
 	return -1;
 }
 
+static void note_addressed(struct ast_expr *e, void *ctx)
+{
+	struct cg *g = ctx;
+	if (e->kind == E_UNARY && e->u.unary.op == OP_ADDR &&
+	    e->u.unary.operand->kind == E_VAR)
+		vec_push(&g->addressed, e->u.unary.operand->aux);
+}
+
 /* One program for one target of probe p. */
 static int gen_program(struct cg *g, struct ast_probe *p,
 		       const struct probe_target *t, struct cprog *out)
@@ -343,6 +354,9 @@ static int gen_program(struct cg *g, struct ast_probe *p,
 	g->loops.len = 0;
 	g->fn = NULL;
 	g->fns.len = 0;
+	/* variables whose address is taken live in memory */
+	g->addressed.len = 0;
+	ast_walk_probe(p, note_addressed, g);
 	g->scratch_index = -1;
 	g->scratch_used = 0;
 	g->bail = IR_NOJUMP;
@@ -527,6 +541,7 @@ int codegen(struct arena *a, struct diag *d, struct ast_program *prog,
 	vec_free(&g.vars);
 	vec_free(&g.loops);
 	vec_free(&g.fns);
+	vec_free(&g.addressed);
 	free(g.name_slots);
 	vec_free(&progs);
 	return rc;

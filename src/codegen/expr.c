@@ -827,9 +827,28 @@ static struct val unary(struct cg *g, struct ast_expr *e)
 		if (x->kind == E_MAP)
 			return reg_val(e->type, cg_map_incdec(g, x, d, post));
 		struct val v = var_read(g, x);
+		if (v.kind != V_REG) {
+			/* a variable kept in memory (its address is taken) */
+			struct cg_var *cv = cg_find_var(g, x->aux);
+			ir_reg old = ir_copy(g->ir, cg_to_reg(g, v));
+			ir_reg nv = ir_copy(g->ir, old);
+			ir_alui(g->ir, BPF_ADD, nv, d);
+			cg_store_mem(g, cv->mem, 0, cv->type,
+				     reg_val(cv->type, nv));
+			return reg_val(e->type, post ? old : nv);
+		}
 		ir_reg old = ir_copy(g->ir, v.reg);
 		ir_alui(g->ir, BPF_ADD, v.reg, d);
 		return reg_val(e->type, post ? old : ir_copy(g->ir, v.reg));
+	}
+	case OP_ADDR: {
+		struct cg_var *cv = cg_find_var(g, x->aux);
+		if (!cv || cv->reg != IR_NOREG) {
+			cg_error(g, e->span, "internal error: variable %s has "
+				 "no address", x->u.name);
+			return reg_val(e->type, ir_const(g->ir, 0));
+		}
+		return reg_val(e->type, cg_mem_addr(g, cv->mem, 0));
 	}
 	default:
 		cg_error(g, e->span, "the '%s' operator is not supported",

@@ -583,9 +583,17 @@ static const struct type *check_unary(struct sema *s, struct ast_expr *e)
 			return in_space(s, t, t->elem);
 		if (t->kind == TY_PTR && t->elem->kind == TY_RECORD)
 			return t->elem;
+		/* *&$v of any value (bpftrace 0.26's variable addresses) */
+		if (t->kind == TY_PTR && t->elem->size &&
+		    t->elem->kind != TY_VOID && t->elem->kind != TY_ARRAY)
+			return t->elem;
 		sema_err(s, e->span, "cannot dereference %s", sema_tname(s, t));
 		return &type_none;
 	case OP_ADDR:
+		/* &$v: the variable's address on the BPF stack (it is kept
+		 * in memory), read through the kernel's helpers */
+		if (e->u.unary.operand->kind == E_VAR)
+			return type_ptr(s->arena, t, false);
 		sema_err(s, e->span, "the address-of operator '&' is not "
 			"supported");
 		return &type_none;
