@@ -787,8 +787,16 @@ struct val cg_var_val(struct cg *g, const struct cg_var *v)
 static struct val var_read(struct cg *g, struct ast_expr *e)
 {
 	struct cg_var *v = cg_find_var(g, e->aux);
-	if (v)
-		return cg_var_val(g, v);
+	if (v) {
+		struct val x = cg_var_val(g, v);
+		/* a declared pointer or array holds memory of the space sema
+		 * gave it where it was assigned (let $p: T *; $p = arg0) */
+		if (e->type && e->type->kind == v->type->kind &&
+		    e->type->size == v->type->size &&
+		    (e->type->kind == TY_PTR || e->type->kind == TY_ARRAY))
+			x.type = e->type;
+		return x;
+	}
 	cg_error(g, e->span, "variable %s has no storage", e->u.name);
 	return reg_val(&type_u64, ir_const(g->ir, 0));
 }

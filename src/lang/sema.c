@@ -672,6 +672,15 @@ static void store_var(struct sema *s, struct ast_expr *e,
 		e->type = t;
 		return;
 	}
+	/* let $p: struct C *; $p = (struct C *)arg0: the declared layout,
+	 * in the address space of the value (a uprobe's user memory) */
+	if (v->typed && t->kind == v->type->kind && t->size == v->type->size &&
+	    (t->kind == TY_PTR || t->kind == TY_ARRAY) &&
+	    (t->is_user != v->type->is_user || t->addr != v->type->addr)) {
+		v->type = t;
+		e->type = t;
+		return;
+	}
 	const struct type *u = unify(s, v->type, t);
 	if (!u || (sema_is_int(v->type) && !sema_is_int(t) && t->kind != TY_PTR)) {
 		sema_err(s, at, "type mismatch for %s: assigning %s, but it already "
