@@ -565,6 +565,13 @@ static const struct type *ty_print(struct sema *s, struct ast_expr *e,
 			}
 			arg(e, i)->type = &type_s64;
 		}
+		/* bpftrace 0.26's words (and spelling) */
+		if (s->loop_depth && s->report != &s->muted)
+			diag_warning(s->report, e->span, "Due to it's "
+				     "asynchronous nature using 'print()' in a "
+				     "loop can lead to unexpected behavior. The "
+				     "map will likely be updated before the "
+				     "runtime can 'print' it.");
 		return &type_void;
 	}
 	if (e->u.call.args.n > 1) {
