@@ -1392,7 +1392,8 @@ static int next_is_cdef(struct parser *p)
 	       t.kind == T_TYPEDEF;
 }
 
-/* Whether `let @` starts the next top-level item (a map declaration). */
+/* Whether `let` starts the next top-level item: 1 for `let @` (a map
+ * declaration), -1 for `let` and anything else. */
 static int next_is_mapdecl(struct parser *p)
 {
 	struct lexer save = p->lx;
@@ -1401,8 +1402,11 @@ static int next_is_mapdecl(struct parser *p)
 	quiet.max_errors = 0;
 	p->lx.diag = &quiet;
 	struct token t = lex_next(&p->lx);
-	int r = t.kind == T_IDENT && !strcmp(t.text, "let") &&
-		lex_next(&p->lx).kind == T_MAP;
+	int r = 0;
+	if (t.kind == T_IDENT && !strcmp(t.text, "let")) {
+		enum tok_kind k = lex_next(&p->lx).kind;
+		r = k == T_MAP ? 1 : k == T_VAR ? -1 : 0;
+	}
 	p->lx = save;
 	return r;
 }
@@ -1509,7 +1513,11 @@ struct ast_program *parse_program_params(struct arena *a, struct diag *d,
 			syntax_error(&p, "expected a probe, found %s",
 				     describe(t));
 		}
-		if (c == 'l' && next_is_mapdecl(&p)) {
+		int decl = c == 'l' ? next_is_mapdecl(&p) : 0;
+		if (decl < 0)
+			syntax_error(&p, "root-level let statements need to be "
+				     "map declarations, e.g. let @a = hash(2);");
+		if (decl > 0) {
 			struct ast_mapdecl md;
 			memset(&md, 0, sizeof(md));
 			parse_mapdecl(&p, &md);
