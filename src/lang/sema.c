@@ -1433,6 +1433,9 @@ void sema_retarget(const struct sema_result *r, uint32_t probe,
 	s->report = &s->muted;
 	s->probe = probe;
 	check_body(s, &s->prog->probes[probe], t);
+	/* the walk's scopes are done with: the state lives on, they not */
+	scope_free(&s->scopes);
+	vec_free(&s->fors);
 }
 
 /* let @m = TYPE(N): the types bpftrace 0.26 takes, by name (its
