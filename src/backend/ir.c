@@ -67,7 +67,7 @@ struct ir *ir_new(void)
 	/* The context arrives in R1 and R1 is clobbered by the first call,
 	 * so it is copied out at entry; unused, the copy is dead code. */
 	ir->culprit = -1;
-	ir->ctx = ir_reg_new(ir);
+	ir->ctx = ir->ctx0 = ir_reg_new(ir);
 	emit(ir, (struct ir_insn){ .kind = IRK_CTX, .dst = ir->ctx });
 	return ir;
 }
@@ -389,6 +389,32 @@ void ir_ld_map(struct ir *ir, ir_reg d, uint32_t map_idx)
 				   .imm = map_idx });
 }
 
+void ir_ld_func(struct ir *ir, ir_reg d, uint32_t fn)
+{
+	if (bad_reg(ir, d))
+		return;
+	emit(ir, (struct ir_insn){ .kind = IRK_LDMAP, .flags = IRF_FUNC,
+				   .dst = d, .imm = fn });
+}
+
+ir_reg ir_arg(struct ir *ir, int n)
+{
+	if (n <= 1)
+		return ir->ctx0;
+	if (n > 5) {
+		ir_fail(ir, EINVAL, "there is no argument R%d", n);
+		return ir->ctx0;
+	}
+	ir_reg r = ir_reg_new(ir);
+	emit(ir, (struct ir_insn){ .kind = IRK_CTX, .dst = r, .imm = n });
+	return r;
+}
+
+void ir_set_ctx(struct ir *ir, ir_reg r)
+{
+	ir->ctx = r;
+}
+
 void ir_ld_map_value(struct ir *ir, ir_reg d, uint32_t map_idx,
 		     uint32_t off)
 {
@@ -682,7 +708,10 @@ static void dump_insn(struct strbuf *sb, const struct ir_insn *in)
 		sb_printf(sb, "L%d:", in->label);
 		return;
 	case IRK_CTX:
-		sb_printf(sb, "%%%u = ctx", in->dst);
+		if (in->imm)
+			sb_printf(sb, "%%%u = r%lld", in->dst, (long long)in->imm);
+		else
+			sb_printf(sb, "%%%u = ctx", in->dst);
 		return;
 	case IRK_ALU:
 		if (in->op == BPF_NEG) {
@@ -697,7 +726,10 @@ static void dump_insn(struct strbuf *sb, const struct ir_insn *in)
 		sb_printf(sb, "%%%u = %lld", in->dst, (long long)in->imm);
 		return;
 	case IRK_LDMAP:
-		if (in->flags & IRF_MAPVAL)
+		if (in->flags & IRF_FUNC)
+			sb_printf(sb, "%%%u = func[%lld]", in->dst,
+				  (long long)in->imm);
+		else if (in->flags & IRF_MAPVAL)
 			sb_printf(sb, "%%%u = map_value[%lld]+%d", in->dst,
 				  (long long)in->imm, in->off);
 		else

@@ -61,6 +61,7 @@
 
 #include <linux/bpf.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "model/bytecode.h"
@@ -184,6 +185,24 @@ void ir_jlist_patch(struct ir *ir, ir_jlist list, ir_label l);
 void ir_jlist_patch_here(struct ir *ir, ir_jlist list);
 /* The condition with the opposite outcome (BPF_JSET has none: returns -1). */
 int ir_cond_negate(int cond);
+
+/* --- functions (callbacks of bpf_loop, bpf_for_each_map_elem) --- */
+/* A callback is an IR of its own, compiled by itself and linked after the
+ * program (ir_link). Its R1 at entry is ir_ctx() until ir_set_ctx()
+ * names another vreg as the context codegen reads (the probe's context,
+ * passed through memory). */
+/* Rn (1..5) at entry: call these first, before any other instruction. */
+ir_reg ir_arg(struct ir *ir, int n);
+void ir_set_ctx(struct ir *ir, ir_reg r);
+/* d = the address of function fn: the fn-th code given to ir_link(). */
+void ir_ld_func(struct ir *ir, ir_reg d, uint32_t fn);
+/* Appends fns[0..n) (compiled callbacks, which may load each other) to
+ * prog and resolves every function load; the functions' map loads join
+ * prog's relocations. stack_size becomes the deepest chain's. Returns 0
+ * or -E2BIG (message in err) when a chain of frames outgrows the
+ * 512 bytes the kernel gives all frames of a call chain together. */
+int ir_link(struct bpf_code *prog, const struct bpf_code *fns, uint32_t n,
+	    char *err, size_t errlen);
 
 /* --- output --- */
 /* The output is a struct bpf_code (model/bytecode.h). */

@@ -17,7 +17,7 @@
 
 enum ir_kind {
 	IRK_LABEL,    /* binds `label` here */
-	IRK_CTX,      /* dst = R1 at entry */
+	IRK_CTX,      /* dst = R1 at entry (R<imm> when imm is 2..5) */
 	IRK_ALU,      /* dst op= src|imm; op BPF_ADD..BPF_ARSH, BPF_MOV, BPF_NEG */
 	IRK_LDIMM,    /* dst = imm (64-bit) */
 	IRK_LDMAP,    /* dst = map imm (IRF_MAPVAL: &value + off) */
@@ -39,6 +39,7 @@ enum {
 	IRF_SIGNED = 8,   /* cpu-v4 sdiv/smod */
 	IRF_MAPVAL = 16,  /* LDMAP of a value address */
 	IRF_OPEN = 32,    /* jump not yet patched: label is the next jump */
+	IRF_FUNC = 64,    /* LDMAP of a function's address (BPF_PSEUDO_FUNC) */
 };
 
 struct ir_insn {
@@ -64,6 +65,7 @@ struct ir {
 	VEC(int32_t) label_pos; /* insn index of the LABEL, -1 while unbound */
 	uint32_t nregs;         /* vregs are 1..nregs */
 	ir_reg ctx;
+	ir_reg ctx0; /* R1 at entry */
 	bool cpu_v4;
 	bool compiled;
 	const void *origin;  /* of the slots made now */

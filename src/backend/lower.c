@@ -89,7 +89,8 @@ static void call_args(struct mi_list *ml, const int8_t *src, int n)
 }
 
 static void lower_insn(struct ir *ir, const struct ir_insn *in,
-		       const int8_t *P, struct mi_list *ml)
+		       const int8_t *P, struct mi_list *ml,
+		       unsigned *entry_clobbered)
 {
 	uint8_t k = in->flags & IRF_K ? BPF_K : BPF_X;
 	int src = k == BPF_X ? P[in->src] : 0;
@@ -101,9 +102,20 @@ static void lower_insn(struct ir *ir, const struct ir_insn *in,
 		vec_push(&ml->v, ((struct mi){ .kind = MI_LABEL,
 					       .label = in->label }));
 		return;
-	case IRK_CTX:
-		mov(ml, P[in->dst], BPF_REG_1);
+	case IRK_CTX: {
+		/* a callback's arguments, copied out at entry in turn: a copy
+		 * must not land in a register a later one still reads */
+		int from = in->imm ? (int)in->imm : BPF_REG_1;
+		if (*entry_clobbered >> from & 1) {
+			ir_fail(ir, EINVAL, "internal error: argument R%d "
+				"overwritten at entry", from);
+			return;
+		}
+		if (P[in->dst] != from)
+			*entry_clobbered |= 1u << P[in->dst];
+		mov(ml, P[in->dst], from);
 		return;
+	}
 	case IRK_ALU: {
 		uint8_t cls = in->flags & IRF_32 ? BPF_ALU : BPF_ALU64;
 		if (in->op == BPF_NEG)
@@ -135,6 +147,7 @@ static void lower_insn(struct ir *ir, const struct ir_insn *in,
 		return;
 	case IRK_LDMAP:
 		ldimm(ml, P[in->dst],
+		      in->flags & IRF_FUNC ? BPF_PSEUDO_FUNC :
 		      in->flags & IRF_MAPVAL ? BPF_PSEUDO_MAP_VALUE
 					     : BPF_PSEUDO_MAP_FD,
 		      in->imm, in->off);
@@ -212,7 +225,8 @@ int ir_lower(struct ir *ir, const int8_t *preg, struct mi_list *out)
 	if (err)
 		return err;
 	out->nlabels = ir->label_pos.len;
+	unsigned clobbered = 0;
 	for (size_t i = 0; i < ir->insns.len; i++)
-		lower_insn(ir, &ir->insns.data[i], preg, out);
-	return 0;
+		lower_insn(ir, &ir->insns.data[i], preg, out, &clobbered);
+	return ir->err[0] ? -EINVAL : 0;
 }

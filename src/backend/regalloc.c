@@ -110,7 +110,7 @@ static void build_intervals(struct ra *ra, const struct ir_cfg *cfg)
 				set_hint(&ra->iv[in->src], 0);
 			break;
 		case IRK_CTX:
-			set_hint(&ra->iv[d], 1);
+			set_hint(&ra->iv[d], in->imm ? (int)in->imm : 1);
 			break;
 		case IRK_ALU:
 			if (in->op == BPF_MOV && !(in->flags & IRF_K) &&

@@ -214,7 +214,7 @@ struct val cg_bi_exit(struct cg *g, struct ast_expr *e, struct ast_expr *tg)
 {
 	cg_exit_event(g);
 	/* exit() also ends the action, as in bpftrace */
-	ir_exiti(g->ir, 0);
+	cg_end_probe(g);
 	return cg_no_val();
 }
 

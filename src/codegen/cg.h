@@ -52,6 +52,7 @@ struct cg_mem {
 
 struct cg_var {
 	const char *name;
+	int32_t id; /* sema's (ast E_VAR aux) */
 	const struct type *type;
 	ir_reg reg;   /* integers live in a register */
 	struct cg_mem mem; /* everything else on the stack, big stacks in
@@ -59,8 +60,14 @@ struct cg_var {
 };
 
 struct cg_loop {
-	ir_label head;
+	ir_label head;   /* IR_NOLABEL: a for body (continue ends it) */
 	ir_jlist breaks;
+	ir_jlist conts;  /* for bodies */
+};
+
+/* The for body being compiled (its callback function). */
+struct cg_fn {
+	ir_jlist returns; /* `return`s and bails: the probe ends */
 };
 
 /* Detaching a probe can take ~30 ms of kernel time (an RCU grace period,
@@ -117,6 +124,9 @@ struct cg {
 	ir_reg func_reg;        /* `func` from the attach cookie, or IR_NOREG */
 	VEC(struct cg_var) vars;
 	VEC(struct cg_loop) loops;
+	struct cg_fn *fn;        /* in a for body, else NULL */
+	VEC(struct bpf_code) fns; /* this program's compiled callbacks */
+	VEC(int32_t) addressed;  /* ids of the variables &$v takes */
 	/* out->probe_names by hash (open addressing, index + 1, 0: free), so
 	 * that thousands of targets cost no quadratic search */
 	uint32_t *name_slots;
@@ -176,6 +186,19 @@ const uint64_t *cg_multi_cookies(struct cg *g, const struct ast_probe *p,
 #undef BUILTIN_VAR
 #undef BUILTIN_VARN
 #undef BUILTIN_FN
+
+/* codegen.c */
+bool cg_in_reg(const struct type *t);
+struct cg_var *cg_find_var(struct cg *g, int32_t id);
+/* Storage for the variables b declares (zeroed), and b's code. */
+void cg_declare_vars(struct cg *g, const struct ast_block *b);
+void cg_block(struct cg *g, const struct ast_block *b);
+/* return (and exit()): the probe's action ends, also from a for body. */
+void cg_end_probe(struct cg *g);
+/* loops.c: for ($x : @map) and for ($x : a..b) */
+void cg_for(struct cg *g, struct ast_stmt *s);
+/* The value variable v holds. */
+struct val cg_var_val(struct cg *g, const struct cg_var *v);
 
 /* expr.c */
 struct val cg_expr(struct cg *g, struct ast_expr *e);

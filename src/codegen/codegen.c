@@ -12,17 +12,42 @@
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 
-static bool in_reg(const struct type *t)
+bool cg_in_reg(const struct type *t)
 {
 	return t->kind == TY_INT || t->kind == TY_PTR;
 }
 
-static struct cg_var *find_var(struct cg *g, const char *name)
+struct cg_var *cg_find_var(struct cg *g, int32_t id)
 {
-	for (size_t i = 0; i < g->vars.len; i++)
-		if (!strcmp(g->vars.data[i].name, name))
+	for (size_t i = g->vars.len; i-- > 0;)
+		if (g->vars.data[i].id == id)
 			return &g->vars.data[i];
 	return NULL;
+}
+
+static void declare_var(struct cg *g, const struct ast_expr *t, bool zero)
+{
+	static const enum type_kind stacks[] = { TY_KSTACK, TY_USTACK,
+						 TY_NONE };
+	if (cg_find_var(g, t->aux))
+		return;
+	struct cg_var v = { t->u.name, t->aux, t->type, IR_NOREG,
+			    { 0, IR_NOREG } };
+	bool addressed = false;
+	for (size_t i = 0; i < g->addressed.len && !addressed; i++)
+		addressed = g->addressed.data[i] == t->aux;
+	if (cg_in_reg(t->type) && !addressed) {
+		v.reg = ir_const(g->ir, 0);
+	} else {
+		ir_set_origin(g->ir, t);
+		v.mem = cg_stack_in_scratch(t->type) ?
+			cg_scratch(g, t->type->size) :
+			cg_slot_mem(ir_slot_new(g->ir, t->type->size, 8));
+		if (zero || addressed || type_holds(t->type, stacks))
+			cg_zero_mem(g, v.mem, 0, t->type->size);
+		ir_set_origin(g->ir, NULL);
+	}
+	vec_push(&g->vars, v);
 }
 
 /* Gives every variable of a block its storage up front, zeroed: a
@@ -43,8 +68,6 @@ static void declare_in_expr(struct ast_expr *e, void *ctx)
 
 static void declare_stmt(struct cg *g, const struct ast_stmt *s, bool top)
 {
-	static const enum type_kind stacks[] = { TY_KSTACK, TY_USTACK,
-						 TY_NONE };
 	switch (s->kind) {
 	case S_EXPR:
 	case S_RETURN:
@@ -62,25 +85,16 @@ static void declare_stmt(struct cg *g, const struct ast_stmt *s, bool top)
 	switch (s->kind) {
 	case S_ASSIGN: {
 		const struct ast_expr *t = s->u.assign.target;
-		if (t->kind != E_VAR || find_var(g, t->u.name))
-			return;
-		struct cg_var v = { t->u.name, t->type, IR_NOREG,
-				    { 0, IR_NOREG } };
-		if (in_reg(t->type)) {
-			v.reg = ir_const(g->ir, 0);
-		} else {
-			ir_set_origin(g->ir, t);
-			v.mem = cg_stack_in_scratch(t->type) ?
-				cg_scratch(g, t->type->size) :
-				cg_slot_mem(ir_slot_new(g->ir, t->type->size,
-							8));
-			if (!top || type_holds(t->type, stacks))
-				cg_zero_mem(g, v.mem, 0, t->type->size);
-			ir_set_origin(g->ir, NULL);
-		}
-		vec_push(&g->vars, v);
+		if (t->kind == E_VAR)
+			declare_var(g, t, !top);
 		return;
 	}
+	case S_LET:
+		declare_var(g, s->u.let.var, !top || !s->u.let.value);
+		return;
+	case S_FOR:
+		/* the body's variables are its callback's */
+		return;
 	case S_IF:
 		declare_vars(g, &s->u.if_.then, false);
 		if (s->u.if_.otherwise)
@@ -98,19 +112,23 @@ static void declare_stmt(struct cg *g, const struct ast_stmt *s, bool top)
 	}
 }
 
+void cg_declare_vars(struct cg *g, const struct ast_block *b)
+{
+	declare_vars(g, b, false);
+}
+
 static void declare_vars(struct cg *g, const struct ast_block *b, bool top)
 {
 	for (uint32_t i = 0; i < b->n; i++)
 		declare_stmt(g, b->stmts[i], top);
 }
 
-static void assign_var(struct cg *g, struct ast_stmt *s)
+static void assign_var(struct cg *g, struct ast_expr *t, enum ast_op op,
+		       struct ast_expr *value)
 {
-	struct ast_expr *t = s->u.assign.target;
-	struct cg_var *v = find_var(g, t->u.name);
-	struct val x = s->u.assign.op == OP_NONE ?
-		cg_expr(g, s->u.assign.value) :
-		cg_compound(g, t, s->u.assign.op, s->u.assign.value);
+	struct cg_var *v = cg_find_var(g, t->aux);
+	struct val x = op == OP_NONE ? cg_expr(g, value) :
+		cg_compound(g, t, op, value);
 	if (v->reg != IR_NOREG) {
 		ir_reg r = cg_to_reg(g, x);
 		ir_mov(g->ir, v->reg, r);
@@ -146,7 +164,15 @@ static void gen_stmt_at(struct cg *g, struct ast_stmt *s)
 				      s->u.assign.op);
 			ir_set_origin(g->ir, NULL);
 		} else
-			assign_var(g, s);
+			assign_var(g, s->u.assign.target, s->u.assign.op,
+				   s->u.assign.value);
+		return;
+	case S_LET:
+		if (s->u.let.value)
+			assign_var(g, s->u.let.var, OP_NONE, s->u.let.value);
+		return;
+	case S_FOR:
+		cg_for(g, s);
 		return;
 	case S_IF: {
 		ir_jlist f = cg_cond_false(g, s->u.if_.cond);
@@ -170,7 +196,7 @@ static void gen_stmt_at(struct cg *g, struct ast_stmt *s)
 	case S_WHILE: {
 		if (!g->first_loop)
 			g->first_loop = s;
-		struct cg_loop l = { ir_label_here(g->ir), IR_NOJUMP };
+		struct cg_loop l = { ir_label_here(g->ir), IR_NOJUMP, IR_NOJUMP };
 		ir_jlist f = cg_cond_false(g, s->u.loop.cond);
 		vec_push(&g->loops, l);
 		gen_block(g, &s->u.loop.body);
@@ -188,24 +214,40 @@ static void gen_stmt_at(struct cg *g, struct ast_stmt *s)
 		 * (unreachable) block, which the back end drops */
 		return;
 	}
-	case S_CONTINUE:
-		ir_ja(g->ir, g->loops.data[g->loops.len - 1].head);
+	case S_CONTINUE: {
+		struct cg_loop *l = &g->loops.data[g->loops.len - 1];
+		if (l->head == IR_NOLABEL) /* a for body: its callback ends */
+			ir_jlist_concat(g->ir, &l->conts,
+					ir_ja(g->ir, IR_NOLABEL));
+		else
+			ir_ja(g->ir, l->head);
 		return;
+	}
 	case S_RETURN:
 		/* test and bench probes report through their return value
 		 * (non-zero: a failed test, a skipped benchmark), as in
 		 * bpftrace 0.26; other programs' values mean nothing to
 		 * sonde, and some kernels bound them (iterators: 0 or 1) */
-		if (s->u.expr && g->tgt->prov->prog_type == BPF_PROG_TYPE_XDP) {
+		if (s->u.expr && !g->fn &&
+		    g->tgt->prov->prog_type == BPF_PROG_TYPE_XDP) {
 			ir_exit(g->ir, cg_int(g, s->u.expr));
 			return;
 		}
-		ir_exiti(g->ir, 0);
+		cg_end_probe(g);
 		return;
 	case S_BLOCK:
 		gen_block(g, &s->u.block);
 		return;
 	}
+}
+
+void cg_end_probe(struct cg *g)
+{
+	if (g->fn) /* in a for body: the probe ends after the loop */
+		ir_jlist_concat(g->ir, &g->fn->returns,
+				ir_ja(g->ir, IR_NOLABEL));
+	else
+		ir_exiti(g->ir, 0);
 }
 
 void cg_block(struct cg *g, const struct ast_block *b)
@@ -324,6 +366,14 @@ static int check_map_count(struct cg *g, const struct ast_probe *p,
 	return -1;
 }
 
+static void note_addressed(struct ast_expr *e, void *ctx)
+{
+	struct cg *g = ctx;
+	if (e->kind == E_UNARY && e->u.unary.op == OP_ADDR &&
+	    e->u.unary.operand->kind == E_VAR)
+		vec_push(&g->addressed, e->u.unary.operand->aux);
+}
+
 /* One program for one target of probe p. */
 static int gen_program(struct cg *g, struct ast_probe *p,
 		       const struct probe_target *t, struct cprog *out)
@@ -333,6 +383,11 @@ static int gen_program(struct cg *g, struct ast_probe *p,
 	g->probe_index = cg_name_index(g, probe_target_label(t));
 	g->vars.len = 0;
 	g->loops.len = 0;
+	g->fn = NULL;
+	g->fns.len = 0;
+	/* variables whose address is taken live in memory */
+	g->addressed.len = 0;
+	ast_walk_probe(p, note_addressed, g);
 	g->scratch_index = -1;
 	g->scratch_used = 0;
 	g->bail = IR_NOJUMP;
@@ -371,8 +426,18 @@ static int gen_program(struct cg *g, struct ast_probe *p,
 		report_compile_error(g, p);
 		rc = -1;
 	} else if (!g->failed) {
-		rc = check_map_count(g, p, &out->code);
+		char err[256];
+		if (ir_link(&out->code, g->fns.data, (uint32_t)g->fns.len, err,
+			    sizeof(err)) < 0) {
+			diag_error(g->diag, p->span, "%s", err);
+			rc = -1;
+		} else {
+			rc = check_map_count(g, p, &out->code);
+		}
 	}
+	for (size_t i = 0; i < g->fns.len; i++)
+		bpf_code_free(&g->fns.data[i]);
+	g->fns.len = 0;
 	ir_free(g->ir);
 	g->ir = NULL;
 	out->name = t->name;
@@ -511,6 +576,8 @@ int codegen(struct arena *a, struct diag *d, struct ast_program *prog,
 	vec_free(&g.events);
 	vec_free(&g.vars);
 	vec_free(&g.loops);
+	vec_free(&g.fns);
+	vec_free(&g.addressed);
 	free(g.name_slots);
 	vec_free(&progs);
 	return rc;

@@ -772,21 +772,32 @@ static struct val binary(struct cg *g, struct ast_expr *e)
 	return reg_val(e->type, a);
 }
 
+struct val cg_var_val(struct cg *g, const struct cg_var *v)
+{
+	if (v->reg != IR_NOREG)
+		return reg_val(v->type, v->reg);
+	if (v->mem.ptr != IR_NOREG) {
+		/* in the scratch (or a for body's context): read where it
+		 * is stored */
+		struct val a = { .kind = V_ADDR, .type = v->type,
+				 .reg = v->mem.ptr };
+		return a;
+	}
+	return mem_val(v->type, v->mem.slot, 0);
+}
+
 static struct val var_read(struct cg *g, struct ast_expr *e)
 {
-	for (size_t i = 0; i < g->vars.len; i++) {
-		struct cg_var *v = &g->vars.data[i];
-		if (strcmp(v->name, e->u.name))
-			continue;
-		if (v->reg != IR_NOREG)
-			return reg_val(v->type, v->reg);
-		if (v->mem.ptr != IR_NOREG) {
-			/* in the scratch: read where it is stored */
-			struct val a = { .kind = V_ADDR, .type = v->type,
-					 .reg = v->mem.ptr };
-			return a;
-		}
-		return mem_val(v->type, v->mem.slot, 0);
+	struct cg_var *v = cg_find_var(g, e->aux);
+	if (v) {
+		struct val x = cg_var_val(g, v);
+		/* a declared pointer or array holds memory of the space sema
+		 * gave it where it was assigned (let $p: T *; $p = arg0) */
+		if (e->type && e->type->kind == v->type->kind &&
+		    e->type->size == v->type->size &&
+		    (e->type->kind == TY_PTR || e->type->kind == TY_ARRAY))
+			x.type = e->type;
+		return x;
 	}
 	cg_error(g, e->span, "variable %s has no storage", e->u.name);
 	return reg_val(&type_u64, ir_const(g->ir, 0));
@@ -826,9 +837,28 @@ static struct val unary(struct cg *g, struct ast_expr *e)
 		if (x->kind == E_MAP)
 			return reg_val(e->type, cg_map_incdec(g, x, d, post));
 		struct val v = var_read(g, x);
+		if (v.kind != V_REG) {
+			/* a variable kept in memory (its address is taken) */
+			struct cg_var *cv = cg_find_var(g, x->aux);
+			ir_reg old = ir_copy(g->ir, cg_to_reg(g, v));
+			ir_reg nv = ir_copy(g->ir, old);
+			ir_alui(g->ir, BPF_ADD, nv, d);
+			cg_store_mem(g, cv->mem, 0, cv->type,
+				     reg_val(cv->type, nv));
+			return reg_val(e->type, post ? old : nv);
+		}
 		ir_reg old = ir_copy(g->ir, v.reg);
 		ir_alui(g->ir, BPF_ADD, v.reg, d);
 		return reg_val(e->type, post ? old : ir_copy(g->ir, v.reg));
+	}
+	case OP_ADDR: {
+		struct cg_var *cv = cg_find_var(g, x->aux);
+		if (!cv || cv->reg != IR_NOREG) {
+			cg_error(g, e->span, "internal error: variable %s has "
+				 "no address", x->u.name);
+			return reg_val(e->type, ir_const(g->ir, 0));
+		}
+		return reg_val(e->type, cg_mem_addr(g, cv->mem, 0));
 	}
 	default:
 		cg_error(g, e->span, "the '%s' operator is not supported",
@@ -991,9 +1021,19 @@ static struct val expr_of_kind(struct cg *g, struct ast_expr *e)
 	case E_TUPLE:
 		return tuple(g, e);
 	case E_TUPLE_INDEX: {
-		struct val b = cg_to_mem(g, cg_expr(g, e->u.tindex.base));
+		struct val b = cg_expr(g, e->u.tindex.base);
 		const struct type_field *f =
 			&b.type->fields[e->u.tindex.index];
+		if (b.kind == V_ADDR && cg_stack_in_scratch(b.type)) {
+			/* a tuple too big for the stack (it holds a stack):
+			 * only the field is read */
+			ir_reg a = ir_copy(g->ir, b.reg);
+			ir_alui(g->ir, BPF_ADD, a, (int32_t)f->offset);
+			b.reg = a;
+			b.type = f->type;
+			return b;
+		}
+		b = cg_to_mem(g, b);
 		return mem_val(f->type, b.slot, b.off + f->offset);
 	}
 	case E_BLOCK: {

@@ -235,6 +235,32 @@ static void dump_stmt(struct strbuf *out, const struct ast_stmt *s, int d)
 	case S_BLOCK:
 		dump_block(out, "block", &s->u.block, d);
 		return;
+	case S_LET:
+		indent(out, d);
+		sb_append(out, "let\n");
+		dump_expr(out, s->u.let.var, d + 1);
+		if (s->u.let.has_type) {
+			indent(out, d + 1);
+			sb_printf(out, "type %s%.*s\n", s->u.let.type.base,
+				  s->u.let.type.ptr_depth, "********");
+		}
+		if (s->u.let.value)
+			dump_expr(out, s->u.let.value, d + 1);
+		return;
+	case S_FOR:
+		indent(out, d);
+		sb_append(out, "for\n");
+		dump_expr(out, s->u.for_.var, d + 1);
+		if (s->u.for_.map) {
+			dump_expr(out, s->u.for_.map, d + 1);
+		} else {
+			indent(out, d + 1);
+			sb_append(out, "range\n");
+			dump_expr(out, s->u.for_.start, d + 2);
+			dump_expr(out, s->u.for_.end, d + 2);
+		}
+		dump_block(out, "body", &s->u.for_.body, d + 1);
+		return;
 	}
 }
 
@@ -406,6 +432,17 @@ static void walk_stmt(struct ast_stmt *s, ast_expr_fn fn, void *ctx)
 		break;
 	case S_BLOCK:
 		walk_block(&s->u.block, fn, ctx);
+		break;
+	case S_LET:
+		ast_walk_expr(s->u.let.var, fn, ctx);
+		ast_walk_expr(s->u.let.value, fn, ctx);
+		break;
+	case S_FOR:
+		ast_walk_expr(s->u.for_.var, fn, ctx);
+		ast_walk_expr(s->u.for_.map, fn, ctx);
+		ast_walk_expr(s->u.for_.start, fn, ctx);
+		ast_walk_expr(s->u.for_.end, fn, ctx);
+		walk_block(&s->u.for_.body, fn, ctx);
 		break;
 	default:
 		break;

@@ -54,7 +54,8 @@ enum ast_expr_kind {
 	E_IDENT,      /* u.name: bare identifier that is no builtin (enum
 		       * constant, macro, stack mode such as `perf`) */
 	E_POSITIONAL, /* u.pos: $1.. ($# has num == -1) */
-	E_VAR,        /* u.name: "$x" */
+	E_VAR,        /* u.name: "$x"; aux (set by sema): the variable's
+		       * id, one per declaration (block scoping) */
 	E_MAP,        /* u.map: "@x" or "@" with optional keys */
 	E_CALL,       /* u.call */
 	E_UNARY,      /* u.unary */
@@ -193,6 +194,8 @@ enum ast_stmt_kind {
 	S_CONTINUE,
 	S_RETURN,   /* u.expr, may be NULL */
 	S_BLOCK,    /* u.block */
+	S_LET,      /* u.let: let $x [: type] [= value] */
+	S_FOR,      /* u.for_: for ($x : @map) or for ($x : a..b) */
 };
 
 struct ast_stmt {
@@ -215,6 +218,23 @@ struct ast_stmt {
 			struct ast_block body;
 		} loop;
 		struct ast_block block;
+		struct {
+			struct ast_expr *var;     /* E_VAR */
+			struct ast_typespec type; /* when has_type */
+			bool has_type;
+			struct ast_expr *value;   /* may be NULL */
+		} let;
+		struct {
+			struct ast_expr *var;  /* E_VAR: the loop variable */
+			struct ast_expr *map;  /* E_MAP without keys, or NULL */
+			struct ast_expr *start, *end; /* a range (map NULL) */
+			struct ast_block body;
+			/* set by sema: the ids of the variables of enclosing
+			 * scopes the body uses (they are passed to its
+			 * callback) */
+			int32_t *captures;
+			uint32_t ncaptures;
+		} for_;
 	} u;
 };
 
@@ -294,7 +314,18 @@ struct ast_import {
 	const char *path;
 };
 
+/* let @m = TYPE(N); at the top of a script (bpftrace 0.26). */
+struct ast_mapdecl {
+	struct span span;
+	const char *map;       /* "@m" */
+	const char *kind;      /* hash, lruhash, percpuhash, percpulruhash */
+	struct span kind_span;
+	uint64_t max_entries;
+};
+
 struct ast_program {
+	struct ast_mapdecl *mapdecls;
+	uint32_t nmapdecls;
 	struct ast_probe *probes;
 	uint32_t nprobes;
 	struct ast_cdef **cdefs;

@@ -172,6 +172,17 @@ static struct ast_stmt *clone_stmt(struct mx *x, const struct ast_stmt *s)
 	case S_BLOCK:
 		clone_block(x, &c->u.block, &s->u.block);
 		break;
+	case S_LET:
+		c->u.let.var = clone_expr(x, s->u.let.var);
+		c->u.let.value = clone_expr(x, s->u.let.value);
+		break;
+	case S_FOR:
+		c->u.for_.var = clone_expr(x, s->u.for_.var);
+		c->u.for_.map = clone_expr(x, s->u.for_.map);
+		c->u.for_.start = clone_expr(x, s->u.for_.start);
+		c->u.for_.end = clone_expr(x, s->u.for_.end);
+		clone_block(x, &c->u.for_.body, &s->u.for_.body);
+		break;
 	}
 	return c;
 }
@@ -366,6 +377,12 @@ static void assigned_in_block(struct assigned *as, const struct ast_block *b)
 			assigned_in_block(as, &s->u.loop.body);
 		else if (s->kind == S_BLOCK)
 			assigned_in_block(as, &s->u.block);
+		else if (s->kind == S_LET)
+			note_assigned(as, s->u.let.var);
+		else if (s->kind == S_FOR) {
+			note_assigned(as, s->u.for_.var);
+			assigned_in_block(as, &s->u.for_.body);
+		}
 		if (s->kind == S_IF && s->u.if_.otherwise) {
 			struct ast_block one = {
 				.stmts = (struct ast_stmt **)&s->u.if_.otherwise,
@@ -682,6 +699,21 @@ static void expand_stmt(struct mx *x, struct frame *f, struct ast_stmt *s)
 		return;
 	case S_BLOCK:
 		expand_block(x, f, &s->u.block);
+		return;
+	case S_LET:
+		expand_expr(x, f, &s->u.let.var);
+		if (s->u.let.value)
+			expand_expr(x, f, &s->u.let.value);
+		return;
+	case S_FOR:
+		expand_expr(x, f, &s->u.for_.var);
+		if (s->u.for_.map)
+			expand_expr(x, f, &s->u.for_.map);
+		if (s->u.for_.start)
+			expand_expr(x, f, &s->u.for_.start);
+		if (s->u.for_.end)
+			expand_expr(x, f, &s->u.for_.end);
+		expand_block(x, f, &s->u.for_.body);
 		return;
 	}
 }

@@ -780,16 +780,49 @@ static enum ast_op assign_op(enum tok_kind k, int *is_assign)
 	}
 }
 
-/* cond := '(' expr ')' */
+
+/* cond := '(' expr ')' | unary
+ * Without parentheses (bpftrace 0.26) the condition is a unary
+ * expression, so that the '{' of the block is not taken for an operand. */
 static struct ast_expr *parse_paren_cond(struct parser *p, const char *kw)
 {
-	if (!at(p, T_LPAREN))
-		syntax_error(p, "expected '(' after '%s', found %s", kw,
-			     describe(peek(p)));
+	if (!at(p, T_LPAREN)) {
+		if (at(p, T_LBRACE) || at(p, T_SEMI) || at(p, T_ASSIGN) ||
+		    at(p, T_RBRACE) || at(p, T_EOF))
+			syntax_error(p, "expected a condition after '%s', "
+				     "found %s", kw, describe(peek(p)));
+		return parse_unary(p);
+	}
 	take(p);
 	struct ast_expr *e = parse_expr(p);
 	expect(p, T_RPAREN, "')'");
 	return e;
+}
+
+/* The kind of the token after the next one (the lexer state is kept). */
+static enum tok_kind peek2(struct parser *p)
+{
+	peek(p);
+	struct lexer save = p->lx;
+	struct token st = p->tok;
+	struct span save_prev = p->prev;
+	int save_braces = p->braces;
+	take(p);
+	enum tok_kind k = peek(p)->kind;
+	p->lx = save;
+	p->tok = st;
+	p->have_tok = 1;
+	p->prev = save_prev;
+	p->braces = save_braces;
+	return k;
+}
+
+/* `let` and `for` are words a script may use as names elsewhere (a field
+ * `for`): they start a statement only where one is followed by what the
+ * statement needs. */
+static int at_word(struct parser *p, const char *w)
+{
+	return at(p, T_IDENT) && !strcmp(peek(p)->text, w);
 }
 
 static struct ast_stmt *parse_stmt(struct parser *p, int *needs_semi);
@@ -819,14 +852,80 @@ static struct ast_stmt *parse_if(struct parser *p)
 	return s;
 }
 
-/* stmt := if | 'unroll' cond block | 'while' cond block | block
- *       | 'break' | 'continue' | 'return' [ expr ]
+
+/* let := 'let' VAR [ ':' typespec ] [ '=' expr ] */
+static struct ast_stmt *parse_let(struct parser *p)
+{
+	struct token kw = take(p);
+	struct ast_stmt *s = new_stmt(p, S_LET, kw.span);
+	struct token v = expect(p, T_VAR, "a variable after 'let'");
+	struct ast_expr *var = new_expr(p, E_VAR, v.span);
+	var->u.name = v.text;
+	s->u.let.var = var;
+	s->span = end_span(kw.span, v.span);
+	if (accept(p, T_COLON)) {
+		parse_typespec(p, &s->u.let.type);
+		s->u.let.has_type = true;
+		s->span = end_span(kw.span, s->u.let.type.span);
+	}
+	if (accept(p, T_ASSIGN)) {
+		s->u.let.value = parse_expr(p);
+		s->span = end_span(kw.span, s->u.let.value->span);
+	}
+	return s;
+}
+
+/* for := 'for' ( '(' VAR ':' iterable ')' | VAR ':' iterable ) block
+ * iterable := MAP | primary '..' primary */
+static struct ast_stmt *parse_for(struct parser *p)
+{
+	enter_nest(p, "block");
+	struct token kw = take(p);
+	struct ast_stmt *s = new_stmt(p, S_FOR, kw.span);
+	int paren = accept(p, T_LPAREN);
+	struct token v = expect(p, T_VAR, "a variable in the for loop");
+	struct ast_expr *var = new_expr(p, E_VAR, v.span);
+	var->u.name = v.text;
+	s->u.for_.var = var;
+	expect(p, T_COLON, "':' after the loop variable");
+	struct ast_expr *first = parse_primary(p);
+	if (at(p, T_DOT) && peek2(p) == T_DOT) {
+		take(p);
+		take(p);
+		s->u.for_.start = first;
+		s->u.for_.end = parse_primary(p);
+	} else if (first->kind == E_MAP && !first->u.map.has_brackets) {
+		s->u.for_.map = first;
+	} else {
+		diag_error(p->diag, first->span, "expected map or range in for "
+			   "loop");
+		longjmp(p->recover, 1);
+	}
+	if (paren)
+		expect(p, T_RPAREN, "')'");
+	parse_block(p, &s->u.for_.body);
+	s->span = end_span(kw.span, s->u.for_.body.span);
+	leave_nest(p);
+	return s;
+}
+
+/* stmt := if | 'unroll' cond block | 'while' cond block | for | block
+ *       | 'break' | 'continue' | 'return' [ expr ] | let
  *       | expr [ assign_op expr ] */
 static struct ast_stmt *parse_stmt(struct parser *p, int *needs_semi)
 {
 	struct token *t = peek(p);
 	struct ast_stmt *s;
 	*needs_semi = 0;
+	if (at_word(p, "let") && peek2(p) == T_VAR) {
+		*needs_semi = 1;
+		return parse_let(p);
+	}
+	if (at_word(p, "for")) {
+		enum tok_kind k = peek2(p);
+		if (k == T_VAR || k == T_LPAREN)
+			return parse_for(p);
+	}
 	switch (t->kind) {
 	case T_IF:
 		return parse_if(p);
@@ -1459,6 +1558,48 @@ static int next_is_cdef(struct parser *p)
 	       t.kind == T_TYPEDEF;
 }
 
+/* Whether `let` starts the next top-level item: 1 for `let @` (a map
+ * declaration), -1 for `let` and anything else. */
+static int next_is_mapdecl(struct parser *p)
+{
+	struct lexer save = p->lx;
+	struct diag quiet = *p->diag;
+	quiet.out = NULL;
+	quiet.max_errors = 0;
+	p->lx.diag = &quiet;
+	struct token t = lex_next(&p->lx);
+	int r = 0;
+	if (t.kind == T_IDENT && !strcmp(t.text, "let")) {
+		enum tok_kind k = lex_next(&p->lx).kind;
+		r = k == T_MAP ? 1 : k == T_VAR ? -1 : 0;
+	}
+	p->lx = save;
+	return r;
+}
+
+/* mapdecl := 'let' MAP '=' IDENT '(' INT ')' [ ';' ] */
+static void parse_mapdecl(struct parser *p, struct ast_mapdecl *d)
+{
+	struct token kw = take(p);
+	struct token m = expect(p, T_MAP, "a map");
+	expect(p, T_ASSIGN, "'=' in the map declaration");
+	struct token k = expect(p, T_IDENT, "map type name");
+	expect(p, T_LPAREN, "'('");
+	if (!at(p, T_INT)) {
+		diag_error(p->diag, peek(p)->span, "expected positive integer "
+			   "for map declaration max entries");
+		longjmp(p->recover, 1);
+	}
+	struct token n = take(p);
+	struct token close = expect(p, T_RPAREN, "')'");
+	d->span = end_span(kw.span, close.span);
+	d->map = m.text;
+	d->kind = k.text;
+	d->kind_span = k.span;
+	d->max_entries = n.num;
+	accept(p, T_SEMI);
+}
+
 /* Puts the pending token back by moving the lexer to its start. */
 static void unpeek(struct parser *p)
 {
@@ -1475,7 +1616,7 @@ static void unpeek(struct parser *p)
 }
 
 /* program := { DIRECTIVE | cdef } { config | import }
- *            { probe | macro } EOF */
+ *            { probe | macro | mapdecl } EOF */
 struct ast_program *parse_program(struct arena *a, struct diag *d,
 				  const struct src_file *file)
 {
@@ -1509,7 +1650,8 @@ struct ast_program *parse_program_flags(struct arena *a, struct diag *d,
 	AVEC(struct ast_directive) dirs = { 0 };
 	AVEC(struct ast_macro) macros = { 0 };
 	AVEC(struct ast_import) imports = { 0 };
-	/* config and import come before any probe or macro */
+	AVEC(struct ast_mapdecl) decls = { 0 };
+	/* config and import come before any probe, macro or map declaration */
 	volatile int seen_body = 0;
 	for (;;) {
 		if (setjmp(p.recover)) {
@@ -1576,6 +1718,17 @@ struct ast_program *parse_program_flags(struct arena *a, struct diag *d,
 			continue;
 		}
 		seen_body = 1;
+		int decl = c == 'l' ? next_is_mapdecl(&p) : 0;
+		if (decl < 0)
+			syntax_error(&p, "root-level let statements need to be "
+				     "map declarations, e.g. let @a = hash(2);");
+		if (decl > 0) {
+			struct ast_mapdecl md;
+			memset(&md, 0, sizeof(md));
+			parse_mapdecl(&p, &md);
+			apush(&p, &decls, md);
+			continue;
+		}
 		if (kw) {
 			struct ast_macro m;
 			memset(&m, 0, sizeof(m));
@@ -1602,6 +1755,12 @@ struct ast_program *parse_program_flags(struct arena *a, struct diag *d,
 		memcpy(prog->probes, probes.data,
 		       sizeof(*prog->probes) * probes.len);
 	FREEZE(&p, cdefs, prog->cdefs, prog->ncdefs);
+	prog->nmapdecls = (uint32_t)decls.len;
+	prog->mapdecls = arena_alloc(a, sizeof(*prog->mapdecls) *
+					     (decls.len + 1));
+	if (decls.len)
+		memcpy(prog->mapdecls, decls.data,
+		       sizeof(*prog->mapdecls) * decls.len);
 	prog->ndirectives = (uint32_t)dirs.len;
 	prog->directives = arena_alloc(a, sizeof(*prog->directives) *
 					       (dirs.len + 1));

@@ -19,6 +19,7 @@
 #include "kernel/regs.h"
 #include "lang/ctypes.h"
 #include "lang/fmt_parse.h"
+#include "model/limits.h"
 #include "util/arena.h"
 #include "util/diag.h"
 #include "util/intparse.h"
@@ -139,15 +140,62 @@ static struct sema_map *get_map(struct sema *s, const struct ast_expr *e)
 	return m;
 }
 
-static struct var *find_var(struct sema *s, const char *name)
+/* The variable declared by node decl (its first assignment, its `let`
+ * or its loop), made on the first walk and found again on the others. */
+static int32_t var_for_decl(struct sema *s, const void *decl,
+			    const char *name)
 {
-	for (size_t i = 0; i < s->vars.len; i++)
-		if (s->vars.data[i].probe == s->probe &&
-		    !strcmp(s->vars.data[i].name, name))
-			return &s->vars.data[i];
-	return NULL;
+	for (size_t i = s->vars.len; i-- > 0;)
+		if (s->vars.data[i].decl == decl)
+			return (int32_t)i;
+	struct var nv;
+	memset(&nv, 0, sizeof(nv));
+	nv.name = name;
+	nv.probe = s->probe;
+	nv.type = &type_none;
+	nv.decl = decl;
+	vec_push(&s->vars, nv);
+	return (int32_t)s->vars.len - 1;
 }
 
+/* A use of variable id found at scope depth level: the for loops whose
+ * bodies are deeper take it into their callbacks. */
+static void note_var_use(struct sema *s, int32_t id, uint32_t level)
+{
+	for (size_t f = 0; f < s->fors.len; f++) {
+		struct sema_for *sf = &s->fors.data[f];
+		if (sf->level <= level)
+			continue;
+		bool have = false;
+		for (size_t k = 0; k < sf->captures.len && !have; k++)
+			have = sf->captures.data[k] == id;
+		if (!have)
+			vec_push(&sf->captures, id);
+	}
+}
+
+/* The variable e names in the open scopes, annotated on e (aux); NULL
+ * (and the error bpftrace 0.26 gives) when none has it. */
+static struct var *lookup_var(struct sema *s, struct ast_expr *e)
+{
+	uint32_t level;
+	int32_t id = scope_find(&s->scopes, e->u.name, &level);
+	if (id < 0) {
+		sema_err(s, e->span, "Undefined or undeclared variable: %s",
+			 e->u.name);
+		if (scope_was_closed(&s->scopes, e->u.name) && s->report->out)
+			diag_report(s->report, "HINT", (struct span){ 0 },
+				    "since bpftrace 0.22 a variable lives in "
+				    "the block that first assigns it: before "
+				    "that block, assign it (%s = ...;) or "
+				    "declare it (let %s;)", e->u.name,
+				    e->u.name);
+		return NULL;
+	}
+	e->aux = id;
+	note_var_use(s, id, level);
+	return &s->vars.data[id];
+}
 
 /* The key type of a map access: NULL without [], the (widened) key for
  * one key, a tuple of them for several. */
@@ -536,9 +584,17 @@ static const struct type *check_unary(struct sema *s, struct ast_expr *e)
 			return in_space(s, t, t->elem);
 		if (t->kind == TY_PTR && t->elem->kind == TY_RECORD)
 			return t->elem;
+		/* *&$v of any value (bpftrace 0.26's variable addresses) */
+		if (t->kind == TY_PTR && t->elem->size &&
+		    t->elem->kind != TY_VOID && t->elem->kind != TY_ARRAY)
+			return t->elem;
 		sema_err(s, e->span, "cannot dereference %s", sema_tname(s, t));
 		return &type_none;
 	case OP_ADDR:
+		/* &$v: the variable's address on the BPF stack (it is kept
+		 * in memory), read through the kernel's helpers */
+		if (e->u.unary.operand->kind == E_VAR)
+			return type_ptr(s->arena, t, false);
 		sema_err(s, e->span, "the address-of operator '&' is not "
 			"supported");
 		return &type_none;
@@ -580,18 +636,30 @@ static void store_map(struct sema *s, struct sema_map *m, struct ast_expr *e,
 	(void)e;
 }
 
+/* The variable an assignment to e stores into: the one of that name in
+ * the open scopes, or a new one in the innermost. */
+static struct var *target_var(struct sema *s, struct ast_expr *e)
+{
+	uint32_t level;
+	int32_t id = scope_find(&s->scopes, e->u.name, &level);
+	if (id < 0) {
+		id = var_for_decl(s, e, e->u.name);
+		scope_add(&s->scopes, e->u.name, id);
+		level = scope_depth(&s->scopes) - 1;
+	}
+	e->aux = id;
+	note_var_use(s, id, level);
+	return &s->vars.data[id];
+}
+
 static void store_var(struct sema *s, struct ast_expr *e,
 		      const struct type *t, struct span at)
 {
+	struct var *v = target_var(s, e);
+	v->assigned_ever = true;
 	if (t->kind == TY_NONE) {
 		/* after an error in the value: later reads stay quiet */
-		struct var *v = find_var(s, e->u.name);
-		if (v) {
-			v->assigned_pass = s->pass;
-		} else {
-			struct var nv = { e->u.name, s->probe, t, s->pass };
-			vec_push(&s->vars, nv);
-		}
+		v->assigned = true;
 		return;
 	}
 	if (t->kind == TY_VOID || type_is_aggregation(t)) {
@@ -599,10 +667,18 @@ static void store_var(struct sema *s, struct ast_expr *e,
 		    e->u.name);
 		return;
 	}
-	struct var *v = find_var(s, e->u.name);
-	if (!v) {
-		struct var nv = { e->u.name, s->probe, t, s->pass };
-		vec_push(&s->vars, nv);
+	v->assigned = true;
+	if (v->type->kind == TY_NONE) {
+		v->type = t;
+		e->type = t;
+		return;
+	}
+	/* let $p: struct C *; $p = (struct C *)arg0: the declared layout,
+	 * in the address space of the value (a uprobe's user memory) */
+	if (v->typed && t->kind == v->type->kind && t->size == v->type->size &&
+	    (t->kind == TY_PTR || t->kind == TY_ARRAY) &&
+	    (t->is_user != v->type->is_user || t->addr != v->type->addr)) {
+		v->type = t;
 		e->type = t;
 		return;
 	}
@@ -612,13 +688,12 @@ static void store_var(struct sema *s, struct ast_expr *e,
 			"holds %s", e->u.name, sema_tname(s, t), sema_tname(s, v->type));
 		return;
 	}
-	/* A variable's integer width is its first assignment's. */
-	if (!(sema_is_int(v->type) && sema_is_int(u)))
+	/* A variable's integer width is its first assignment's (or its
+	 * declared type's). */
+	if (!v->typed && !(sema_is_int(v->type) && sema_is_int(u)))
 		v->type = u;
-	v->assigned_pass = s->pass;
 	e->type = v->type;
 }
-
 
 static void check_assign(struct sema *s, struct ast_stmt *st)
 {
@@ -816,6 +891,7 @@ const struct type *sema_fold_const(struct ast_expr *e, uint64_t v)
 }
 
 static void check_block(struct sema *s, struct ast_block *b);
+static void check_stmt(struct sema *s, struct ast_stmt *st);
 
 static const struct type *check_expr_inner(struct sema *s,
 					   struct ast_expr *e)
@@ -826,6 +902,17 @@ static const struct type *check_expr_inner(struct sema *s,
 	case E_STRING:
 		return type_string(s->arena, e->u.str.len + 1);
 	case E_BUILTIN:
+		/* bpftrace 0.26 passes no probe arguments to a for body's
+		 * callback */
+		if (s->fors.len && (e->builtin == BI_ARGN ||
+				    e->builtin == BI_SARGN ||
+				    e->builtin == BI_RETVAL ||
+				    e->builtin == BI_ARGS ||
+				    e->builtin == BI_CTX)) {
+			sema_err(s, e->span, "'%s' builtin is not allowed in a "
+				 "for-loop", e->u.name);
+			return &type_none;
+		}
 		return sema_builtin_var(s, e);
 	case E_IDENT: {
 		int64_t v;
@@ -839,11 +926,14 @@ static const struct type *check_expr_inner(struct sema *s,
 	case E_POSITIONAL:
 		return check_positional(s, e);
 	case E_VAR: {
-		struct var *v = find_var(s, e->u.name);
-		if (!v || (s->pass > 0 && v->assigned_pass != s->pass)) {
-			sema_err(s, e->span, "variable %s is used before it is "
-				"assigned", e->u.name);
+		struct var *v = lookup_var(s, e);
+		if (!v)
 			return &type_none;
+		if (v->let && !v->assigned && !v->used_unassigned &&
+		    s->report != &s->muted) {
+			v->used_unassigned = true;
+			diag_warning(s->report, e->span, "Variable used before "
+				     "it was assigned: %s", e->u.name);
 		}
 		return v->type;
 	}
@@ -981,11 +1071,19 @@ static const struct type *check_expr_inner(struct sema *s,
 		}
 		return sema_fold_const(e, off);
 	}
-	case E_BLOCK:
-		check_block(s, &e->u.blockx.body);
+	case E_BLOCK: {
+		/* the value is the block's last word: it sees what the block
+		 * declares */
+		scope_push(&s->scopes);
+		for (uint32_t i = 0; i < e->u.blockx.body.n; i++)
+			check_stmt(s, e->u.blockx.body.stmts[i]);
 		/* a block with no value is void, as a call of printf() */
-		return e->u.blockx.value ? sema_expr(s, e->u.blockx.value) :
-					   &type_void;
+		const struct type *t = e->u.blockx.value ?
+					       sema_expr(s, e->u.blockx.value) :
+					       &type_void;
+		scope_pop(&s->scopes);
+		return t;
+	}
 	}
 	return &type_none;
 }
@@ -1023,6 +1121,9 @@ static void check_cond(struct sema *s, struct ast_expr *c)
 		sema_err(s, c->span, "a condition must be an integer, not %s",
 		    sema_tname(s, t));
 }
+
+static void check_let(struct sema *s, struct ast_stmt *st);
+static void check_for(struct sema *s, struct ast_stmt *st);
 
 static void check_stmt(struct sema *s, struct ast_stmt *st)
 {
@@ -1080,8 +1181,15 @@ static void check_stmt(struct sema *s, struct ast_stmt *st)
 	case S_BREAK:
 	case S_CONTINUE:
 		if (!s->loop_depth)
-			sema_err(s, st->span, "'%s' outside of a while loop",
+			sema_err(s, st->span, "'%s' statement is not allowed "
+				 "in a probe",
 			    st->kind == S_BREAK ? "break" : "continue");
+		return;
+	case S_LET:
+		check_let(s, st);
+		return;
+	case S_FOR:
+		check_for(s, st);
 		return;
 	case S_RETURN:
 		if (st->u.expr)
@@ -1127,6 +1235,10 @@ static bool block_leaves(const struct ast_block *b, bool nested)
 			if (block_leaves(&st->u.loop.body, true))
 				return true;
 			break;
+		case S_FOR:
+			if (block_leaves(&st->u.for_.body, true))
+				return true;
+			break;
 		case S_UNROLL:
 			if (block_leaves(&st->u.loop.body, nested))
 				return true;
@@ -1142,10 +1254,172 @@ static bool block_leaves(const struct ast_block *b, bool nested)
 	return false;
 }
 
+/* Every block is a scope: what it declares ends with it. */
 static void check_block(struct sema *s, struct ast_block *b)
 {
+	scope_push(&s->scopes);
 	for (uint32_t i = 0; i < b->n; i++)
 		check_stmt(s, b->stmts[i]);
+	scope_pop(&s->scopes);
+}
+
+/* let $x [: type] [= value]: a new variable of the innermost scope; one
+ * of the same name in an open scope would be shadowed, which bpftrace
+ * refuses. */
+static void check_let(struct sema *s, struct ast_stmt *st)
+{
+	struct ast_expr *var = st->u.let.var;
+	int32_t old = scope_find(&s->scopes, var->u.name, NULL);
+	if (old >= 0) {
+		sema_err(s, st->span, "Variable %s was already declared. "
+			 "Variable shadowing is not allowed.", var->u.name);
+		const struct var *o = &s->vars.data[old];
+		const struct ast_expr *d = o->decl;
+		if (d && d->kind == E_VAR)
+			sema_err(s, d->span, "This is the initial %s.",
+				 o->let ? "declaration" : "assignment");
+		if (st->u.let.value)
+			sema_expr(s, st->u.let.value);
+		return;
+	}
+	/* `string` is bpftrace's: a string of the default size */
+	const struct ast_typespec *ts = &st->u.let.type;
+	const struct type *t = !st->u.let.has_type ? NULL :
+		!strcmp(ts->base, "string") && !ts->ptr_depth && !ts->array_len ?
+		type_string(s->arena, limits.strlen) : resolve_typespec(s, ts);
+	/* the value is checked before the variable exists: let $x = $x is
+	 * an undefined $x */
+	const struct type *vt = NULL;
+	struct ast_expr *val = st->u.let.value;
+	if (val) {
+		if (val->kind == E_CALL)
+			vt = val->type = sema_call(s, val, NULL);
+		else
+			vt = sema_expr(s, val);
+	}
+	int32_t id = var_for_decl(s, var, var->u.name);
+	scope_add(&s->scopes, var->u.name, id);
+	struct var *v = &s->vars.data[id];
+	v->let = true;
+	var->aux = id;
+	if (t && t->kind != TY_NONE) {
+		if (t->kind == TY_VOID || t->kind == TY_RECORD) {
+			sema_err(s, st->u.let.type.span, "a variable cannot "
+				 "hold %s", sema_tname(s, t));
+		} else {
+			v->type = t;
+			v->typed = true;
+		}
+	}
+	if (val)
+		store_var(s, var, vt, val->span);
+	if (v->type->kind != TY_NONE)
+		var->type = v->type;
+}
+
+/* The loop variable of a map: (key, value), the key a tuple for a map of
+ * several keys; NULL after an error. */
+static const struct type *map_loop_type(struct sema *s, struct ast_expr *m)
+{
+	struct sema_map *sm = sema_find_map(s, m->u.map.name);
+	if (!sm || sm->value->kind == TY_NONE) {
+		if (s->pass > 0)
+			sema_err(s, m->span, "map %s is used but never assigned",
+				 m->u.map.name);
+		return NULL;
+	}
+	m->aux = (int32_t)sm->index;
+	if (!sm->key) {
+		sema_err(s, m->span, "%s has no explicit keys (scalar map), and "
+			 "cannot be used for iteration", sm->name);
+		return NULL;
+	}
+	const struct type *val = sm->value;
+	switch (val->kind) {
+	case TY_COUNT:
+		val = &type_u64;
+		break;
+	case TY_SUM:
+		val = val->is_signed ? &type_s64 : &type_u64;
+		break;
+	case TY_MIN:
+	case TY_MAX:
+	case TY_AVG:
+		val = &type_s64;
+		break;
+	case TY_STATS:
+	case TY_HIST:
+	case TY_LHIST:
+		sema_err(s, m->span, "Loop expression does not support type: "
+			 "%s_t", sema_tname(s, val));
+		return NULL;
+	default:
+		break;
+	}
+	const struct type *el[2] = { sm->key, val };
+	return type_tuple(s->arena, el, 2);
+}
+
+/* for ($x : @map) / for ($x : a..b): the loop variable lives in the
+ * body; the variables of outer scopes the body uses are noted (they go
+ * to the body's callback and back). */
+static void check_for(struct sema *s, struct ast_stmt *st)
+{
+	struct ast_expr *var = st->u.for_.var;
+	int32_t old = scope_find(&s->scopes, var->u.name, NULL);
+	if (old >= 0) {
+		sema_err(s, var->span, "Loop declaration shadows existing "
+			 "variable: %s", var->u.name);
+		return;
+	}
+	const struct type *t = NULL;
+	if (st->u.for_.map) {
+		t = map_loop_type(s, st->u.for_.map);
+	} else {
+		const struct type *a = sema_expr(s, st->u.for_.start);
+		const struct type *b = sema_expr(s, st->u.for_.end);
+		bool ok = a->kind != TY_NONE && b->kind != TY_NONE;
+		if (a->kind != TY_NONE && !sema_is_int(a)) {
+			sema_err(s, st->u.for_.start->span, "Loop range requires "
+				 "an integer for the start value");
+			ok = false;
+		}
+		if (b->kind != TY_NONE && !sema_is_int(b)) {
+			sema_err(s, st->u.for_.end->span, "Loop range requires "
+				 "an integer for the end value");
+			ok = false;
+		}
+		if (ok)
+			t = type_int(8, a->is_signed || b->is_signed);
+	}
+	struct sema_for sf;
+	memset(&sf, 0, sizeof(sf));
+	sf.st = st;
+	scope_push(&s->scopes);
+	sf.level = scope_depth(&s->scopes) - 1;
+	vec_push(&s->fors, sf);
+	int32_t id = var_for_decl(s, var, var->u.name);
+	scope_add(&s->scopes, var->u.name, id);
+	struct var *v = &s->vars.data[id];
+	v->assigned = true;
+	var->aux = id;
+	if (t) {
+		v->type = t;
+		var->type = t;
+	}
+	s->loop_depth++;
+	check_block(s, &st->u.for_.body);
+	s->loop_depth--;
+	scope_pop(&s->scopes);
+	struct sema_for *done = &s->fors.data[--s->fors.len];
+	st->u.for_.ncaptures = (uint32_t)done->captures.len;
+	st->u.for_.captures = arena_alloc(s->arena, sizeof(int32_t) *
+					  (done->captures.len + 1));
+	for (size_t i = 0; i < done->captures.len; i++)
+		st->u.for_.captures[i] = done->captures.data[i];
+	vec_free(&done->captures);
+	if (!t)
+		return;
 }
 
 /* Whether a body typed for target a is typed the same for target b. */
@@ -1162,6 +1436,10 @@ static void check_body(struct sema *s, struct ast_probe *p,
 		       const struct probe_target *t)
 {
 	s->tgt = t;
+	scope_reset(&s->scopes);
+	for (size_t i = 0; i < s->vars.len; i++)
+		if (s->vars.data[i].probe == s->probe)
+			s->vars.data[i].assigned = false;
 	if (p->pred)
 		check_cond(s, p->pred);
 	check_block(s, &p->body);
@@ -1196,6 +1474,73 @@ void sema_retarget(const struct sema_result *r, uint32_t probe,
 	s->report = &s->muted;
 	s->probe = probe;
 	check_body(s, &s->prog->probes[probe], t);
+	/* the walk's scopes are done with: the state lives on, they not */
+	scope_free(&s->scopes);
+	vec_free(&s->fors);
+}
+
+/* let @m = TYPE(N): the types bpftrace 0.26 takes, by name (its
+ * list is sorted, and so is its hint). */
+static const struct {
+	const char *name;
+	uint32_t type;
+	bool percpu;
+} map_kinds[] = {
+	{ "hash", BPF_MAP_TYPE_HASH, false },
+	{ "lruhash", BPF_MAP_TYPE_LRU_HASH, false },
+	{ "percpuhash", BPF_MAP_TYPE_PERCPU_HASH, true },
+	{ "percpulruhash", BPF_MAP_TYPE_LRU_PERCPU_HASH, true },
+};
+
+static void check_mapdecls(struct sema *s, struct diag *d)
+{
+	const struct ast_program *prog = s->prog;
+	for (uint32_t i = 0; i < prog->nmapdecls; i++) {
+		const struct ast_mapdecl *md = &prog->mapdecls[i];
+		int k = -1;
+		for (size_t j = 0; j < sizeof(map_kinds) / sizeof(map_kinds[0]);
+		     j++)
+			if (!strcmp(map_kinds[j].name, md->kind))
+				k = (int)j;
+		if (k < 0) {
+			diag_error(d, md->kind_span, "Invalid bpf map type: %s",
+				   md->kind);
+			diag_report(d, "HINT", (struct span){ 0 }, "Valid map "
+				    "types: hash, lruhash, percpuhash, "
+				    "percpulruhash");
+			continue;
+		}
+		for (uint32_t j = 0; j < i; j++)
+			if (!strcmp(prog->mapdecls[j].map, md->map))
+				diag_error(d, md->span, "Map %s is declared "
+					   "more than once", md->map);
+		if (md->max_entries < 1 || md->max_entries > UINT32_MAX) {
+			diag_error(d, md->span, "the map size must be between 1 "
+				   "and %u", UINT32_MAX);
+			continue;
+		}
+		struct sema_map *m = sema_find_map(s, md->map);
+		if (!m) {
+			diag_warning(d, md->span, "Unused map: %s", md->map);
+			continue;
+		}
+		bool percpu = type_is_aggregation(m->value);
+		if (percpu != map_kinds[k].percpu) {
+			diag_error(d, m->first_use, "Incompatible map types. Type "
+				   "from declaration: %s. Type from value/key "
+				   "type: %s", md->kind,
+				   percpu ? "percpuhash" : "hash");
+			continue;
+		}
+		if (m->value->kind == TY_HIST || m->value->kind == TY_LHIST) {
+			/* their buckets are keys too: N would count them */
+			diag_error(d, md->span, "a declared map cannot hold "
+				   "hist() or lhist()");
+			continue;
+		}
+		m->decl_type = map_kinds[k].type;
+		m->decl_max = (uint32_t)md->max_entries;
+	}
 }
 
 int sema_check(struct arena *a, struct diag *d, struct ast_program *prog,
@@ -1221,13 +1566,28 @@ int sema_check(struct arena *a, struct diag *d, struct ast_program *prog,
 			s.probe = i;
 			check_probe(&s, &prog->probes[i], &probes[i]);
 		}
+		/* let $x never assigned a typed value: an integer (0) */
+		for (size_t i = 0; i < s.vars.len; i++)
+			if (s.vars.data[i].type->kind == TY_NONE &&
+			    s.vars.data[i].let)
+				s.vars.data[i].type = &type_s64;
 	}
+	for (size_t i = 0; i < s.vars.len; i++) {
+		struct var *v = &s.vars.data[i];
+		const struct ast_expr *dcl = v->decl;
+		if (v->let && !v->assigned_ever && dcl && !d->nerrors)
+			diag_warning(d, dcl->span, "Variable %s was never "
+				     "assigned to.", v->name);
+	}
+	scope_free(&s.scopes);
+	vec_free(&s.fors);
 	for (size_t i = 0; i < s.maps.len; i++) {
 		struct sema_map *m = &s.maps.data[i];
 		if (m->value->kind == TY_NONE && !d->nerrors)
 			diag_error(d, m->first_use, "map %s is never assigned "
 				   "a value", m->name);
 	}
+	check_mapdecls(&s, d);
 	out->nmaps = (uint32_t)s.maps.len;
 	out->maps = arena_alloc(a, sizeof(*out->maps) * (s.maps.len + 1));
 	if (s.maps.len)

@@ -29,6 +29,9 @@ struct sema_map {
 	 * labels); "" where uses of the map write it differently. */
 	const char **key_names;
 	uint32_t nkey_names;
+	/* let @m = hash(N): its BPF map type (0: not declared) and size */
+	uint32_t decl_type;
+	uint32_t decl_max;
 };
 
 /* The targets of one probe (from the providers). */

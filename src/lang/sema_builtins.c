@@ -524,6 +524,23 @@ static const struct type *ty_lhist(struct sema *s, struct ast_expr *e,
 static const struct type *ty_delete(struct sema *s, struct ast_expr *e,
 				    struct ast_expr *target)
 {
+	/* delete(@m, key) (bpftrace 0.26) is delete(@m[key]): the key
+	 * may be a tuple value, a for loop's $kv.0 */
+	if (e->u.call.args.n == 2) {
+		struct ast_expr *m = arg(e, 0), *k = arg(e, 1);
+		if (m->kind != E_MAP || m->u.map.has_brackets) {
+			sema_err(s, m->span, "delete() expects a map without "
+				 "keys as its first argument, and the key second");
+			return &type_none;
+		}
+		struct ast_expr **keys = arena_alloc(s->arena, sizeof(*keys));
+		keys[0] = k;
+		m->u.map.keys.items = keys;
+		m->u.map.keys.n = 1;
+		m->u.map.has_brackets = true;
+		m->span = span_join(m->span, k->span);
+		e->u.call.args.n = 1;
+	}
 	if (!want_map_arg(s, e, 0, true))
 		return &type_none;
 	struct sema_map *m = &s->maps.data[arg(e, 0)->aux];
@@ -567,6 +584,13 @@ static const struct type *ty_print(struct sema *s, struct ast_expr *e,
 			}
 			arg(e, i)->type = &type_s64;
 		}
+		/* bpftrace 0.26's words (and spelling) */
+		if (s->loop_depth && s->report != &s->muted)
+			diag_warning(s->report, e->span, "Due to it's "
+				     "asynchronous nature using 'print()' in a "
+				     "loop can lead to unexpected behavior. The "
+				     "map will likely be updated before the "
+				     "runtime can 'print' it.");
 		return &type_void;
 	}
 	if (e->u.call.args.n > 1) {

@@ -7,6 +7,7 @@
 #define SONDE_SEMA_IMPL_H
 
 #include "lang/builtins.h"
+#include "lang/scope.h"
 #include "lang/sema.h"
 #include "util/vec.h"
 
@@ -14,7 +15,19 @@ struct var {
 	const char *name;
 	uint32_t probe;
 	const struct type *type;
-	int assigned_pass; /* pass in which it was last assigned */
+	const void *decl; /* the node declaring it: one variable per node */
+	bool let;         /* declared by `let` */
+	bool typed;       /* `let $x: type`: the type is fixed */
+	bool assigned;    /* in the walk so far */
+	bool used_unassigned; /* warned about already */
+	bool assigned_ever;
+};
+
+/* A for loop being checked: the variables of outer scopes it uses. */
+struct sema_for {
+	struct ast_stmt *st;
+	uint32_t level; /* scope depth of its body */
+	VEC(int32_t) captures;
 };
 
 struct sema {
@@ -27,6 +40,8 @@ struct sema {
 	const struct sema_probe *probes;
 	VEC(struct sema_map) maps;
 	VEC(struct var) vars;
+	struct scopes scopes;
+	VEC(struct sema_for) fors;
 	int pass;
 	uint32_t probe;              /* index of the probe being checked */
 	const struct probe_target *tgt;

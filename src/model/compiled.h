@@ -29,6 +29,7 @@ struct cmap {
 	uint32_t flags;
 	bool is_user;           /* printed at exit */
 	bool percpu;
+	bool declared;          /* let @m = TYPE(N): its type and size */
 	const struct type *key; /* NULL: key-less (see runtime/mapdump.h) */
 	const struct type *value;
 	/* How the script writes each key part ("comm", "pid"; "" when its

@@ -225,6 +225,18 @@ static int plan_maps(const struct compiled *c, struct emap *em, char *why,
 		return -ENOMEM;
 	for (uint32_t p = 0; p < c->nprogs; p++) {
 		const struct bpf_code *code = &c->progs[p].code;
+		/* for loops' callbacks would need .BTF.ext func info and
+		 * subprogram relocations in the object: not made yet */
+		for (uint32_t i = 0; i + 1 < code->ninsns; i++) {
+			if (code->insns[i].code == (BPF_LD | BPF_IMM | BPF_DW) &&
+			    code->insns[i].src_reg == BPF_PSEUDO_FUNC) {
+				free(how);
+				snprintf(why, whylen, "the program for %s has a "
+					 "for loop, which --emit-elf does not "
+					 "support yet", c->progs[p].name);
+				return -EINVAL;
+			}
+		}
 		for (uint32_t r = 0; r < code->nrelocs; r++) {
 			uint32_t m = code->relocs[r].map_idx;
 			if (m >= c->nmaps || code->relocs[r].insn + 1 >=

@@ -12,6 +12,7 @@
 #include "model/limits.h"
 #include "kernel/features.h"
 #include "runtime/mapdump.h"
+#include "runtime/funcinfo.h"
 #include "runtime/loader.h"
 #include "runtime/refusal.h"
 #include "util/errstr.h"
@@ -138,6 +139,14 @@ static int load_prog(struct loader *l, uint32_t i, char *log,
 		    .expected_attach_type = p->expected_attach_type,
 		    .attach_btf_id = p->attach_btf_id,
 		    .attach_btf_obj_fd = p->attach_btf_obj_fd);
+	struct funcinfo fi;
+	int ferr = funcinfo_prepare(&fi, insns, p->code.ninsns, &lo);
+	if (ferr < 0) {
+		free(insns);
+		fprintf(o->err, "sonde: cannot load the BTF of the functions "
+			"of the program for %s: %s\n", p->name, err_str(-ferr));
+		return ferr;
+	}
 	/* No log on the first try: the kernel verifies faster without. */
 	int fd = bpf_prog_load(p->type, name, limits.license, insns, p->code.ninsns,
 			       &lo);
@@ -168,6 +177,7 @@ static int load_prog(struct loader *l, uint32_t i, char *log,
 	} else {
 		l->prog_fds[i] = fd;
 	}
+	funcinfo_free(&fi);
 	free(insns);
 	return err;
 }
