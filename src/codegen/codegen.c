@@ -14,7 +14,7 @@
 
 static bool in_reg(const struct type *t)
 {
-	return t->kind == TY_INT || t->kind == TY_PTR;
+	return t->kind == TY_INT || t->kind == TY_PTR || t->kind == TY_BOOL;
 }
 
 static struct cg_var *find_var(struct cg *g, const char *name)

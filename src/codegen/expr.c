@@ -290,6 +290,7 @@ static bool is_scalar(const struct type *t)
 {
 	switch (t->kind) {
 	case TY_INT:
+	case TY_BOOL:
 	case TY_PTR:
 	case TY_KSYM:
 	case TY_USERNAME:
@@ -587,7 +588,8 @@ static ir_jlist mem_ne(struct cg *g, struct val a, struct val b)
 		struct val fa = mem_val(ft, a.slot, a.off + t->fields[i].offset);
 		struct val fb = mem_val(b.type->fields[i].type, b.slot,
 					b.off + b.type->fields[i].offset);
-		if (ft->kind == TY_INT || ft->kind == TY_PTR) {
+		if (ft->kind == TY_INT || ft->kind == TY_PTR ||
+		    ft->kind == TY_BOOL) {
 			ir_reg ra = cg_to_reg(g, fa), rb = cg_to_reg(g, fb);
 			ir_jlist_concat(g->ir, &ne, ir_jmp(g->ir, BPF_JNE, ra,
 							   rb, IR_NOLABEL));
@@ -843,6 +845,23 @@ static struct val cast(struct cg *g, struct ast_expr *e)
 		struct val m = cg_to_mem(g, v);
 		m.type = to;
 		return m;
+	}
+	if (to->kind == TY_BOOL) {
+		const struct type *from = e->u.cast.operand->type;
+		if (from->kind == TY_BOOL)
+			return v;
+		/* a string is true when not empty: its first byte */
+		if (from->kind == TY_STRING) {
+			v = cg_to_mem(g, v);
+			v.type = &type_u8;
+		}
+		ir_reg r = ir_reg_new(g->ir);
+		ir_movi(g->ir, r, 0);
+		ir_jlist zero = ir_jmpi(g->ir, BPF_JEQ, cg_to_reg(g, v), 0,
+					IR_NOLABEL);
+		ir_movi(g->ir, r, 1);
+		ir_jlist_patch_here(g->ir, zero);
+		return reg_val(to, r);
 	}
 	ir_reg r = ir_copy(g->ir, cg_to_reg(g, v));
 	if (to->kind == TY_INT)

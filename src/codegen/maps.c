@@ -204,7 +204,7 @@ struct val cg_map_read(struct cg *g, struct ast_expr *e)
 	/* a missing key reads as 0: -kk says so, as bpftrace does */
 	g->at = e;
 	cg_helper_check(g, BPF_FUNC_map_lookup_elem, p, true);
-	if (vt->kind == TY_INT || vt->kind == TY_PTR) {
+	if (vt->kind == TY_INT || vt->kind == TY_PTR || vt->kind == TY_BOOL) {
 		ir_reg r = ir_reg_new(g->ir);
 		ir_movi(g->ir, r, 0);
 		ir_jlist missing = ir_jmpi(g->ir, BPF_JEQ, p, 0, IR_NOLABEL);

@@ -76,7 +76,10 @@ static void dump_expr(struct strbuf *out, const struct ast_expr *e, int d)
 	indent(out, d);
 	switch (e->kind) {
 	case E_INT:
-		if (e->u.num.is_char)
+		if (e->u.num.is_bool)
+			sb_printf(out, "bool %s\n",
+				  e->u.num.value ? "true" : "false");
+		else if (e->u.num.is_char)
 			sb_printf(out, "int %llu (char)\n",
 				  (unsigned long long)e->u.num.value);
 		else

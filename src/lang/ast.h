@@ -90,6 +90,7 @@ struct ast_expr {
 		struct {
 			uint64_t value;
 			bool is_char; /* written as 'c' */
+			bool is_bool; /* true or false: of type bool */
 		} num;
 		struct {
 			const char *bytes;

@@ -63,6 +63,8 @@ static const struct type *base_type(struct ctypes *ct, const char *base)
 		return n->type;
 	uint32_t size;
 	bool is_signed;
+	if (!strcmp(base, "bool") || !strcmp(base, "_Bool"))
+		return &type_bool;
 	if (type_c_int(base, &size, &is_signed))
 		return type_int((int)size, is_signed);
 	if (!strcmp(base, "void"))

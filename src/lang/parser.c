@@ -410,7 +410,8 @@ static struct ast_expr *parse_offsetof(struct parser *p)
 	return e;
 }
 
-/* primary := INT | STRING | POSITIONAL | VAR | MAP [ '[' args ']' ]
+/* primary := INT | STRING | 'true' | 'false' | POSITIONAL | VAR
+ *          | MAP [ '[' args ']' ]
  *          | IDENT [ '(' args ')' ] | sizeof | offsetof
  *          | '(' expr ')' | '(' expr ',' [ expr { ',' expr } ] ')' */
 static struct ast_expr *parse_primary(struct parser *p)
@@ -463,6 +464,12 @@ static struct ast_expr *parse_primary(struct parser *p)
 	}
 	case T_IDENT: {
 		struct token s = take(p);
+		if (!strcmp(s.text, "true") || !strcmp(s.text, "false")) {
+			e = new_expr(p, E_INT, s.span);
+			e->u.num.value = s.text[0] == 't';
+			e->u.num.is_bool = true;
+			return e;
+		}
 		if (accept(p, T_LPAREN)) {
 			e = new_expr(p, E_CALL, s.span);
 			e->u.call.name = s.text;
@@ -768,12 +775,14 @@ static enum ast_op assign_op(enum tok_kind k, int *is_assign)
 	}
 }
 
-/* cond := '(' expr ')' */
+/* cond := '(' expr ')' | unary
+ * Without parentheses only a unary expression, as bpftrace 0.26 has it,
+ * so that the '{' of the block is not taken for an operand. */
 static struct ast_expr *parse_paren_cond(struct parser *p, const char *kw)
 {
+	(void)kw;
 	if (!at(p, T_LPAREN))
-		syntax_error(p, "expected '(' after '%s', found %s", kw,
-			     describe(peek(p)));
+		return parse_unary(p);
 	take(p);
 	struct ast_expr *e = parse_expr(p);
 	expect(p, T_RPAREN, "')'");

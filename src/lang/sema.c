@@ -77,6 +77,8 @@ static const struct type *unify(struct sema *s, const struct type *a,
 		return b;
 	if (b->kind == TY_NONE)
 		return a;
+	if (a->kind == TY_BOOL || b->kind == TY_BOOL)
+		return a->kind == b->kind ? a : NULL;
 	if (sema_is_intlike(a) && sema_is_intlike(b)) {
 		/* One place holding user and kernel pointers is an address of
 		 * no one space (read with the helpers that try both). */
@@ -375,6 +377,17 @@ static const struct type *check_cast(struct sema *s, struct ast_expr *e)
 		}
 		return to;
 	}
+	/* bpftrace 0.26: anything scalar or a string is true when not zero
+	 * (empty); a bool is 0 or 1 as an integer */
+	if (to->kind == TY_BOOL) {
+		if (sema_is_scalar(from) || from->kind == TY_STRING)
+			return to;
+		sema_err(s, e->span, "Cannot cast from \"%s\" to \"bool\"",
+		    sema_tname(s, from));
+		return &type_none;
+	}
+	if (from->kind == TY_BOOL && to->kind == TY_INT)
+		return to;
 	if (!sema_is_intlike(from) || !sema_is_intlike(to)) {
 		sema_err(s, e->span, "cannot cast %s to %s", sema_tname(s, from),
 		    sema_tname(s, to));
@@ -428,7 +441,7 @@ static const struct type *check_ptr_binary(struct sema *s, struct ast_expr *e,
 {
 	enum ast_op op = e->u.binary.op;
 	if (op == OP_LAND || op == OP_LOR || (op >= OP_EQ && op <= OP_GE))
-		return &type_u64;
+		return &type_bool;
 	if (op != OP_ADD && op != OP_SUB)
 		return &type_u64;
 	if ((l->kind == TY_PTR && r->kind == TY_PTR) ||
@@ -457,9 +470,9 @@ static const struct type *check_binary(struct sema *s, struct ast_expr *e)
 		return &type_none;
 	if (op == OP_EQ || op == OP_NE) {
 		if (is_string_like(l) && is_string_like(r))
-			return &type_u64;
+			return &type_bool;
 		if (l->kind == TY_BUF && r->kind == TY_BUF)
-			return &type_u64;
+			return &type_bool;
 		if (l->kind == TY_ARRAY && r->kind == TY_ARRAY) {
 			/* as bpftrace: byte for byte, arrays of one type */
 			if (!type_equal(l, r) || l->elem->kind != TY_INT) {
@@ -468,7 +481,7 @@ static const struct type *check_binary(struct sema *s, struct ast_expr *e)
 					"and %s", sema_tname(s, l), sema_tname(s, r));
 				return &type_none;
 			}
-			return &type_u64;
+			return &type_bool;
 		}
 		if (l->kind == TY_TUPLE && r->kind == TY_TUPLE) {
 			if (!unify(s, widen(s, l), widen(s, r))) {
@@ -476,13 +489,13 @@ static const struct type *check_binary(struct sema *s, struct ast_expr *e)
 				    sema_tname(s, l), sema_tname(s, r));
 				return &type_none;
 			}
-			return &type_u64;
+			return &type_bool;
 		}
 	}
-	if ((l->kind == TY_PTR || r->kind == TY_PTR) && sema_is_intlike(l) &&
-	    sema_is_intlike(r))
+	if ((l->kind == TY_PTR || r->kind == TY_PTR) && sema_is_scalar(l) &&
+	    sema_is_scalar(r))
 		return check_ptr_binary(s, e, l, r);
-	if (!sema_is_intlike(l) || !sema_is_intlike(r)) {
+	if (!sema_is_scalar(l) || !sema_is_scalar(r)) {
 		const char *what = (op >= OP_EQ && op <= OP_GE) ? "compare" :
 				   "combine";
 		if (is_string_like(l) && is_string_like(r))
@@ -494,7 +507,10 @@ static const struct type *check_binary(struct sema *s, struct ast_expr *e)
 		return &type_none;
 	}
 	if (op == OP_LAND || op == OP_LOR || (op >= OP_EQ && op <= OP_GE))
-		return &type_u64;
+		return &type_bool;
+	/* bool op bool stays one, as in bpftrace 0.26 */
+	if (l->kind == TY_BOOL && r->kind == TY_BOOL)
+		return &type_bool;
 	return type_int(8, (l->kind == TY_INT && l->is_signed) &&
 				   (r->kind == TY_INT && r->is_signed));
 }
@@ -517,9 +533,9 @@ static const struct type *check_unary(struct sema *s, struct ast_expr *e)
 		return t;
 	switch (op) {
 	case OP_LNOT:
-		if (!sema_is_intlike(t))
+		if (!sema_is_scalar(t))
 			break;
-		return &type_u64;
+		return &type_bool;
 	case OP_NEG:
 		if (!sema_is_int(t))
 			break;
@@ -728,6 +744,7 @@ static const struct type *check_positional(struct sema *s,
 		e->kind = E_INT;
 		e->u.num.value = n < 0 ? (uint64_t)s->opts->nparams : 0;
 		e->u.num.is_char = false;
+		e->u.num.is_bool = false;
 		return &type_s64;
 	}
 	const char *p = s->opts->params[n - 1];
@@ -737,6 +754,7 @@ static const struct type *check_positional(struct sema *s,
 		e->kind = E_INT;
 		e->u.num.value = (uint64_t)x;
 		e->u.num.is_char = false;
+		e->u.num.is_bool = false;
 		return &type_s64;
 	}
 	e->kind = E_STRING;
@@ -807,6 +825,7 @@ const struct type *sema_fold_const(struct ast_expr *e, uint64_t v)
 	e->kind = E_INT;
 	e->u.num.value = v;
 	e->u.num.is_char = false;
+	e->u.num.is_bool = false;
 	return &type_u64;
 }
 
@@ -815,6 +834,8 @@ static const struct type *check_expr_inner(struct sema *s,
 {
 	switch (e->kind) {
 	case E_INT:
+		if (e->u.num.is_bool)
+			return &type_bool;
 		return e->u.num.value > INT64_MAX ? &type_u64 : &type_s64;
 	case E_STRING:
 		return type_string(s->arena, e->u.str.len + 1);
@@ -872,9 +893,9 @@ static const struct type *check_expr_inner(struct sema *s,
 		if (c->kind == TY_NONE || a->kind == TY_NONE ||
 		    b->kind == TY_NONE)
 			return &type_none;
-		if (!sema_is_intlike(c)) {
-			sema_err(s, e->u.ternary.cond->span, "the condition must be "
-				"an integer, not %s", sema_tname(s, c));
+		if (!sema_is_scalar(c)) {
+			sema_err(s, e->u.ternary.cond->span, "Invalid condition: %s",
+			    sema_tname(s, c));
 			return &type_none;
 		}
 		const struct type *u = unify(s, sema_is_int(a) ? widen(s, a) : a,
@@ -992,9 +1013,8 @@ static bool block_leaves(const struct ast_block *b, bool nested);
 static void check_cond(struct sema *s, struct ast_expr *c)
 {
 	const struct type *t = sema_expr(s, c);
-	if (t->kind != TY_NONE && !sema_is_intlike(t))
-		sema_err(s, c->span, "a condition must be an integer, not %s",
-		    sema_tname(s, t));
+	if (t->kind != TY_NONE && !sema_is_scalar(t))
+		sema_err(s, c->span, "Invalid condition: %s", sema_tname(s, t));
 }
 
 static void check_stmt(struct sema *s, struct ast_stmt *st)

@@ -16,6 +16,7 @@ SCALAR(type_s8, 1, true);
 SCALAR(type_s16, 2, true);
 SCALAR(type_s32, 4, true);
 SCALAR(type_s64, 8, true);
+const struct type type_bool = { .kind = TY_BOOL, .size = 1, .align = 1 };
 const struct type type_none = { .kind = TY_NONE };
 const struct type type_void = { .kind = TY_VOID };
 
@@ -229,6 +230,7 @@ void type_describe(const struct type *t, struct strbuf *sb)
 	case TY_INT:
 		sb_printf(sb, "%sint%u", t->is_signed ? "" : "u", t->size * 8);
 		break;
+	case TY_BOOL: sb_append(sb, "bool"); break;
 	case TY_STRING: sb_printf(sb, "string[%u]", t->size); break;
 	case TY_BUF: sb_printf(sb, "buffer[%u]", t->size - 4); break;
 	case TY_TUPLE:

@@ -46,6 +46,10 @@ enum type_kind {
 	TY_STATS,  /* struct { s64 sum; u64 count; } */
 	TY_HIST,   /* u64 count; the map key ends with a u64 bucket */
 	TY_LHIST,  /* u64 count; the map key ends with a u64 bucket */
+	/* (after the aggregations: kinds are numbered in serialised
+	 * programs) */
+	TY_BOOL,   /* u8 0 or 1 (any other byte reads as true), printed
+		    * true/false: comparisons, !, && and || make one */
 };
 
 /* STACK_BUILD_ID (ustack only): no addresses but the build id of the file
@@ -101,7 +105,7 @@ struct type {
 
 /* Shared, immutable instances of the common scalars. */
 extern const struct type type_none, type_void, type_u8, type_u16, type_u32,
-	type_u64, type_s8, type_s16, type_s32, type_s64;
+	type_u64, type_s8, type_s16, type_s32, type_s64, type_bool;
 
 const struct type *type_int(int size, bool is_signed);
 /* The integer t (INT) marked as an address into space as (AS_NONE: t

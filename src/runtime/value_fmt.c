@@ -411,6 +411,10 @@ void vfmt_value(struct strbuf *sb, const struct vfmt *f, const struct type *t,
 			t->is_signed);
 		break;
 	}
+	case TY_BOOL:
+		/* the same words in text and JSON */
+		sb_append(sb, *p ? "true" : "false");
+		break;
 	case TY_PTR:
 		/* hex in text; JSON has the number (bpftrace's Symbolic) */
 		if (f->json)
