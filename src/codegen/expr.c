@@ -316,7 +316,7 @@ void cg_store_mem(struct cg *g, struct cg_mem dst, uint32_t off,
 		return;
 	}
 	if (v.kind == V_TUPLE && dt->kind == TY_TUPLE &&
-	    dt->nfields == v.expr->u.list.n) {
+	    dt->nfields == v.expr->u.list.n && type_equal(dt, v.type)) {
 		/* its fields straight into place, stacks captured there */
 		cg_zero_gaps(g, dst, off, dt, dt->size);
 		for (uint32_t i = 0; i < dt->nfields; i++)
@@ -337,7 +337,13 @@ void cg_store_mem(struct cg *g, struct cg_mem dst, uint32_t off,
 		struct val src = cg_to_mem(g, v);
 		for (uint32_t i = 0; i < dt->nfields && i < v.type->nfields;
 		     i++) {
-			const struct type_field *sf = &v.type->fields[i];
+			/* a record's fields by name: sema unifies records
+			 * assigned in different orders */
+			const struct type_field *sf = type_is_record(dt) ?
+				type_record_field(v.type, dt->fields[i].name) :
+				&v.type->fields[i];
+			if (!sf)
+				continue;
 			struct val el = mem_val(sf->type, src.slot,
 						src.off + sf->offset);
 			cg_store_mem(g, dst, off + dt->fields[i].offset,
@@ -389,6 +395,15 @@ static struct val field(struct cg *g, struct ast_expr *e)
 {
 	struct val b = cg_expr(g, e->u.field.base);
 	const struct type *rec = b.type;
+	/* a pointer to a pointer: read each on the way (sema lets '.' go
+	 * through any number of them) */
+	while (rec->kind == TY_PTR && rec->elem->kind == TY_PTR) {
+		ir_reg p = cg_to_reg(g, b);
+		b = (struct val){ .kind = V_ADDR, .type = rec->elem, .reg = p,
+				  .user = rec->is_user,
+				  .any = type_addr_space(rec) == AS_MIXED };
+		rec = rec->elem;
+	}
 	if (rec->kind == TY_PTR) {
 		ir_reg p = cg_to_reg(g, b);
 		rec = rec->elem;
@@ -585,9 +600,11 @@ static ir_jlist mem_ne(struct cg *g, struct val a, struct val b)
 	const struct type *t = a.type;
 	for (uint32_t i = 0; i < t->nfields; i++) {
 		const struct type *ft = t->fields[i].type;
+		const struct type_field *bf = type_is_record(t) ?
+			type_record_field(b.type, t->fields[i].name) :
+			&b.type->fields[i];
 		struct val fa = mem_val(ft, a.slot, a.off + t->fields[i].offset);
-		struct val fb = mem_val(b.type->fields[i].type, b.slot,
-					b.off + b.type->fields[i].offset);
+		struct val fb = mem_val(bf->type, b.slot, b.off + bf->offset);
 		if (ft->kind == TY_INT || ft->kind == TY_PTR ||
 		    ft->kind == TY_BOOL) {
 			ir_reg ra = cg_to_reg(g, fa), rb = cg_to_reg(g, fb);

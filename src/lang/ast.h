@@ -63,7 +63,7 @@ enum ast_expr_kind {
 	E_CAST,       /* u.cast */
 	E_FIELD,      /* u.field: a.b or a->b */
 	E_INDEX,      /* u.index: a[i] */
-	E_TUPLE,      /* u.list */
+	E_TUPLE,      /* u.list (a record when u.list.names) */
 	E_TUPLE_INDEX, /* u.tindex: $t.0 */
 	E_SIZEOF,     /* u.size_of: type or expression */
 	E_OFFSETOF,   /* u.offset_of */
@@ -74,6 +74,9 @@ struct ast_expr;
 struct ast_expr_list {
 	struct ast_expr **items;
 	uint32_t n;
+	/* E_TUPLE of a record, (name = "x", size = 2): the names of its
+	 * items; NULL for a plain tuple and every other list */
+	const char **names;
 };
 
 struct ast_expr {

@@ -410,8 +410,58 @@ static struct ast_expr *parse_offsetof(struct parser *p)
 	return e;
 }
 
+/* Whether the tokens after '(' start a record: IDENT '=', where the name
+ * is no builtin (as bpftrace 0.26 tells them from a grouping). */
+static int starts_record(struct parser *p)
+{
+	if (!at(p, T_IDENT))
+		return 0;
+	uint32_t n;
+	if (builtin_var_lookup(peek(p)->text, &n) != BI_NONE)
+		return 0;
+	struct lexer save = p->lx;
+	struct token save_tok = p->tok;
+	int save_have = p->have_tok;
+	struct span save_prev = p->prev;
+	take(p);
+	int r = at(p, T_ASSIGN);
+	p->lx = save;
+	p->tok = save_tok;
+	p->have_tok = save_have;
+	p->prev = save_prev;
+	return r;
+}
+
+/* record := '(' IDENT '=' expr { ',' IDENT '=' expr } [ ',' ] ')'
+ * (the '(' taken) */
+static struct ast_expr *parse_record(struct parser *p, struct token open)
+{
+	AVEC(struct ast_expr *) v = { 0 };
+	AVEC(const char *) names = { 0 };
+	do {
+		if (at(p, T_RPAREN) && v.len)
+			break;
+		struct token name = expect(p, T_IDENT, "a field name");
+		for (size_t i = 0; i < names.len; i++)
+			if (!strcmp(names.data[i], name.text)) {
+				diag_error(p->diag, name.span, "Named argument "
+					   "list already contains name: %s",
+					   name.text);
+				longjmp(p->recover, 1);
+			}
+		expect(p, T_ASSIGN, "'='");
+		apush(p, &v, parse_expr(p));
+		apush(p, &names, name.text);
+	} while (accept(p, T_COMMA));
+	struct span last = expect(p, T_RPAREN, "')' or ','").span;
+	struct ast_expr *e = new_expr(p, E_TUPLE, end_span(open.span, last));
+	FREEZE(p, v, e->u.list.items, e->u.list.n);
+	e->u.list.names = names.data;
+	return e;
+}
+
 /* primary := INT | STRING | 'true' | 'false' | POSITIONAL | VAR
- *          | MAP [ '[' args ']' ]
+ *          | MAP [ '[' args ']' ] | record
  *          | IDENT [ '(' args ')' ] | sizeof | offsetof
  *          | '(' expr ')' | '(' expr ',' [ expr { ',' expr } ] ')' */
 static struct ast_expr *parse_primary(struct parser *p)
@@ -494,6 +544,11 @@ static struct ast_expr *parse_primary(struct parser *p)
 		struct token open = take(p);
 		int saved_pred = p->in_pred;
 		p->in_pred = 0;
+		if (starts_record(p)) {
+			e = parse_record(p, open);
+			p->in_pred = saved_pred;
+			return e;
+		}
 		struct ast_expr *first = parse_expr(p);
 		if (!at(p, T_COMMA)) {
 			p->in_pred = saved_pred;

@@ -41,6 +41,20 @@ const char *sema_tname(struct sema *s, const struct type *t)
 	return r;
 }
 
+/* A tuple of elements el laid out anew, a record if like is one (with
+ * like's names). */
+static const struct type *retuple(struct sema *s, const struct type *like,
+				  const struct type **el)
+{
+	if (!type_is_record(like))
+		return type_tuple(s->arena, el, like->nfields);
+	const char **names = arena_alloc(s->arena,
+					 sizeof(*names) * like->nfields);
+	for (uint32_t i = 0; i < like->nfields; i++)
+		names[i] = like->fields[i].name;
+	return type_record(s->arena, el, names, like->nfields);
+}
+
 /* Map keys and values store integers as 64 bits, keeping their sign and
  * the address space of a pointer they came from. A pointer stays one (8
  * bytes already, its space in its type): @p++ steps by its pointee, as in
@@ -55,7 +69,7 @@ static const struct type *widen(struct sema *s, const struct type *t)
 			s->arena, sizeof(*el) * (t->nfields + 1));
 		for (uint32_t i = 0; i < t->nfields; i++)
 			el[i] = widen(s, t->fields[i].type);
-		return type_tuple(s->arena, el, t->nfields);
+		return retuple(s, t, el);
 	}
 	return t;
 }
@@ -98,16 +112,22 @@ static const struct type *unify(struct sema *s, const struct type *a,
 	case TY_STRING:
 		return a->size >= b->size ? a : b;
 	case TY_TUPLE: {
-		if (a->nfields != b->nfields)
+		if (a->nfields != b->nfields ||
+		    type_is_record(a) != type_is_record(b))
 			return NULL;
 		const struct type **el = arena_alloc(
 			s->arena, sizeof(*el) * (a->nfields + 1));
 		for (uint32_t i = 0; i < a->nfields; i++) {
-			el[i] = unify(s, a->fields[i].type, b->fields[i].type);
+			/* records match by name, in a's order (bpftrace 0.26:
+			 * "the final ordering is ambiguous") */
+			const struct type_field *bf = type_is_record(a) ?
+				type_record_field(b, a->fields[i].name) :
+				&b->fields[i];
+			el[i] = bf ? unify(s, a->fields[i].type, bf->type) : NULL;
 			if (!el[i])
 				return NULL;
 		}
-		return type_tuple(s->arena, el, a->nfields);
+		return retuple(s, a, el);
 	}
 	default:
 		return type_equal(a, b) ? a : NULL;
@@ -311,9 +331,26 @@ static const struct type *check_field(struct sema *s, struct ast_expr *e)
 	const struct type *base = sema_expr(s, e->u.field.base);
 	if (base->kind == TY_NONE)
 		return &type_none;
+	if (type_is_record(base)) {
+		const struct type_field *rf =
+			type_record_field(base, e->u.field.name);
+		if (!rf) {
+			sema_err(s, e->u.field.name_span, "Record does not contain "
+				"a field named '%s'", e->u.field.name);
+			return &type_none;
+		}
+		e->u.field.resolved = rf;
+		return rf->type;
+	}
 	const struct type *rec = base;
-	if (base->kind == TY_PTR && base->elem->kind == TY_RECORD)
-		rec = base->elem;
+	/* '.' and '->' go through any number of pointers, as in bpftrace
+	 * 0.26 (codegen reads each one) */
+	while (rec->kind == TY_PTR && rec->elem->kind == TY_PTR)
+		rec = rec->elem;
+	if (rec->kind == TY_PTR && rec->elem->kind == TY_RECORD) {
+		base = rec;
+		rec = rec->elem;
+	}
 	/* the script's definition of a record wins over the kernel's, and
 	 * completes a pointer declared before it (struct node *next) */
 	const struct type *def = rec->kind == TY_RECORD && !rec->nfields ?
@@ -321,15 +358,9 @@ static const struct type *check_field(struct sema *s, struct ast_expr *e)
 	if (def)
 		rec = def;
 	if (rec->kind != TY_RECORD) {
-		sema_err(s, e->u.field.name_span, "cannot access field '%s' of %s: "
-			"it is not a struct", e->u.field.name, sema_tname(s, base));
-		return &type_none;
-	}
-	if (e->u.field.arrow && base->kind != TY_PTR &&
-	    !(e->u.field.base->kind == E_BUILTIN &&
-	      e->u.field.base->builtin == BI_ARGS)) {
-		sema_err(s, e->u.field.name_span, "'->' needs a pointer, but the "
-			"left side is %s: use '.'", sema_tname(s, base));
+		sema_err(s, e->u.field.name_span, "Can not access field '%s' on "
+			"expression of type '%s'", e->u.field.name,
+		    sema_tname(s, rec));
 		return &type_none;
 	}
 	struct type_field f;
@@ -829,6 +860,30 @@ const struct type *sema_fold_const(struct ast_expr *e, uint64_t v)
 	return &type_u64;
 }
 
+/* The kind of t alone, as bpftrace 0.26's typestr(Type) names it in
+ * "Invalid condition: string". */
+static const char *kind_name(const struct type *t)
+{
+	switch (t->kind) {
+	case TY_STRING: return "string";
+	case TY_BUF: return "buffer";
+	case TY_TUPLE: return type_is_record(t) ? "record" : "tuple";
+	case TY_RECORD: return "c_type";
+	case TY_ARRAY: return "array";
+	case TY_KSTACK: return "kstack";
+	case TY_USTACK: return "ustack";
+	case TY_KSYM: return "ksym_t";
+	case TY_USYM: return "usym_t";
+	case TY_INET: return "inet";
+	case TY_MACADDR: return "mac_address";
+	case TY_USERNAME: return "username";
+	case TY_CGROUP_PATH: return "cgroup_path_t";
+	case TY_TIMESTAMP: return "timestamp";
+	case TY_VOID: return "void";
+	default: return "none";
+	}
+}
+
 static const struct type *check_expr_inner(struct sema *s,
 					   struct ast_expr *e)
 {
@@ -895,7 +950,7 @@ static const struct type *check_expr_inner(struct sema *s,
 			return &type_none;
 		if (!sema_is_scalar(c)) {
 			sema_err(s, e->u.ternary.cond->span, "Invalid condition: %s",
-			    sema_tname(s, c));
+			    kind_name(c));
 			return &type_none;
 		}
 		const struct type *u = unify(s, sema_is_int(a) ? widen(s, a) : a,
@@ -951,14 +1006,18 @@ static const struct type *check_expr_inner(struct sema *s,
 				return &type_none;
 			}
 		}
+		if (e->u.list.names)
+			return type_record(s->arena, el, e->u.list.names, n);
 		return type_tuple(s->arena, el, n);
 	}
 	case E_TUPLE_INDEX: {
 		const struct type *b = sema_expr(s, e->u.tindex.base);
 		if (b->kind == TY_NONE)
 			return b;
-		if (b->kind != TY_TUPLE) {
-			sema_err(s, e->span, "%s is not a tuple", sema_tname(s, b));
+		if (b->kind != TY_TUPLE || type_is_record(b)) {
+			sema_err(s, e->span, "Can not access index '%u' on "
+				"expression of type '%s'", e->u.tindex.index,
+			    sema_tname(s, b));
 			return &type_none;
 		}
 		if (e->u.tindex.index >= b->nfields) {
@@ -1007,6 +1066,7 @@ const struct type *sema_expr(struct sema *s, struct ast_expr *e)
 
 /* ---- statements ---- */
 
+
 static void check_block(struct sema *s, struct ast_block *b);
 static bool block_leaves(const struct ast_block *b, bool nested);
 
@@ -1014,7 +1074,7 @@ static void check_cond(struct sema *s, struct ast_expr *c)
 {
 	const struct type *t = sema_expr(s, c);
 	if (t->kind != TY_NONE && !sema_is_scalar(t))
-		sema_err(s, c->span, "Invalid condition: %s", sema_tname(s, t));
+		sema_err(s, c->span, "Invalid condition: %s", kind_name(t));
 }
 
 static void check_stmt(struct sema *s, struct ast_stmt *st)

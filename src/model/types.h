@@ -125,6 +125,17 @@ const struct type *type_ptr_in(struct arena *a, const struct type *elem,
 /* Builds a tuple, laying its fields out with C alignment. */
 const struct type *type_tuple(struct arena *a, const struct type **elems,
 			      uint32_t n);
+/* A record, (name = "x", size = 2): a tuple whose fields have names. */
+const struct type *type_record(struct arena *a, const struct type **elems,
+			       const char *const *names, uint32_t n);
+/* Whether tuple t is a record (its fields named). */
+static inline bool type_is_record(const struct type *t)
+{
+	return t->kind == TY_TUPLE && t->nfields && t->fields[0].name;
+}
+/* The field of record t named name, or NULL. */
+const struct type_field *type_record_field(const struct type *t,
+					   const char *name);
 /* Whether t (NULL: no) or a field of a tuple t is of a kind in kinds
  * (a list ended by TY_NONE). */
 bool type_holds(const struct type *t, const enum type_kind *kinds);
