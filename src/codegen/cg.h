@@ -178,6 +178,8 @@ const uint64_t *cg_multi_cookies(struct cg *g, const struct ast_probe *p,
 
 /* expr.c */
 struct val cg_expr(struct cg *g, struct ast_expr *e);
+/* codegen.c: the statements of a block (of a block expression). */
+void cg_block(struct cg *g, struct ast_block *b);
 /* pt_regs.c: USDT argument idx (e names it in errors), and sargN read
  * from the stack, in pt_regs probes. */
 struct val cg_usdt_arg(struct cg *g, struct ast_expr *e, uint32_t idx);

@@ -33,10 +33,40 @@ static struct cg_var *find_var(struct cg *g, const char *name)
  * zeroing, unless it holds a stack: a capture leaves unused frames. */
 static void declare_vars(struct cg *g, const struct ast_block *b, bool top);
 
+/* The variables of the block expressions in an expression. */
+static void declare_in_block_expr(struct ast_expr *e, void *ctx)
+{
+	if (e->kind == E_BLOCK)
+		declare_vars(ctx, e->u.blockx.body, false);
+}
+
+static void declare_in_exprs(struct cg *g, const struct ast_stmt *s)
+{
+	struct ast_stmt *m = (struct ast_stmt *)s;
+	switch (s->kind) {
+	case S_EXPR:
+	case S_RETURN:
+		ast_walk_expr(m->u.expr, declare_in_block_expr, g);
+		break;
+	case S_ASSIGN:
+		ast_walk_expr(m->u.assign.value, declare_in_block_expr, g);
+		break;
+	case S_IF:
+	case S_UNROLL:
+	case S_WHILE:
+		ast_walk_expr(s->kind == S_IF ? m->u.if_.cond : m->u.loop.cond,
+			      declare_in_block_expr, g);
+		break;
+	default:
+		break;
+	}
+}
+
 static void declare_stmt(struct cg *g, const struct ast_stmt *s, bool top)
 {
 	static const enum type_kind stacks[] = { TY_KSTACK, TY_USTACK,
 						 TY_NONE };
+	declare_in_exprs(g, s);
 	switch (s->kind) {
 	case S_ASSIGN: {
 		const struct ast_expr *t = s->u.assign.target;
@@ -183,6 +213,11 @@ static void gen_block(struct cg *g, const struct ast_block *b)
 	/* a program past the size sonde compiles is refused: no more of it */
 	for (uint32_t i = 0; i < b->n && !ir_full(g->ir); i++)
 		gen_stmt(g, b->stmts[i]);
+}
+
+void cg_block(struct cg *g, struct ast_block *b)
+{
+	gen_block(g, b);
 }
 
 static uint32_t name_hash(const char *s)

@@ -477,8 +477,11 @@ static struct val index_expr(struct cg *g, struct ast_expr *e)
 				 .any = type_addr_space(b.type) == AS_MIXED };
 		return v;
 	}
-	/* arrays in memory or the context need a constant index */
-	if (k < 0 || (uint64_t)k >= b.type->count) {
+	/* arrays (and strings, of int8) in memory or the context need a
+	 * constant index */
+	uint32_t count = b.type->kind == TY_STRING ? b.type->size :
+						     b.type->count;
+	if (k < 0 || (uint64_t)k >= count) {
 		if (b.kind == V_ADDR) {
 			ir_reg i = cg_int(g, e->u.index.index);
 			ir_reg a = ir_copy(g->ir, b.reg);
@@ -490,7 +493,7 @@ static struct val index_expr(struct cg *g, struct ast_expr *e)
 		}
 		cg_error(g, e->u.index.index->span, "the index of this array "
 			 "must be a constant between 0 and %u",
-			 b.type->count ? b.type->count - 1 : 0);
+			 count ? count - 1 : 0);
 		return reg_val(et, ir_const(g->ir, 0));
 	}
 	uint32_t off = (uint32_t)k * et->size;
@@ -1024,6 +1027,10 @@ static struct val expr_of_kind(struct cg *g, struct ast_expr *e)
 		return index_expr(g, e);
 	case E_TUPLE:
 		return tuple(g, e);
+	case E_BLOCK:
+		cg_block(g, e->u.blockx.body);
+		return e->u.blockx.value ? cg_expr(g, e->u.blockx.value) :
+					   cg_no_val();
 	case E_TUPLE_INDEX: {
 		struct val b = cg_to_mem(g, cg_expr(g, e->u.tindex.base));
 		const struct type_field *f =

@@ -63,6 +63,7 @@ static void dump_typespec(struct strbuf *out, const struct ast_typespec *t)
 }
 
 static void dump_expr(struct strbuf *out, const struct ast_expr *e, int d);
+static void dump_stmt(struct strbuf *out, const struct ast_stmt *s, int d);
 
 static void dump_list(struct strbuf *out, const struct ast_expr_list *l,
 		      int d)
@@ -125,6 +126,16 @@ static void dump_expr(struct strbuf *out, const struct ast_expr *e, int d)
 		sb_printf(out, "binary %s\n", ast_op_str(e->u.binary.op));
 		dump_expr(out, e->u.binary.left, d + 1);
 		dump_expr(out, e->u.binary.right, d + 1);
+		break;
+	case E_BLOCK:
+		sb_append(out, "block\n");
+		for (uint32_t i = 0; i < e->u.blockx.body->n; i++)
+			dump_stmt(out, e->u.blockx.body->stmts[i], d + 1);
+		if (e->u.blockx.value) {
+			indent(out, d + 1);
+			sb_append(out, "value\n");
+			dump_expr(out, e->u.blockx.value, d + 2);
+		}
 		break;
 	case E_TERNARY:
 		sb_append(out, "?:\n");
@@ -318,11 +329,17 @@ static void walk_list(struct ast_expr_list *l, ast_expr_fn fn, void *ctx)
 		ast_walk_expr(l->items[i], fn, ctx);
 }
 
+static void walk_block(struct ast_block *b, ast_expr_fn fn, void *ctx);
+
 void ast_walk_expr(struct ast_expr *e, ast_expr_fn fn, void *ctx)
 {
 	if (!e)
 		return;
 	switch (e->kind) {
+	case E_BLOCK:
+		walk_block(e->u.blockx.body, fn, ctx);
+		ast_walk_expr(e->u.blockx.value, fn, ctx);
+		break;
 	case E_MAP:
 		walk_list(&e->u.map.keys, fn, ctx);
 		break;

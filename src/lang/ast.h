@@ -67,6 +67,7 @@ enum ast_expr_kind {
 	E_TUPLE_INDEX, /* u.tindex: $t.0 */
 	E_SIZEOF,     /* u.size_of: type or expression */
 	E_OFFSETOF,   /* u.offset_of */
+	E_BLOCK,      /* u.blockx: { stmts; value } */
 };
 
 struct ast_expr;
@@ -156,6 +157,10 @@ struct ast_expr {
 			const char **fields; /* a.b.c */
 			uint32_t nfields;
 		} offset_of;
+		struct {
+			struct ast_block *body;
+			struct ast_expr *value; /* NULL: no value (void) */
+		} blockx;
 	} u;
 };
 

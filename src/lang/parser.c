@@ -41,6 +41,8 @@ struct parser {
 	int nest;         /* block and definition recursion */
 	int braces;       /* '{' taken and not closed, for recovery */
 	int in_pred;      /* inside /.../: "/ {" ends the predicate */
+	int trailing_expr; /* the block just parsed ended in an expression
+			    * statement with no ';' */
 	jmp_buf recover;  /* where a syntax error unwinds to */
 	AVEC(const char *) typedefs; /* names usable in casts */
 };
@@ -461,7 +463,7 @@ static struct ast_expr *parse_record(struct parser *p, struct token open)
 }
 
 /* primary := INT | STRING | 'true' | 'false' | POSITIONAL | VAR
- *          | MAP [ '[' args ']' ] | record
+ *          | MAP [ '[' args ']' ] | record | block
  *          | IDENT [ '(' args ')' ] | sizeof | offsetof
  *          | '(' expr ')' | '(' expr ',' [ expr { ',' expr } ] ')' */
 static struct ast_expr *parse_primary(struct parser *p)
@@ -534,6 +536,20 @@ static struct ast_expr *parse_primary(struct parser *p)
 		e->u.name = s.text;
 		e->builtin = (int16_t)b;
 		e->builtin_n = (uint16_t)n;
+		return e;
+	}
+	case T_LBRACE: {
+		/* { stmts; value }: the last statement, an expression with no
+		 * ';' after it, is the block's value */
+		struct ast_block *b = new_node(p, sizeof(*b));
+		parse_block(p, b);
+		e = new_expr(p, E_BLOCK, b->span);
+		e->u.blockx.body = b;
+		if (b->n && p->trailing_expr &&
+		    b->stmts[b->n - 1]->kind == S_EXPR) {
+			e->u.blockx.value = b->stmts[b->n - 1]->u.expr;
+			b->n--;
+		}
 		return e;
 	}
 	case T_SIZEOF:
@@ -780,14 +796,18 @@ static struct ast_expr *parse_binary(struct parser *p, int min_prec)
 	return left;
 }
 
-/* expr := binary(1) [ '?' expr ':' expr ] */
+/* expr := binary(1) [ '?' [ expr ] ':' expr ]
+ * a ?: b is a ? a : b, as in bpftrace 0.26 (a is evaluated twice). */
 static struct ast_expr *parse_expr(struct parser *p)
 {
 	enter(p, "expression");
 	struct ast_expr *cond = parse_binary(p, 1);
 	if (accept(p, T_QUESTION)) {
-		struct ast_expr *then = parse_expr(p);
-		expect(p, T_COLON, "':' in conditional expression");
+		struct ast_expr *then = cond;
+		if (!accept(p, T_COLON)) {
+			then = parse_expr(p);
+			expect(p, T_COLON, "':' in conditional expression");
+		}
 		struct ast_expr *other = parse_expr(p);
 		struct ast_expr *e = new_expr(p, E_TERNARY,
 					      end_span(cond->span, other->span));
@@ -972,6 +992,7 @@ static void parse_block(struct parser *p, struct ast_block *b)
 	enter_nest(p, "block");
 	struct token open = expect(p, T_LBRACE, "'{'");
 	AVEC(struct ast_stmt *) stmts = { 0 };
+	p->trailing_expr = 0;
 	jmp_buf outer;
 	memcpy(outer, p->recover, sizeof(jmp_buf));
 	int saved_depth = p->depth, saved_nest = p->nest;
@@ -993,10 +1014,13 @@ static void parse_block(struct parser *p, struct ast_block *b)
 		if (at(p, T_ELSE))
 			syntax_error(p, "'else' without a matching 'if'");
 		int needs_semi;
+		p->trailing_expr = 0;
 		struct ast_stmt *s = parse_stmt(p, &needs_semi);
+		int trailing = s->kind == S_EXPR && at(p, T_RBRACE);
 		if (needs_semi && !at(p, T_RBRACE))
 			expect(p, T_SEMI, "';' or '}' after the statement");
 		apush(p, &stmts, s);
+		p->trailing_expr = trailing;
 	}
 	memcpy(p->recover, outer, sizeof(jmp_buf));
 	p->in_pred = saved_pred;

@@ -851,6 +851,39 @@ bool sema_const_int(struct sema *s, struct ast_expr *e, int64_t *v)
 	return false;
 }
 
+/* The value of e when it is made of integer literals and operators
+ * (bpftrace 0.26 folds those before typing: (1, 2)[1 - 1]). */
+static bool const_value(struct sema *s, struct ast_expr *e, int64_t *v)
+{
+	int64_t a, b;
+	if (e->kind == E_UNARY && (e->u.unary.op == OP_PLUS ||
+				   e->u.unary.op == OP_BNOT) &&
+	    const_value(s, e->u.unary.operand, &a)) {
+		*v = e->u.unary.op == OP_PLUS ? a : ~a;
+		return true;
+	}
+	if (e->kind != E_BINARY)
+		return e->kind == E_INT ? (*v = (int64_t)e->u.num.value, true) :
+					  sema_const_int(s, e, v);
+	if (!const_value(s, e->u.binary.left, &a) ||
+	    !const_value(s, e->u.binary.right, &b))
+		return false;
+	uint64_t x = (uint64_t)a, y = (uint64_t)b;
+	switch (e->u.binary.op) {
+	case OP_ADD: *v = (int64_t)(x + y); return true;
+	case OP_SUB: *v = (int64_t)(x - y); return true;
+	case OP_MUL: *v = (int64_t)(x * y); return true;
+	case OP_DIV: *v = b ? a / b : 0; return b != 0;
+	case OP_MOD: *v = b ? a % b : 0; return b != 0;
+	case OP_BAND: *v = a & b; return true;
+	case OP_BOR: *v = a | b; return true;
+	case OP_BXOR: *v = a ^ b; return true;
+	case OP_SHL: *v = (int64_t)(x << (y & 63)); return y < 64;
+	case OP_SHR: *v = (int64_t)(x >> (y & 63)); return y < 64;
+	default: return false;
+	}
+}
+
 const struct type *sema_fold_const(struct ast_expr *e, uint64_t v)
 {
 	e->kind = E_INT;
@@ -859,6 +892,8 @@ const struct type *sema_fold_const(struct ast_expr *e, uint64_t v)
 	e->u.num.is_bool = false;
 	return &type_u64;
 }
+
+static void check_block(struct sema *s, struct ast_block *b);
 
 /* The kind of t alone, as bpftrace 0.26's typestr(Type) names it in
  * "Invalid condition: string". */
@@ -971,24 +1006,49 @@ static const struct type *check_expr_inner(struct sema *s,
 		const struct type *i = sema_expr(s, e->u.index.index);
 		if (b->kind == TY_NONE || i->kind == TY_NONE)
 			return &type_none;
+		int64_t k;
+		if (b->kind == TY_TUPLE && !type_is_record(b)) {
+			/* $t[1 + 1] is $t.2: the index is a constant */
+			if (!const_value(s, e->u.index.index, &k) || k < 0) {
+				sema_err(s, e->u.index.index->span, "The index of a "
+					"tuple must be a non-negative integer literal");
+				return &type_none;
+			}
+			if ((uint64_t)k >= b->nfields) {
+				sema_err(s, e->span, "Invalid tuple index: %lld. Found "
+					"%u elements in tuple.", (long long)k,
+				    b->nfields);
+				return &type_none;
+			}
+			struct ast_expr *base = e->u.index.base;
+			e->kind = E_TUPLE_INDEX;
+			e->u.tindex.base = base;
+			e->u.tindex.index = (uint32_t)k;
+			return b->fields[k].type;
+		}
 		if (!sema_is_int(i)) {
 			sema_err(s, e->u.index.index->span, "an index must be an "
 				"integer, not %s", sema_tname(s, i));
 			return &type_none;
 		}
-		int64_t k;
-		if (b->kind == TY_ARRAY &&
+		uint32_t count = b->kind == TY_STRING ? b->size : b->count;
+		if ((b->kind == TY_ARRAY || b->kind == TY_STRING) &&
 		    sema_const_int(s, e->u.index.index, &k) &&
-		    (k < 0 || (uint64_t)k >= b->count)) {
+		    (k < 0 || (uint64_t)k >= count)) {
 			sema_err(s, e->u.index.index->span, "the index %lld is out "
 				"of bounds for array of size %u", (long long)k,
-			    b->count);
+			    count);
 			return &type_none;
 		}
+		/* a string's bytes are int8, as in bpftrace 0.26 */
+		if (b->kind == TY_STRING)
+			return &type_s8;
 		if (b->kind == TY_ARRAY || (b->kind == TY_PTR &&
 					    b->elem->kind != TY_VOID))
 			return in_space(s, b, b->elem);
-		sema_err(s, e->span, "%s cannot be indexed", sema_tname(s, b));
+		sema_err(s, e->span, "The array index operator [] can only be used "
+			"on arrays, pointers, and tuples, found %s.",
+		    sema_tname(s, b));
 		return &type_none;
 	}
 	case E_TUPLE: {
@@ -1036,6 +1096,11 @@ static const struct type *check_expr_inner(struct sema *s,
 			return t;
 		return sema_fold_const(e, t->size);
 	}
+	case E_BLOCK:
+		check_block(s, e->u.blockx.body);
+		if (!e->u.blockx.value)
+			return &type_void;
+		return sema_expr(s, e->u.blockx.value);
 	case E_OFFSETOF: {
 		const struct type *t = resolve_typespec(s, &e->u.offset_of.type);
 		if (t->kind == TY_NONE)
