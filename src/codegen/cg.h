@@ -115,6 +115,7 @@ struct cg {
 	ir_reg probe_reg;
 	ir_reg func_reg;        /* `func` from the attach cookie, or IR_NOREG */
 	VEC(struct cg_var) vars;
+	VEC(const char *) addr_taken; /* variables of &$x: kept in memory */
 	VEC(struct cg_loop) loops;
 	/* out->probe_names by hash (open addressing, index + 1, 0: free), so
 	 * that thousands of targets cost no quadratic search */

@@ -17,6 +17,23 @@ static bool in_reg(const struct type *t)
 	return t->kind == TY_INT || t->kind == TY_PTR || t->kind == TY_BOOL;
 }
 
+static bool addr_taken(struct cg *g, const char *name)
+{
+	for (size_t i = 0; i < g->addr_taken.len; i++)
+		if (!strcmp(g->addr_taken.data[i], name))
+			return true;
+	return false;
+}
+
+static void note_addr_taken(struct ast_expr *e, void *ctx)
+{
+	struct cg *g = ctx;
+	if (e->kind == E_UNARY && e->u.unary.op == OP_ADDR &&
+	    e->u.unary.operand->kind == E_VAR &&
+	    !addr_taken(g, e->u.unary.operand->u.name))
+		vec_push(&g->addr_taken, e->u.unary.operand->u.name);
+}
+
 static struct cg_var *find_var(struct cg *g, const char *name)
 {
 	for (size_t i = 0; i < g->vars.len; i++)
@@ -74,7 +91,7 @@ static void declare_stmt(struct cg *g, const struct ast_stmt *s, bool top)
 			return;
 		struct cg_var v = { t->u.name, t->type, IR_NOREG,
 				    { 0, IR_NOREG } };
-		if (in_reg(t->type)) {
+		if (in_reg(t->type) && !addr_taken(g, t->u.name)) {
 			v.reg = ir_const(g->ir, 0);
 		} else {
 			ir_set_origin(g->ir, t);
@@ -339,6 +356,8 @@ static int gen_program(struct cg *g, struct ast_probe *p,
 	g->first_loop = NULL;
 	g->probe_reg = IR_NOREG;
 	g->func_reg = IR_NOREG;
+	g->addr_taken.len = 0;
+	ast_walk_probe(p, note_addr_taken, g);
 	declare_vars(g, &p->body, true);
 	if (g->disp)
 		cg_sysdispatch_prologue(g, g->disp);
@@ -505,6 +524,7 @@ int codegen(struct arena *a, struct diag *d, struct ast_program *prog,
 	vec_free(&g.maps);
 	vec_free(&g.events);
 	vec_free(&g.vars);
+	vec_free(&g.addr_taken);
 	vec_free(&g.loops);
 	free(g.name_slots);
 	vec_free(&progs);

@@ -846,9 +846,23 @@ static struct val unary(struct cg *g, struct ast_expr *e)
 		if (x->kind == E_MAP)
 			return reg_val(e->type, cg_map_incdec(g, x, d, post));
 		struct val v = var_read(g, x);
+		if (v.kind == V_MEM) {
+			/* a variable whose address is taken lives in memory */
+			ir_reg old = ir_copy(g->ir, cg_to_reg(g, v));
+			ir_reg n = ir_copy(g->ir, old);
+			ir_alui(g->ir, BPF_ADD, n, d);
+			ir_store_slot(g->ir, (int)v.type->size, v.slot, v.off, n);
+			return reg_val(e->type, post ? old : n);
+		}
 		ir_reg old = ir_copy(g->ir, v.reg);
 		ir_alui(g->ir, BPF_ADD, v.reg, d);
 		return reg_val(e->type, post ? old : ir_copy(g->ir, v.reg));
+	}
+	case OP_ADDR: {
+		struct val v = var_read(g, x);
+		if (v.kind == V_ADDR) /* in the scratch: its address */
+			return reg_val(e->type, ir_copy(g->ir, v.reg));
+		return reg_val(e->type, slot_addr(g, v.slot, v.off));
 	}
 	default:
 		cg_error(g, e->span, "the '%s' operator is not supported",

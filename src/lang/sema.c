@@ -585,8 +585,16 @@ static const struct type *check_unary(struct sema *s, struct ast_expr *e)
 		sema_err(s, e->span, "cannot dereference %s", sema_tname(s, t));
 		return &type_none;
 	case OP_ADDR:
-		sema_err(s, e->span, "the address-of operator '&' is not "
-			"supported");
+		/* &$x: the variable's stack slot (codegen keeps it in
+		 * memory), an address in kernel space as bpftrace 0.26 */
+		if (e->u.unary.operand->kind == E_VAR)
+			return type_ptr(s->arena, t, false);
+		if (e->u.unary.operand->kind == E_MAP)
+			sema_err(s, e->span, "the address-of operator (&) of a map "
+				"is not supported");
+		else
+			sema_err(s, e->span, "address-of operator (&) can only be "
+				"used on a map or variable");
 		return &type_none;
 	default:
 		break;
