@@ -41,7 +41,8 @@ struct ast_typespec {
 	struct span span;
 	const char *base;   /* normalised: "unsigned long", "struct sock" */
 	int ptr_depth;
-	uint32_t array_len; /* 0: not an array */
+	uint32_t array_len; /* 0: not an array (unless array_auto) */
+	bool array_auto;    /* int8[]: the length of what is cast */
 	/* int y[2][3]: array_len 2, inner {3}; the element is int[3] */
 	uint32_t inner[AST_MAX_DIMS - 1];
 	uint8_t ninner;

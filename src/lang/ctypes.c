@@ -93,6 +93,8 @@ static const struct type *derive(struct ctypes *ct, const struct type *t,
 {
 	for (int i = 0; i < ts->ptr_depth; i++)
 		t = type_ptr(ct->arena, t, false);
+	if (ts->array_auto) /* of no length yet: the cast sets it */
+		return array_of(ct, t, 0);
 	if (!ts->array_len)
 		return t;
 	/* char name[16] is a string, as in bpftrace and for BTF (only plain

@@ -354,6 +354,11 @@ static void parse_typespec(struct parser *p, struct ast_typespec *ts)
 		ts->span = end_span(ts->span, t.span);
 	}
 	if (accept(p, T_LBRACKET)) {
+		if (at(p, T_RBRACKET)) {
+			ts->array_auto = true;
+			ts->span = end_span(ts->span, take(p).span);
+			return;
+		}
 		struct token n = expect(p, T_INT, "an array length");
 		if (n.num == 0 || n.num > 65536) {
 			diag_error(p->diag, n.span,

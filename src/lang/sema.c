@@ -389,6 +389,55 @@ static const struct type *resolve_typespec(struct sema *s,
 	return ctypes_resolve(s->ct, s->report, ts);
 }
 
+/* The bytes of the smallest signed integer that holds literal e, as
+ * bpftrace 0.26 types an integer literal; 0 when e is none. */
+static uint32_t literal_size(const struct ast_expr *e)
+{
+	if (e->kind != E_INT || e->u.num.is_bool)
+		return 0;
+	uint64_t v = e->u.num.value;
+	return v <= INT8_MAX ? 1 : v <= INT16_MAX ? 2 : v <= INT32_MAX ? 4 : 8;
+}
+
+/* (uint8[4])x, (int8[])"str": an integer, bool or string as an array of
+ * integers or bools, as bpftrace 0.26 allows (its TypeChecker::visit
+ * (Cast)): the sizes match, or an integer widens into an array of up to
+ * 8 bytes; int8[] takes the size of what it casts. */
+static const struct type *cast_to_array(struct sema *s, struct ast_expr *e,
+					const struct type *from,
+					const struct type *to)
+{
+	const struct type *el = to->elem;
+	bool ok = el->kind == TY_INT || el->kind == TY_BOOL;
+	uint32_t lit = literal_size(e->u.cast.operand);
+	uint32_t size = lit ? lit : from->size;
+	if (ok && !to->count) {
+		if (!el->size || size % el->size) {
+			sema_err(s, e->span, "Cannot determine array size: the "
+				"element size is incompatible with the cast integer "
+				"size");
+			return &type_none;
+		}
+		struct type *n = type_new(s->arena, TY_ARRAY, size);
+		*n = *to;
+		n->count = size / el->size;
+		n->size = n->count * el->size;
+		to = n;
+	}
+	if (ok && sema_is_int(from))
+		ok = to->size == from->size ||
+		     (to->size <= 8 && to->size >= size);
+	else if (ok)
+		ok = (from->kind == TY_BOOL || from->kind == TY_STRING) &&
+		     to->size == from->size;
+	if (!ok) {
+		sema_err(s, e->span, "Cannot cast from \"%s\" to \"%s\"",
+		    sema_tname(s, from), sema_tname(s, to));
+		return &type_none;
+	}
+	return to;
+}
+
 static const struct type *check_cast(struct sema *s, struct ast_expr *e)
 {
 	const struct type *from = sema_expr(s, e->u.cast.operand);
@@ -400,10 +449,13 @@ static const struct type *check_cast(struct sema *s, struct ast_expr *e)
 		    sema_tname(s, to));
 		return &type_none;
 	}
-	if (to->kind == TY_ARRAY) {
-		if (!sema_is_int(from) || from->size != to->size) {
-			sema_err(s, e->span, "cannot cast %s to %s: the sizes must "
-				"match", sema_tname(s, from), sema_tname(s, to));
+	if (to->kind == TY_ARRAY)
+		return cast_to_array(s, e, from, to);
+	/* an integer array of an integer's size reads as that integer */
+	if (from->kind == TY_ARRAY && to->kind == TY_INT) {
+		if (from->size != to->size || from->elem->kind == TY_RECORD) {
+			sema_err(s, e->span, "Cannot cast from \"%s\" to \"%s\"",
+			    sema_tname(s, from), sema_tname(s, to));
 			return &type_none;
 		}
 		return to;
