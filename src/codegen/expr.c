@@ -742,7 +742,10 @@ static struct val binary(struct cg *g, struct ast_expr *e)
 	if (e->type->kind == TY_PTR && (op == OP_ADD || op == OP_SUB))
 		return ptr_arith(g, e);
 	struct ast_expr *l = e->u.binary.left, *r = e->u.binary.right;
-	bool sign = e->type->is_signed;
+	/* division is signed when both sides are, as in C (the result of
+	 * a - b is signed, as bpftrace 0.26 has it, but (a - b) / u is not
+	 * a signed division) */
+	bool sign = both_signed(l, r);
 	ir_reg a = ir_copy(g->ir, cg_int(g, l));
 	int bop = 0;
 	switch (op) {

@@ -539,6 +539,15 @@ static const struct type *check_ptr_binary(struct sema *s, struct ast_expr *e,
 	return p;
 }
 
+/* A literal of either sign: bpftrace 0.26's "sign flexible" integer (a
+ * non-negative one; folded sizes and offsets are unsigned). */
+static bool flexible(const struct ast_expr *e)
+{
+	return e->kind == E_INT && !e->u.num.is_bool && e->type &&
+	       e->type->kind == TY_INT && e->type->is_signed &&
+	       e->u.num.value <= INT64_MAX;
+}
+
 static const struct type *check_binary(struct sema *s, struct ast_expr *e)
 {
 	const struct type *l = sema_expr(s, e->u.binary.left);
@@ -594,8 +603,17 @@ static const struct type *check_binary(struct sema *s, struct ast_expr *e)
 	/* bool op bool stays one, as in bpftrace 0.26 */
 	if (l->kind == TY_BOOL && r->kind == TY_BOOL)
 		return &type_bool;
-	return type_int(8, (l->kind == TY_INT && l->is_signed) &&
-				   (r->kind == TY_INT && r->is_signed));
+	/* bpftrace 0.26 (get_binop_int): signed when either side is, a
+	 * non-negative literal taking the other side's sign; a difference
+	 * is always signed ((uint64)1 - (uint64)2 is -1) */
+	bool ls = l->kind == TY_INT && l->is_signed;
+	bool rs = r->kind == TY_INT && r->is_signed;
+	bool lf = flexible(e->u.binary.left), rf = flexible(e->u.binary.right);
+	if (lf && !rf)
+		ls = rs;
+	else if (rf && !lf)
+		rs = ls;
+	return type_int(8, ls || rs || op == OP_SUB);
 }
 
 static bool is_lvalue(const struct ast_expr *e)
