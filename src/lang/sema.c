@@ -997,6 +997,23 @@ static const char *kind_name(const struct type *t)
 	}
 }
 
+/* The type of an integer literal where it sets a layout (a tuple's or a
+ * record's element): bpftrace 0.26's, the smallest signed integer that
+ * holds it, so (1, (int64)2) takes 16 bytes. t: the type sema gave e. */
+static const struct type *literal_type(const struct type *t,
+				       const struct ast_expr *e)
+{
+	bool neg = e->kind == E_UNARY && e->u.unary.op == OP_NEG;
+	const struct ast_expr *n = neg ? e->u.unary.operand : e;
+	if (n->kind != E_INT || n->u.num.is_bool || t->kind != TY_INT ||
+	    !t->is_signed || n->u.num.value > INT64_MAX)
+		return t;
+	int64_t v = neg ? -(int64_t)n->u.num.value : (int64_t)n->u.num.value;
+	return type_int(v >= INT8_MIN && v <= INT8_MAX ? 1 :
+			v >= INT16_MIN && v <= INT16_MAX ? 2 :
+			v >= INT32_MIN && v <= INT32_MAX ? 4 : 8, true);
+}
+
 static const struct type *check_expr_inner(struct sema *s,
 					   struct ast_expr *e)
 {
@@ -1134,7 +1151,8 @@ static const struct type *check_expr_inner(struct sema *s,
 		const struct type **el = arena_alloc(s->arena,
 						     sizeof(*el) * (n + 1));
 		for (uint32_t i = 0; i < n; i++) {
-			el[i] = sema_expr(s, e->u.list.items[i]);
+			el[i] = literal_type(sema_expr(s, e->u.list.items[i]),
+					     e->u.list.items[i]);
 			if (el[i]->kind == TY_NONE)
 				return &type_none;
 			if (el[i]->kind == TY_VOID ||
