@@ -1076,6 +1076,20 @@ static void parse_declarator(struct parser *p, struct ast_cfield *f)
 	f->name = name.text;
 	f->span = name.span;
 	while (accept(p, T_LBRACKET)) {
+		/* a flexible array member, int y[0] or int y[]: of no
+		 * length, indexed through the pointer to its struct */
+		if (!f->type.array_len && !f->type.array_auto &&
+		    (at(p, T_RBRACKET) ||
+		     (at(p, T_INT) && peek(p)->num == 0))) {
+			if (at(p, T_INT))
+				take(p);
+			f->type.array_auto = true;
+			expect(p, T_RBRACKET, "']'");
+			continue;
+		}
+		if (f->type.array_auto)
+			syntax_error(p, "a flexible array member has one "
+				     "dimension");
 		struct token n = expect(p, T_INT, "an array length");
 		if (n.num == 0 || n.num > 65536) {
 			diag_error(p->diag, n.span,

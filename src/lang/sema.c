@@ -1127,7 +1127,7 @@ static const struct type *check_expr_inner(struct sema *s,
 			return &type_none;
 		}
 		uint32_t count = b->kind == TY_STRING ? b->size : b->count;
-		if ((b->kind == TY_ARRAY || b->kind == TY_STRING) &&
+		if ((b->kind == TY_ARRAY || b->kind == TY_STRING) && count &&
 		    sema_const_int(s, e->u.index.index, &k) &&
 		    (k < 0 || (uint64_t)k >= count)) {
 			sema_err(s, e->u.index.index->span, "the index %lld is out "
