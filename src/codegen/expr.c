@@ -764,8 +764,9 @@ static struct val binary(struct cg *g, struct ast_expr *e)
 		break;
 	default: break;
 	}
-	/* x % 0 is 0, as in bpftrace (BPF leaves x unchanged); so is a
-	 * shift by a constant of 64 or more (the verifier rejects it). */
+	/* x % 0 by a literal 0 is 0 (BPF leaves x unchanged); so is a
+	 * shift by a constant of 64 or more (the verifier rejects it). A
+	 * divisor that is 0 at run time gives 1 and a warning, below. */
 	if (r->kind == E_INT && ((op == OP_MOD && r->u.num.value == 0) ||
 				 ((op == OP_SHL || op == OP_SHR) &&
 				  r->u.num.value >= 64))) {
@@ -779,9 +780,13 @@ static struct val binary(struct cg *g, struct ast_expr *e)
 	}
 	ir_reg b = cg_int(g, r);
 	ir_jlist zero = IR_NOJUMP;
-	if (op == OP_MOD && r->kind != E_INT) {
+	if ((op == OP_MOD || op == OP_DIV) && r->kind != E_INT) {
+		/* bpftrace 0.26: x / 0 and x % 0 are 1, with a warning */
 		ir_jlist nonzero = ir_jmpi(g->ir, BPF_JNE, b, 0, IR_NOLABEL);
-		ir_movi(g->ir, a, 0);
+		ir_movi(g->ir, a, 1);
+		cg_runtime_error(g, "Divide or modulo by 0 detected. This can "
+				 "lead to unexpected results. 1 is being used "
+				 "as the result.", e->span);
 		zero = ir_ja(g->ir, IR_NOLABEL);
 		ir_jlist_patch_here(g->ir, nonzero);
 	}
