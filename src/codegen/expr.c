@@ -484,6 +484,16 @@ static struct val index_expr(struct cg *g, struct ast_expr *e)
 	if (k < 0 || (uint64_t)k >= count) {
 		if (b.kind == V_ADDR) {
 			ir_reg i = cg_int(g, e->u.index.index);
+			if (count && e->u.index.index->kind != E_INT) {
+				/* read all the same, as bpftrace 0.26 does */
+				ir_jlist in = ir_jmpi(g->ir, BPF_JLE, i,
+						      (int32_t)(count - 1),
+						      IR_NOLABEL);
+				cg_runtime_error(g, "Array access out of bounds. "
+						 "This can lead to unexpected "
+						 "results.", e->span);
+				ir_jlist_patch_here(g->ir, in);
+			}
 			ir_reg a = ir_copy(g->ir, b.reg);
 			ir_alui(g->ir, BPF_MUL, i, (int32_t)et->size);
 			ir_alu(g->ir, BPF_ADD, a, i);
