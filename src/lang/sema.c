@@ -389,6 +389,17 @@ static const struct type *resolve_typespec(struct sema *s,
 	return ctypes_resolve(s->ct, s->report, ts);
 }
 
+/* A map of count(), sum(), min(), max() or avg() read where an integer
+ * is wanted (bpftrace 0.26's "castable" map types): e becomes a read of
+ * the combined value (codegen sums the CPUs), an integer. */
+static const struct type *decay(struct ast_expr *e, const struct type *t)
+{
+	if (e->kind != E_MAP || t->kind < TY_COUNT || t->kind > TY_AVG)
+		return t;
+	e->type = type_int(8, t->kind != TY_COUNT && t->is_signed);
+	return e->type;
+}
+
 /* The bytes of the smallest signed integer that holds literal e, as
  * bpftrace 0.26 types an integer literal; 0 when e is none. */
 static uint32_t literal_size(const struct ast_expr *e)
@@ -440,7 +451,8 @@ static const struct type *cast_to_array(struct sema *s, struct ast_expr *e,
 
 static const struct type *check_cast(struct sema *s, struct ast_expr *e)
 {
-	const struct type *from = sema_expr(s, e->u.cast.operand);
+	const struct type *from = decay(e->u.cast.operand,
+					sema_expr(s, e->u.cast.operand));
 	const struct type *to = resolve_typespec(s, &e->u.cast.to);
 	if (from->kind == TY_NONE || to->kind == TY_NONE)
 		return &type_none;
@@ -550,8 +562,10 @@ static bool flexible(const struct ast_expr *e)
 
 static const struct type *check_binary(struct sema *s, struct ast_expr *e)
 {
-	const struct type *l = sema_expr(s, e->u.binary.left);
-	const struct type *r = sema_expr(s, e->u.binary.right);
+	const struct type *l = decay(e->u.binary.left,
+				     sema_expr(s, e->u.binary.left));
+	const struct type *r = decay(e->u.binary.right,
+				     sema_expr(s, e->u.binary.right));
 	enum ast_op op = e->u.binary.op;
 	/* In the first pass a map read before its first store (@n = @n + 1)
 	 * is still untyped; arithmetic with an integer makes it one. */
@@ -629,7 +643,8 @@ static const struct type *check_unary(struct sema *s, struct ast_expr *e)
 	if (op == OP_PREINC || op == OP_PREDEC || op == OP_POSTINC ||
 	    op == OP_POSTDEC)
 		return check_incdec(s, e);
-	const struct type *t = sema_expr(s, e->u.unary.operand);
+	const struct type *t = decay(e->u.unary.operand,
+				     sema_expr(s, e->u.unary.operand));
 	if (t->kind == TY_NONE)
 		return t;
 	switch (op) {
@@ -751,8 +766,8 @@ static void check_assign(struct sema *s, struct ast_stmt *st)
 	const struct type *t;
 	if (val->kind == E_CALL)
 		t = val->type = sema_call(s, val, tgt);
-	else
-		t = sema_expr(s, val);
+	else /* @a = @count stores its value, as bpftrace 0.26 */
+		t = decay(val, sema_expr(s, val));
 	if (st->u.assign.op != OP_NONE) {
 		/* x op= v is x = x op v; a map starts from 0 */
 		if (tgt->kind == E_MAP) {
@@ -1072,9 +1087,12 @@ static const struct type *check_expr_inner(struct sema *s,
 	case E_BINARY:
 		return check_binary(s, e);
 	case E_TERNARY: {
-		const struct type *c = sema_expr(s, e->u.ternary.cond);
-		const struct type *a = sema_expr(s, e->u.ternary.then);
-		const struct type *b = sema_expr(s, e->u.ternary.otherwise);
+		const struct type *c = decay(e->u.ternary.cond,
+					     sema_expr(s, e->u.ternary.cond));
+		const struct type *a = decay(e->u.ternary.then,
+					     sema_expr(s, e->u.ternary.then));
+		const struct type *b = decay(e->u.ternary.otherwise,
+					     sema_expr(s, e->u.ternary.otherwise));
 		if (c->kind == TY_NONE || a->kind == TY_NONE ||
 		    b->kind == TY_NONE)
 			return &type_none;
@@ -1233,7 +1251,7 @@ static bool block_leaves(const struct ast_block *b, bool nested);
 
 static void check_cond(struct sema *s, struct ast_expr *c)
 {
-	const struct type *t = sema_expr(s, c);
+	const struct type *t = decay(c, sema_expr(s, c));
 	if (t->kind != TY_NONE && !sema_is_scalar(t))
 		sema_err(s, c->span, "Invalid condition: %s", kind_name(t));
 }
