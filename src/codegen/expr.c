@@ -204,11 +204,28 @@ ir_reg cg_to_reg(struct cg *g, struct val v)
 	switch (v.kind) {
 	case V_REG:
 		return v.reg;
-	case V_MEM:
+	case V_MEM: {
+		uint32_t n = size > 8 ? 8 : size;
 		r = ir_reg_new(g->ir);
-		ir_load_slot(g->ir, (int)(size > 8 ? 8 : size), r, v.slot, v.off);
+		if (v.off % n == 0) {
+			ir_load_slot(g->ir, (int)n, r, v.slot, v.off);
+			extend(g, r, size, sign);
+			return r;
+		}
+		/* a member of a packed struct: the verifier takes only aligned
+		 * stack loads, so the value is put together piece by piece */
+		ir_movi(g->ir, r, 0);
+		ir_reg t = ir_reg_new(g->ir);
+		for (uint32_t i = 0, k; i < n; i += k) {
+			k = cg_piece(n - i, v.off + i, 0);
+			ir_load_slot(g->ir, (int)k, t, v.slot, v.off + i);
+			if (i)
+				ir_alui(g->ir, BPF_LSH, t, (int32_t)(8 * i));
+			ir_alu(g->ir, BPF_OR, r, t);
+		}
 		extend(g, r, size, sign);
 		return r;
+	}
 	case V_CTX:
 		r = ir_reg_new(g->ir);
 		ir_load(g->ir, (int)(size > 8 ? 8 : size), r, ir_ctx(g->ir),

@@ -244,6 +244,10 @@ struct ast_cdef {
 	struct ast_enumerator *enums; /* enum */
 	uint32_t nenums;
 	struct ast_typespec aliased; /* typedef */
+	/* struct/union __attribute__((packed)), ((aligned(N))): members at
+	 * byte offsets; the alignment at least N (0: none given) */
+	bool packed;
+	uint32_t aligned;
 };
 
 /* A preprocessor line (#include, #define, ...), kept verbatim. */

@@ -253,6 +253,8 @@ static const struct type *layout_record(struct ctypes *ct, struct diag *d,
 			return &type_none;
 		}
 		uint64_t falign = t->align ? t->align : 1;
+		if (def->packed)
+			falign = 1;
 		if (is_union)
 			bit = 0;
 		struct type_field *tf = &r->fields[r->nfields];
@@ -287,6 +289,8 @@ static const struct type *layout_record(struct ctypes *ct, struct diag *d,
 			size = align_up(bit, 8) / 8;
 		r->nfields++;
 	}
+	if (def->aligned > align)
+		align = def->aligned;
 	r->align = (uint32_t)align;
 	r->size = (uint32_t)align_up(size, align);
 	return r;

@@ -1189,6 +1189,46 @@ static void parse_fields(struct parser *p, struct ast_cdef *d)
 }
 
 /* record_def := ('struct' | 'union') [ IDENT ] '{' fields '}' */
+/* attributes := '__attribute__' '(' '(' attr { ',' attr } ')' ')'
+ * attr := IDENT [ '(' [ INT ] ')' ]
+ * packed and aligned(N) shape the layout, as clang does for bpftrace;
+ * others are taken and left. */
+static void parse_attributes(struct parser *p, struct ast_cdef *d)
+{
+	take(p);
+	expect(p, T_LPAREN, "'(' after __attribute__");
+	expect(p, T_LPAREN, "'(' after __attribute__");
+	do {
+		if (at(p, T_RPAREN))
+			break;
+		struct token a = expect(p, T_IDENT, "an attribute name");
+		const char *n = a.text;
+		size_t len = strlen(n);
+		if (len > 4 && !strncmp(n, "__", 2) &&
+		    !strcmp(n + len - 2, "__")) /* __packed__ is packed */
+			n = arena_strndup(p->arena, n + 2, len - 4);
+		if (!strcmp(n, "packed"))
+			d->packed = true;
+		if (accept(p, T_LPAREN)) {
+			uint64_t v = 16; /* aligned: the target's largest */
+			if (at(p, T_INT))
+				v = take(p).num;
+			expect(p, T_RPAREN, "')'");
+			if (!strcmp(n, "aligned")) {
+				if (!v || (v & (v - 1)) || v > 4096) {
+					diag_error(p->diag, a.span, "requested "
+						   "alignment is not a power of 2");
+					longjmp(p->recover, 1);
+				}
+				if (v > d->aligned)
+					d->aligned = (uint32_t)v;
+			}
+		}
+	} while (accept(p, T_COMMA));
+	expect(p, T_RPAREN, "')'");
+	expect(p, T_RPAREN, "')'");
+}
+
 static struct ast_cdef *parse_record_def(struct parser *p)
 {
 	enter_nest(p, "definition");
@@ -1200,6 +1240,8 @@ static struct ast_cdef *parse_record_def(struct parser *p)
 	expect(p, T_LBRACE, "'{' to start the definition");
 	parse_fields(p, d);
 	d->span = end_span(kw.span, take(p).span);
+	while (at(p, T_IDENT) && !strcmp(peek(p)->text, "__attribute__"))
+		parse_attributes(p, d);
 	leave_nest(p);
 	return d;
 }
