@@ -635,6 +635,11 @@ static ir_jlist mem_ne(struct cg *g, struct val a, struct val b)
 			&b.type->fields[i];
 		struct val fa = mem_val(ft, a.slot, a.off + t->fields[i].offset);
 		struct val fb = mem_val(bf->type, b.slot, b.off + bf->offset);
+		if (ft->kind == TY_TUPLE) { /* its fields may be laid out
+					       * apart: of other widths */
+			ir_jlist_concat(g->ir, &ne, mem_ne(g, fa, fb));
+			continue;
+		}
 		if (ft->kind == TY_INT || ft->kind == TY_PTR ||
 		    ft->kind == TY_BOOL) {
 			ir_reg ra = cg_to_reg(g, fa), rb = cg_to_reg(g, fb);
