@@ -275,6 +275,8 @@ void cg_event(struct cg *g, enum event_kind kind, struct ast_expr **args,
 	      uint32_t nargs, struct cevent *proto);
 
 void cg_join(struct cg *g, struct ast_expr *call);
+/* A record for bpftrace 0.26's runtime warning msg at at (its words). */
+void cg_runtime_error(struct cg *g, const char *msg, struct span at);
 /* -k/-kk: after helper fn returned ret, a record naming the helper and
  * the expression being compiled when it failed (ret < 0, or ret == 0
  * for a lookup: zero_fails). cg_call checks every helper but lookups;

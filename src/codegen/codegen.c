@@ -14,7 +14,7 @@
 
 bool cg_in_reg(const struct type *t)
 {
-	return t->kind == TY_INT || t->kind == TY_PTR;
+	return t->kind == TY_INT || t->kind == TY_PTR || t->kind == TY_BOOL;
 }
 
 struct cg_var *cg_find_var(struct cg *g, int32_t id)

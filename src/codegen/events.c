@@ -207,6 +207,16 @@ void cg_helper_check(struct cg *g, int fn, ir_reg ret, bool zero_fails)
 	ir_jlist_patch_here(g->ir, ok);
 }
 
+void cg_runtime_error(struct cg *g, const char *msg, struct span at)
+{
+	struct cevent ev = { .kind = EV_RUNTIME_ERROR, .text = msg,
+			     .map = -1, .at = at };
+	uint32_t id = add_event(g, &ev);
+	struct cg_mem rec = cg_slot_mem(ir_slot_new(g->ir, 8, 8));
+	cg_mem_storei(g, 8, rec, 0, (int32_t)id);
+	send_from(g, cg_mem_addr(g, rec, 0), 8);
+}
+
 void cg_event(struct cg *g, enum event_kind kind, struct ast_expr **args,
 	      uint32_t nargs, struct cevent *proto)
 {

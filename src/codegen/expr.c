@@ -204,11 +204,28 @@ ir_reg cg_to_reg(struct cg *g, struct val v)
 	switch (v.kind) {
 	case V_REG:
 		return v.reg;
-	case V_MEM:
+	case V_MEM: {
+		uint32_t n = size > 8 ? 8 : size;
 		r = ir_reg_new(g->ir);
-		ir_load_slot(g->ir, (int)(size > 8 ? 8 : size), r, v.slot, v.off);
+		if (v.off % n == 0) {
+			ir_load_slot(g->ir, (int)n, r, v.slot, v.off);
+			extend(g, r, size, sign);
+			return r;
+		}
+		/* a member of a packed struct: the verifier takes only aligned
+		 * stack loads, so the value is put together piece by piece */
+		ir_movi(g->ir, r, 0);
+		ir_reg t = ir_reg_new(g->ir);
+		for (uint32_t i = 0, k; i < n; i += k) {
+			k = cg_piece(n - i, v.off + i, 0);
+			ir_load_slot(g->ir, (int)k, t, v.slot, v.off + i);
+			if (i)
+				ir_alui(g->ir, BPF_LSH, t, (int32_t)(8 * i));
+			ir_alu(g->ir, BPF_OR, r, t);
+		}
 		extend(g, r, size, sign);
 		return r;
+	}
 	case V_CTX:
 		r = ir_reg_new(g->ir);
 		ir_load(g->ir, (int)(size > 8 ? 8 : size), r, ir_ctx(g->ir),
@@ -290,6 +307,7 @@ static bool is_scalar(const struct type *t)
 {
 	switch (t->kind) {
 	case TY_INT:
+	case TY_BOOL:
 	case TY_PTR:
 	case TY_KSYM:
 	case TY_USERNAME:
@@ -315,7 +333,7 @@ void cg_store_mem(struct cg *g, struct cg_mem dst, uint32_t off,
 		return;
 	}
 	if (v.kind == V_TUPLE && dt->kind == TY_TUPLE &&
-	    dt->nfields == v.expr->u.list.n) {
+	    dt->nfields == v.expr->u.list.n && type_equal(dt, v.type)) {
 		/* its fields straight into place, stacks captured there */
 		cg_zero_gaps(g, dst, off, dt, dt->size);
 		for (uint32_t i = 0; i < dt->nfields; i++)
@@ -336,7 +354,13 @@ void cg_store_mem(struct cg *g, struct cg_mem dst, uint32_t off,
 		struct val src = cg_to_mem(g, v);
 		for (uint32_t i = 0; i < dt->nfields && i < v.type->nfields;
 		     i++) {
-			const struct type_field *sf = &v.type->fields[i];
+			/* a record's fields by name: sema unifies records
+			 * assigned in different orders */
+			const struct type_field *sf = type_is_record(dt) ?
+				type_record_field(v.type, dt->fields[i].name) :
+				&v.type->fields[i];
+			if (!sf)
+				continue;
 			struct val el = mem_val(sf->type, src.slot,
 						src.off + sf->offset);
 			cg_store_mem(g, dst, off + dt->fields[i].offset,
@@ -388,6 +412,15 @@ static struct val field(struct cg *g, struct ast_expr *e)
 {
 	struct val b = cg_expr(g, e->u.field.base);
 	const struct type *rec = b.type;
+	/* a pointer to a pointer: read each on the way (sema lets '.' go
+	 * through any number of them) */
+	while (rec->kind == TY_PTR && rec->elem->kind == TY_PTR) {
+		ir_reg p = cg_to_reg(g, b);
+		b = (struct val){ .kind = V_ADDR, .type = rec->elem, .reg = p,
+				  .user = rec->is_user,
+				  .any = type_addr_space(rec) == AS_MIXED };
+		rec = rec->elem;
+	}
 	if (rec->kind == TY_PTR) {
 		ir_reg p = cg_to_reg(g, b);
 		rec = rec->elem;
@@ -463,10 +496,23 @@ static struct val index_expr(struct cg *g, struct ast_expr *e)
 				 .any = type_addr_space(b.type) == AS_MIXED };
 		return v;
 	}
-	/* arrays in memory or the context need a constant index */
-	if (k < 0 || (uint64_t)k >= b.type->count) {
+	/* arrays (and strings, of int8) in memory or the context need a
+	 * constant index */
+	uint32_t count = b.type->kind == TY_STRING ? b.type->size :
+						     b.type->count;
+	if (k < 0 || (uint64_t)k >= count) {
 		if (b.kind == V_ADDR) {
 			ir_reg i = cg_int(g, e->u.index.index);
+			if (count && e->u.index.index->kind != E_INT) {
+				/* read all the same, as bpftrace 0.26 does */
+				ir_jlist in = ir_jmpi(g->ir, BPF_JLE, i,
+						      (int32_t)(count - 1),
+						      IR_NOLABEL);
+				cg_runtime_error(g, "Array access out of bounds. "
+						 "This can lead to unexpected "
+						 "results.", e->span);
+				ir_jlist_patch_here(g->ir, in);
+			}
 			ir_reg a = ir_copy(g->ir, b.reg);
 			ir_alui(g->ir, BPF_MUL, i, (int32_t)et->size);
 			ir_alu(g->ir, BPF_ADD, a, i);
@@ -476,7 +522,7 @@ static struct val index_expr(struct cg *g, struct ast_expr *e)
 		}
 		cg_error(g, e->u.index.index->span, "the index of this array "
 			 "must be a constant between 0 and %u",
-			 b.type->count ? b.type->count - 1 : 0);
+			 count ? count - 1 : 0);
 		return reg_val(et, ir_const(g->ir, 0));
 	}
 	uint32_t off = (uint32_t)k * et->size;
@@ -586,10 +632,18 @@ static ir_jlist mem_ne(struct cg *g, struct val a, struct val b)
 	const struct type *t = a.type;
 	for (uint32_t i = 0; i < t->nfields; i++) {
 		const struct type *ft = t->fields[i].type;
+		const struct type_field *bf = type_is_record(t) ?
+			type_record_field(b.type, t->fields[i].name) :
+			&b.type->fields[i];
 		struct val fa = mem_val(ft, a.slot, a.off + t->fields[i].offset);
-		struct val fb = mem_val(b.type->fields[i].type, b.slot,
-					b.off + b.type->fields[i].offset);
-		if (ft->kind == TY_INT || ft->kind == TY_PTR) {
+		struct val fb = mem_val(bf->type, b.slot, b.off + bf->offset);
+		if (ft->kind == TY_TUPLE) { /* its fields may be laid out
+					       * apart: of other widths */
+			ir_jlist_concat(g->ir, &ne, mem_ne(g, fa, fb));
+			continue;
+		}
+		if (ft->kind == TY_INT || ft->kind == TY_PTR ||
+		    ft->kind == TY_BOOL) {
 			ir_reg ra = cg_to_reg(g, fa), rb = cg_to_reg(g, fb);
 			ir_jlist_concat(g->ir, &ne, ir_jmp(g->ir, BPF_JNE, ra,
 							   rb, IR_NOLABEL));
@@ -722,7 +776,10 @@ static struct val binary(struct cg *g, struct ast_expr *e)
 	if (e->type->kind == TY_PTR && (op == OP_ADD || op == OP_SUB))
 		return ptr_arith(g, e);
 	struct ast_expr *l = e->u.binary.left, *r = e->u.binary.right;
-	bool sign = e->type->is_signed;
+	/* division is signed when both sides are, as in C (the result of
+	 * a - b is signed, as bpftrace 0.26 has it, but (a - b) / u is not
+	 * a signed division) */
+	bool sign = both_signed(l, r);
 	ir_reg a = ir_copy(g->ir, cg_int(g, l));
 	int bop = 0;
 	switch (op) {
@@ -741,8 +798,9 @@ static struct val binary(struct cg *g, struct ast_expr *e)
 		break;
 	default: break;
 	}
-	/* x % 0 is 0, as in bpftrace (BPF leaves x unchanged); so is a
-	 * shift by a constant of 64 or more (the verifier rejects it). */
+	/* x % 0 by a literal 0 is 0 (BPF leaves x unchanged); so is a
+	 * shift by a constant of 64 or more (the verifier rejects it). A
+	 * divisor that is 0 at run time gives 1 and a warning, below. */
 	if (r->kind == E_INT && ((op == OP_MOD && r->u.num.value == 0) ||
 				 ((op == OP_SHL || op == OP_SHR) &&
 				  r->u.num.value >= 64))) {
@@ -756,9 +814,13 @@ static struct val binary(struct cg *g, struct ast_expr *e)
 	}
 	ir_reg b = cg_int(g, r);
 	ir_jlist zero = IR_NOJUMP;
-	if (op == OP_MOD && r->kind != E_INT) {
+	if ((op == OP_MOD || op == OP_DIV) && r->kind != E_INT) {
+		/* bpftrace 0.26: x / 0 and x % 0 are 1, with a warning */
 		ir_jlist nonzero = ir_jmpi(g->ir, BPF_JNE, b, 0, IR_NOLABEL);
-		ir_movi(g->ir, a, 0);
+		ir_movi(g->ir, a, 1);
+		cg_runtime_error(g, "Divide or modulo by 0 detected. This can "
+				 "lead to unexpected results. 1 is being used "
+				 "as the result.", e->span);
 		zero = ir_ja(g->ir, IR_NOLABEL);
 		ir_jlist_patch_here(g->ir, nonzero);
 	}
@@ -875,6 +937,23 @@ static struct val cast(struct cg *g, struct ast_expr *e)
 		struct val m = cg_to_mem(g, v);
 		m.type = to;
 		return m;
+	}
+	if (to->kind == TY_BOOL) {
+		const struct type *from = e->u.cast.operand->type;
+		if (from->kind == TY_BOOL)
+			return v;
+		/* a string is true when not empty: its first byte */
+		if (from->kind == TY_STRING) {
+			v = cg_to_mem(g, v);
+			v.type = &type_u8;
+		}
+		ir_reg r = ir_reg_new(g->ir);
+		ir_movi(g->ir, r, 0);
+		ir_jlist zero = ir_jmpi(g->ir, BPF_JEQ, cg_to_reg(g, v), 0,
+					IR_NOLABEL);
+		ir_movi(g->ir, r, 1);
+		ir_jlist_patch_here(g->ir, zero);
+		return reg_val(to, r);
 	}
 	ir_reg r = ir_copy(g->ir, cg_to_reg(g, v));
 	if (to->kind == TY_INT)

@@ -6,6 +6,8 @@
  */
 #include <string.h>
 
+#include <bpf/libbpf.h>
+
 #include "codegen/cg.h"
 #include "model/limits.h"
 #include "model/maplayout.h"
@@ -201,17 +203,75 @@ static void count_full(struct cg *g, int32_t mi, ir_reg n)
 	cg_counter_add(g, g->full, off, n);
 }
 
+/* count(), sum(), min(), max() or avg() read as an integer, as bpftrace
+ * 0.26 reads a "castable" map: every CPU's value combined (its
+ * map_lookup_percpu_elem, one lookup per possible CPU). */
+static struct val percpu_read(struct cg *g, struct ast_expr *e, int32_t mi,
+			      struct cg_mem key)
+{
+	const struct type *vt = cg_map(g, mi)->value;
+	enum type_kind k = vt->kind;
+	int n = libbpf_num_possible_cpus();
+	if (n < 1)
+		n = 1;
+	ir_reg acc = ir_reg_new(g->ir), cnt = ir_reg_new(g->ir);
+	ir_reg x = ir_reg_new(g->ir), y = ir_reg_new(g->ir);
+	ir_movi(g->ir, acc, 0);
+	ir_movi(g->ir, cnt, 0); /* avg: the count; min/max: one is set */
+	bool sg = vt->is_signed;
+	for (int cpu = 0; cpu < n; cpu++) {
+		ir_reg p = cg_call(g, BPF_FUNC_map_lookup_percpu_elem, 3,
+				   map_ref(g, mi), cg_mem_addr(g, key, 0),
+				   ir_const(g->ir, cpu));
+		ir_jlist skip = ir_jmpi(g->ir, BPF_JEQ, p, 0, IR_NOLABEL);
+		ir_load(g->ir, 8, x, p, 0);
+		if (k == TY_COUNT || k == TY_SUM) {
+			ir_alu(g->ir, BPF_ADD, acc, x);
+		} else if (k == TY_AVG) {
+			ir_load(g->ir, 8, y, p, 8);
+			ir_alu(g->ir, BPF_ADD, acc, x);
+			ir_alu(g->ir, BPF_ADD, cnt, y);
+		} else { /* min, max: this CPU's value if set and better */
+			ir_load(g->ir, 8, y, p, 8);
+			ir_jlist_concat(g->ir, &skip, ir_jmpi(g->ir, BPF_JEQ, y, 0,
+							     IR_NOLABEL));
+			ir_jlist first = ir_jmpi(g->ir, BPF_JEQ, cnt, 0,
+						 IR_NOLABEL);
+			/* compared signed, as min() and max() store them */
+			int worse = k == TY_MIN ? BPF_JSGE : BPF_JSLE;
+			ir_jlist_concat(g->ir, &skip, ir_jmp(g->ir, worse, x, acc,
+							    IR_NOLABEL));
+			ir_jlist_patch_here(g->ir, first);
+			ir_mov(g->ir, acc, x);
+			ir_movi(g->ir, cnt, 1);
+		}
+		ir_jlist_patch_here(g->ir, skip);
+	}
+	if (k == TY_AVG) {
+		ir_jlist none = ir_jmpi(g->ir, BPF_JEQ, cnt, 0, IR_NOLABEL);
+		if (sg)
+			ir_sdiv(g->ir, acc, cnt);
+		else
+			ir_alu(g->ir, BPF_DIV, acc, cnt);
+		ir_jlist_patch_here(g->ir, none);
+	}
+	return (struct val){ .kind = V_REG, .type = e->type, .reg = acc };
+}
+
 struct val cg_map_read(struct cg *g, struct ast_expr *e)
 {
 	int32_t mi = cg_map_index(g, e);
 	const struct cmap *m = cg_map(g, mi);
 	const struct type *vt = m->value;
 	struct cg_mem key = build_key(g, m, e, IR_NOREG);
+	if (vt->kind >= TY_COUNT && vt->kind <= TY_AVG && e->type &&
+	    e->type->kind == TY_INT)
+		return percpu_read(g, e, mi, key);
 	ir_reg p = lookup(g, mi, key);
 	/* a missing key reads as 0: -kk says so, as bpftrace does */
 	g->at = e;
 	cg_helper_check(g, BPF_FUNC_map_lookup_elem, p, true);
-	if (vt->kind == TY_INT || vt->kind == TY_PTR) {
+	if (vt->kind == TY_INT || vt->kind == TY_PTR || vt->kind == TY_BOOL) {
 		ir_reg r = ir_reg_new(g->ir);
 		ir_movi(g->ir, r, 0);
 		ir_jlist missing = ir_jmpi(g->ir, BPF_JEQ, p, 0, IR_NOLABEL);

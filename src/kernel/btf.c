@@ -454,6 +454,8 @@ static const struct type *convert(struct arena *a, uint32_t slot,
 		uint8_t enc = btf_int_encoding(t);
 		if (t->size > 8)
 			break;
+		if ((enc & BTF_INT_BOOL) && t->size == 1)
+			return &type_bool; /* as bpftrace 0.26 reads it */
 		bool sg = (enc & BTF_INT_SIGNED) || is_char(b, id);
 		return type_int((int)t->size, sg);
 	}

@@ -77,7 +77,10 @@ static void dump_expr(struct strbuf *out, const struct ast_expr *e, int d)
 	indent(out, d);
 	switch (e->kind) {
 	case E_INT:
-		if (e->u.num.is_char)
+		if (e->u.num.is_bool)
+			sb_printf(out, "bool %s\n",
+				  e->u.num.value ? "true" : "false");
+		else if (e->u.num.is_char)
 			sb_printf(out, "int %llu (char)\n",
 				  (unsigned long long)e->u.num.value);
 		else
@@ -147,7 +150,10 @@ static void dump_expr(struct strbuf *out, const struct ast_expr *e, int d)
 		dump_expr(out, e->u.index.index, d + 1);
 		break;
 	case E_TUPLE:
-		sb_append(out, "tuple\n");
+		sb_append(out, e->u.list.names ? "record" : "tuple");
+		for (uint32_t i = 0; e->u.list.names && i < e->u.list.n; i++)
+			sb_printf(out, " %s", e->u.list.names[i]);
+		sb_putc(out, '\n');
 		dump_list(out, &e->u.list, d + 1);
 		break;
 	case E_TUPLE_INDEX:

@@ -41,7 +41,8 @@ struct ast_typespec {
 	struct span span;
 	const char *base;   /* normalised: "unsigned long", "struct sock" */
 	int ptr_depth;
-	uint32_t array_len; /* 0: not an array */
+	uint32_t array_len; /* 0: not an array (unless array_auto) */
+	bool array_auto;    /* int8[]: the length of what is cast */
 	/* int y[2][3]: array_len 2, inner {3}; the element is int[3] */
 	uint32_t inner[AST_MAX_DIMS - 1];
 	uint8_t ninner;
@@ -64,7 +65,7 @@ enum ast_expr_kind {
 	E_CAST,       /* u.cast */
 	E_FIELD,      /* u.field: a.b or a->b */
 	E_INDEX,      /* u.index: a[i] */
-	E_TUPLE,      /* u.list */
+	E_TUPLE,      /* u.list (a record when u.list.names) */
 	E_TUPLE_INDEX, /* u.tindex: $t.0 */
 	E_SIZEOF,     /* u.size_of: type or expression */
 	E_OFFSETOF,   /* u.offset_of */
@@ -97,6 +98,9 @@ struct ast_block {
 struct ast_expr_list {
 	struct ast_expr **items;
 	uint32_t n;
+	/* E_TUPLE of a record, (name = "x", size = 2): the names of its
+	 * items; NULL for a plain tuple and every other list */
+	const char **names;
 };
 
 struct ast_expr {
@@ -115,6 +119,7 @@ struct ast_expr {
 		struct {
 			uint64_t value;
 			bool is_char; /* written as 'c' */
+			bool is_bool; /* true or false: of type bool */
 		} num;
 		struct {
 			const char *bytes;
@@ -274,6 +279,10 @@ struct ast_cdef {
 	struct ast_enumerator *enums; /* enum */
 	uint32_t nenums;
 	struct ast_typespec aliased; /* typedef */
+	/* struct/union __attribute__((packed)), ((aligned(N))): members at
+	 * byte offsets; the alignment at least N (0: none given) */
+	bool packed;
+	uint32_t aligned;
 };
 
 /* A preprocessor line (#include, #define, ...), kept verbatim. */

@@ -63,6 +63,8 @@ static const struct type *base_type(struct ctypes *ct, const char *base)
 		return n->type;
 	uint32_t size;
 	bool is_signed;
+	if (!strcmp(base, "bool") || !strcmp(base, "_Bool"))
+		return &type_bool;
 	if (type_c_int(base, &size, &is_signed))
 		return type_int((int)size, is_signed);
 	if (!strcmp(base, "void"))
@@ -91,6 +93,8 @@ static const struct type *derive(struct ctypes *ct, const struct type *t,
 {
 	for (int i = 0; i < ts->ptr_depth; i++)
 		t = type_ptr(ct->arena, t, false);
+	if (ts->array_auto) /* of no length yet: the cast sets it */
+		return array_of(ct, t, 0);
 	if (!ts->array_len)
 		return t;
 	/* char name[16] is a string, as in bpftrace and for BTF (only plain
@@ -249,6 +253,8 @@ static const struct type *layout_record(struct ctypes *ct, struct diag *d,
 			return &type_none;
 		}
 		uint64_t falign = t->align ? t->align : 1;
+		if (def->packed)
+			falign = 1;
 		if (is_union)
 			bit = 0;
 		struct type_field *tf = &r->fields[r->nfields];
@@ -283,6 +289,8 @@ static const struct type *layout_record(struct ctypes *ct, struct diag *d,
 			size = align_up(bit, 8) / 8;
 		r->nfields++;
 	}
+	if (def->aligned > align)
+		align = def->aligned;
 	r->align = (uint32_t)align;
 	r->size = (uint32_t)align_up(size, align);
 	return r;

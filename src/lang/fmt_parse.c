@@ -155,7 +155,7 @@ const struct fmt *fmt_parse(struct arena *a, const char *s, size_t len)
 /* What the integer specifiers take: integers, booleans and pointers. */
 static bool is_integer(const struct type *t)
 {
-	return t->kind == TY_INT || t->kind == TY_PTR;
+	return t->kind == TY_INT || t->kind == TY_PTR || t->kind == TY_BOOL;
 }
 
 int fmt_check(struct arena *a, const struct fmt *f, const char *fn,

@@ -352,6 +352,11 @@ static void parse_typespec(struct parser *p, struct ast_typespec *ts)
 		ts->span = end_span(ts->span, t.span);
 	}
 	if (accept(p, T_LBRACKET)) {
+		if (at(p, T_RBRACKET)) {
+			ts->array_auto = true;
+			ts->span = end_span(ts->span, take(p).span);
+			return;
+		}
 		struct token n = expect(p, T_INT, "an array length");
 		if (n.num == 0 || n.num > 65536) {
 			diag_error(p->diag, n.span,
@@ -420,8 +425,59 @@ static struct ast_expr *parse_block_expr(struct parser *p)
 	return e;
 }
 
-/* primary := INT | STRING | POSITIONAL | VAR | MAP [ '[' args ']' ]
- *          | IDENT [ '(' args ')' ] | sizeof | offsetof | block_expr
+/* Whether the tokens after '(' start a record: IDENT '=', where the name
+ * is no builtin (as bpftrace 0.26 tells them from a grouping). */
+static int starts_record(struct parser *p)
+{
+	if (!at(p, T_IDENT))
+		return 0;
+	uint32_t n;
+	if (builtin_var_lookup(peek(p)->text, &n) != BI_NONE)
+		return 0;
+	struct lexer save = p->lx;
+	struct token save_tok = p->tok;
+	int save_have = p->have_tok;
+	struct span save_prev = p->prev;
+	take(p);
+	int r = at(p, T_ASSIGN);
+	p->lx = save;
+	p->tok = save_tok;
+	p->have_tok = save_have;
+	p->prev = save_prev;
+	return r;
+}
+
+/* record := '(' IDENT '=' expr { ',' IDENT '=' expr } [ ',' ] ')'
+ * (the '(' taken) */
+static struct ast_expr *parse_record(struct parser *p, struct token open)
+{
+	AVEC(struct ast_expr *) v = { 0 };
+	AVEC(const char *) names = { 0 };
+	do {
+		if (at(p, T_RPAREN) && v.len)
+			break;
+		struct token name = expect(p, T_IDENT, "a field name");
+		for (size_t i = 0; i < names.len; i++)
+			if (!strcmp(names.data[i], name.text)) {
+				diag_error(p->diag, name.span, "Named argument "
+					   "list already contains name: %s",
+					   name.text);
+				longjmp(p->recover, 1);
+			}
+		expect(p, T_ASSIGN, "'='");
+		apush(p, &v, parse_expr(p));
+		apush(p, &names, name.text);
+	} while (accept(p, T_COMMA));
+	struct span last = expect(p, T_RPAREN, "')' or ','").span;
+	struct ast_expr *e = new_expr(p, E_TUPLE, end_span(open.span, last));
+	FREEZE(p, v, e->u.list.items, e->u.list.n);
+	e->u.list.names = names.data;
+	return e;
+}
+
+/* primary := INT | STRING | 'true' | 'false' | POSITIONAL | VAR
+ *          | MAP [ '[' args ']' ] | record | block_expr
+ *          | IDENT [ '(' args ')' ] | sizeof | offsetof
  *          | '(' expr ')' | '(' expr ',' [ expr { ',' expr } ] ')' */
 static struct ast_expr *parse_primary(struct parser *p)
 {
@@ -473,6 +529,12 @@ static struct ast_expr *parse_primary(struct parser *p)
 	}
 	case T_IDENT: {
 		struct token s = take(p);
+		if (!strcmp(s.text, "true") || !strcmp(s.text, "false")) {
+			e = new_expr(p, E_INT, s.span);
+			e->u.num.value = s.text[0] == 't';
+			e->u.num.is_bool = true;
+			return e;
+		}
 		if (accept(p, T_LPAREN)) {
 			e = new_expr(p, E_CALL, s.span);
 			e->u.call.name = s.text;
@@ -499,6 +561,11 @@ static struct ast_expr *parse_primary(struct parser *p)
 		struct token open = take(p);
 		int saved_pred = p->in_pred;
 		p->in_pred = 0;
+		if (starts_record(p)) {
+			e = parse_record(p, open);
+			p->in_pred = saved_pred;
+			return e;
+		}
 		struct ast_expr *first = parse_expr(p);
 		if (!at(p, T_COMMA)) {
 			p->in_pred = saved_pred;
@@ -730,14 +797,18 @@ static struct ast_expr *parse_binary(struct parser *p, int min_prec)
 	return left;
 }
 
-/* expr := binary(1) [ '?' expr ':' expr ] */
+/* expr := binary(1) [ '?' [ expr ] ':' expr ]
+ * a ?: b is a ? a : b, as in bpftrace 0.26 (a is evaluated twice). */
 static struct ast_expr *parse_expr(struct parser *p)
 {
 	enter(p, "expression");
 	struct ast_expr *cond = parse_binary(p, 1);
 	if (accept(p, T_QUESTION)) {
-		struct ast_expr *then = parse_expr(p);
-		expect(p, T_COLON, "':' in conditional expression");
+		struct ast_expr *then = cond;
+		if (!accept(p, T_COLON)) {
+			then = parse_expr(p);
+			expect(p, T_COLON, "':' in conditional expression");
+		}
 		struct ast_expr *other = parse_expr(p);
 		struct ast_expr *e = new_expr(p, E_TERNARY,
 					      end_span(cond->span, other->span));
@@ -1097,6 +1168,20 @@ static void parse_declarator(struct parser *p, struct ast_cfield *f)
 	f->name = name.text;
 	f->span = name.span;
 	while (accept(p, T_LBRACKET)) {
+		/* a flexible array member, int y[0] or int y[]: of no
+		 * length, indexed through the pointer to its struct */
+		if (!f->type.array_len && !f->type.array_auto &&
+		    (at(p, T_RBRACKET) ||
+		     (at(p, T_INT) && peek(p)->num == 0))) {
+			if (at(p, T_INT))
+				take(p);
+			f->type.array_auto = true;
+			expect(p, T_RBRACKET, "']'");
+			continue;
+		}
+		if (f->type.array_auto)
+			syntax_error(p, "a flexible array member has one "
+				     "dimension");
 		struct token n = expect(p, T_INT, "an array length");
 		if (n.num == 0 || n.num > 65536) {
 			diag_error(p->diag, n.span,
@@ -1196,6 +1281,46 @@ static void parse_fields(struct parser *p, struct ast_cdef *d)
 }
 
 /* record_def := ('struct' | 'union') [ IDENT ] '{' fields '}' */
+/* attributes := '__attribute__' '(' '(' attr { ',' attr } ')' ')'
+ * attr := IDENT [ '(' [ INT ] ')' ]
+ * packed and aligned(N) shape the layout, as clang does for bpftrace;
+ * others are taken and left. */
+static void parse_attributes(struct parser *p, struct ast_cdef *d)
+{
+	take(p);
+	expect(p, T_LPAREN, "'(' after __attribute__");
+	expect(p, T_LPAREN, "'(' after __attribute__");
+	do {
+		if (at(p, T_RPAREN))
+			break;
+		struct token a = expect(p, T_IDENT, "an attribute name");
+		const char *n = a.text;
+		size_t len = strlen(n);
+		if (len > 4 && !strncmp(n, "__", 2) &&
+		    !strcmp(n + len - 2, "__")) /* __packed__ is packed */
+			n = arena_strndup(p->arena, n + 2, len - 4);
+		if (!strcmp(n, "packed"))
+			d->packed = true;
+		if (accept(p, T_LPAREN)) {
+			uint64_t v = 16; /* aligned: the target's largest */
+			if (at(p, T_INT))
+				v = take(p).num;
+			expect(p, T_RPAREN, "')'");
+			if (!strcmp(n, "aligned")) {
+				if (!v || (v & (v - 1)) || v > 4096) {
+					diag_error(p->diag, a.span, "requested "
+						   "alignment is not a power of 2");
+					longjmp(p->recover, 1);
+				}
+				if (v > d->aligned)
+					d->aligned = (uint32_t)v;
+			}
+		}
+	} while (accept(p, T_COMMA));
+	expect(p, T_RPAREN, "')'");
+	expect(p, T_RPAREN, "')'");
+}
+
 static struct ast_cdef *parse_record_def(struct parser *p)
 {
 	enter_nest(p, "definition");
@@ -1207,6 +1332,8 @@ static struct ast_cdef *parse_record_def(struct parser *p)
 	expect(p, T_LBRACE, "'{' to start the definition");
 	parse_fields(p, d);
 	d->span = end_span(kw.span, take(p).span);
+	while (at(p, T_IDENT) && !strcmp(peek(p)->text, "__attribute__"))
+		parse_attributes(p, d);
 	leave_nest(p);
 	return d;
 }

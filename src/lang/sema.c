@@ -43,6 +43,20 @@ const char *sema_tname(struct sema *s, const struct type *t)
 	return r;
 }
 
+/* A tuple of elements el laid out anew, a record if like is one (with
+ * like's names). */
+static const struct type *retuple(struct sema *s, const struct type *like,
+				  const struct type **el)
+{
+	if (!type_is_record(like))
+		return type_tuple(s->arena, el, like->nfields);
+	const char **names = arena_alloc(s->arena,
+					 sizeof(*names) * like->nfields);
+	for (uint32_t i = 0; i < like->nfields; i++)
+		names[i] = like->fields[i].name;
+	return type_record(s->arena, el, names, like->nfields);
+}
+
 /* Map keys and values store integers as 64 bits, keeping their sign and
  * the address space of a pointer they came from. A pointer stays one (8
  * bytes already, its space in its type): @p++ steps by its pointee, as in
@@ -57,7 +71,7 @@ static const struct type *widen(struct sema *s, const struct type *t)
 			s->arena, sizeof(*el) * (t->nfields + 1));
 		for (uint32_t i = 0; i < t->nfields; i++)
 			el[i] = widen(s, t->fields[i].type);
-		return type_tuple(s->arena, el, t->nfields);
+		return retuple(s, t, el);
 	}
 	return t;
 }
@@ -79,6 +93,8 @@ static const struct type *unify(struct sema *s, const struct type *a,
 		return b;
 	if (b->kind == TY_NONE)
 		return a;
+	if (a->kind == TY_BOOL || b->kind == TY_BOOL)
+		return a->kind == b->kind ? a : NULL;
 	if (sema_is_intlike(a) && sema_is_intlike(b)) {
 		/* One place holding user and kernel pointers is an address of
 		 * no one space (read with the helpers that try both). */
@@ -98,16 +114,22 @@ static const struct type *unify(struct sema *s, const struct type *a,
 	case TY_STRING:
 		return a->size >= b->size ? a : b;
 	case TY_TUPLE: {
-		if (a->nfields != b->nfields)
+		if (a->nfields != b->nfields ||
+		    type_is_record(a) != type_is_record(b))
 			return NULL;
 		const struct type **el = arena_alloc(
 			s->arena, sizeof(*el) * (a->nfields + 1));
 		for (uint32_t i = 0; i < a->nfields; i++) {
-			el[i] = unify(s, a->fields[i].type, b->fields[i].type);
+			/* records match by name, in a's order (bpftrace 0.26:
+			 * "the final ordering is ambiguous") */
+			const struct type_field *bf = type_is_record(a) ?
+				type_record_field(b, a->fields[i].name) :
+				&b->fields[i];
+			el[i] = bf ? unify(s, a->fields[i].type, bf->type) : NULL;
 			if (!el[i])
 				return NULL;
 		}
-		return type_tuple(s->arena, el, a->nfields);
+		return retuple(s, a, el);
 	}
 	default:
 		return type_equal(a, b) ? a : NULL;
@@ -358,9 +380,26 @@ static const struct type *check_field(struct sema *s, struct ast_expr *e)
 	const struct type *base = sema_expr(s, e->u.field.base);
 	if (base->kind == TY_NONE)
 		return &type_none;
+	if (type_is_record(base)) {
+		const struct type_field *rf =
+			type_record_field(base, e->u.field.name);
+		if (!rf) {
+			sema_err(s, e->u.field.name_span, "Record does not contain "
+				"a field named '%s'", e->u.field.name);
+			return &type_none;
+		}
+		e->u.field.resolved = rf;
+		return rf->type;
+	}
 	const struct type *rec = base;
-	if (base->kind == TY_PTR && base->elem->kind == TY_RECORD)
-		rec = base->elem;
+	/* '.' and '->' go through any number of pointers, as in bpftrace
+	 * 0.26 (codegen reads each one) */
+	while (rec->kind == TY_PTR && rec->elem->kind == TY_PTR)
+		rec = rec->elem;
+	if (rec->kind == TY_PTR && rec->elem->kind == TY_RECORD) {
+		base = rec;
+		rec = rec->elem;
+	}
 	/* the script's definition of a record wins over the kernel's, and
 	 * completes a pointer declared before it (struct node *next) */
 	const struct type *def = rec->kind == TY_RECORD && !rec->nfields ?
@@ -368,15 +407,9 @@ static const struct type *check_field(struct sema *s, struct ast_expr *e)
 	if (def)
 		rec = def;
 	if (rec->kind != TY_RECORD) {
-		sema_err(s, e->u.field.name_span, "cannot access field '%s' of %s: "
-			"it is not a struct", e->u.field.name, sema_tname(s, base));
-		return &type_none;
-	}
-	if (e->u.field.arrow && base->kind != TY_PTR &&
-	    !(e->u.field.base->kind == E_BUILTIN &&
-	      e->u.field.base->builtin == BI_ARGS)) {
-		sema_err(s, e->u.field.name_span, "'->' needs a pointer, but the "
-			"left side is %s: use '.'", sema_tname(s, base));
+		sema_err(s, e->u.field.name_span, "Can not access field '%s' on "
+			"expression of type '%s'", e->u.field.name,
+		    sema_tname(s, rec));
 		return &type_none;
 	}
 	struct type_field f;
@@ -405,9 +438,70 @@ static const struct type *resolve_typespec(struct sema *s,
 	return ctypes_resolve(s->ct, s->report, ts);
 }
 
+/* A map of count(), sum(), min(), max() or avg() read where an integer
+ * is wanted (bpftrace 0.26's "castable" map types): e becomes a read of
+ * the combined value (codegen sums the CPUs), an integer. */
+static const struct type *decay(struct ast_expr *e, const struct type *t)
+{
+	if (e->kind != E_MAP || t->kind < TY_COUNT || t->kind > TY_AVG)
+		return t;
+	e->type = type_int(8, t->kind != TY_COUNT && t->is_signed);
+	return e->type;
+}
+
+/* The bytes of the smallest signed integer that holds literal e, as
+ * bpftrace 0.26 types an integer literal; 0 when e is none. */
+static uint32_t literal_size(const struct ast_expr *e)
+{
+	if (e->kind != E_INT || e->u.num.is_bool)
+		return 0;
+	uint64_t v = e->u.num.value;
+	return v <= INT8_MAX ? 1 : v <= INT16_MAX ? 2 : v <= INT32_MAX ? 4 : 8;
+}
+
+/* (uint8[4])x, (int8[])"str": an integer, bool or string as an array of
+ * integers or bools, as bpftrace 0.26 allows (its TypeChecker::visit
+ * (Cast)): the sizes match, or an integer widens into an array of up to
+ * 8 bytes; int8[] takes the size of what it casts. */
+static const struct type *cast_to_array(struct sema *s, struct ast_expr *e,
+					const struct type *from,
+					const struct type *to)
+{
+	const struct type *el = to->elem;
+	bool ok = el->kind == TY_INT || el->kind == TY_BOOL;
+	uint32_t lit = literal_size(e->u.cast.operand);
+	uint32_t size = lit ? lit : from->size;
+	if (ok && !to->count) {
+		if (!el->size || size % el->size) {
+			sema_err(s, e->span, "Cannot determine array size: the "
+				"element size is incompatible with the cast integer "
+				"size");
+			return &type_none;
+		}
+		struct type *n = type_new(s->arena, TY_ARRAY, size);
+		*n = *to;
+		n->count = size / el->size;
+		n->size = n->count * el->size;
+		to = n;
+	}
+	if (ok && sema_is_int(from))
+		ok = to->size == from->size ||
+		     (to->size <= 8 && to->size >= size);
+	else if (ok)
+		ok = (from->kind == TY_BOOL || from->kind == TY_STRING) &&
+		     to->size == from->size;
+	if (!ok) {
+		sema_err(s, e->span, "Cannot cast from \"%s\" to \"%s\"",
+		    sema_tname(s, from), sema_tname(s, to));
+		return &type_none;
+	}
+	return to;
+}
+
 static const struct type *check_cast(struct sema *s, struct ast_expr *e)
 {
-	const struct type *from = sema_expr(s, e->u.cast.operand);
+	const struct type *from = decay(e->u.cast.operand,
+					sema_expr(s, e->u.cast.operand));
 	const struct type *to = resolve_typespec(s, &e->u.cast.to);
 	if (from->kind == TY_NONE || to->kind == TY_NONE)
 		return &type_none;
@@ -416,14 +510,28 @@ static const struct type *check_cast(struct sema *s, struct ast_expr *e)
 		    sema_tname(s, to));
 		return &type_none;
 	}
-	if (to->kind == TY_ARRAY) {
-		if (!sema_is_int(from) || from->size != to->size) {
-			sema_err(s, e->span, "cannot cast %s to %s: the sizes must "
-				"match", sema_tname(s, from), sema_tname(s, to));
+	if (to->kind == TY_ARRAY)
+		return cast_to_array(s, e, from, to);
+	/* an integer array of an integer's size reads as that integer */
+	if (from->kind == TY_ARRAY && to->kind == TY_INT) {
+		if (from->size != to->size || from->elem->kind == TY_RECORD) {
+			sema_err(s, e->span, "Cannot cast from \"%s\" to \"%s\"",
+			    sema_tname(s, from), sema_tname(s, to));
 			return &type_none;
 		}
 		return to;
 	}
+	/* bpftrace 0.26: anything scalar or a string is true when not zero
+	 * (empty); a bool is 0 or 1 as an integer */
+	if (to->kind == TY_BOOL) {
+		if (sema_is_scalar(from) || from->kind == TY_STRING)
+			return to;
+		sema_err(s, e->span, "Cannot cast from \"%s\" to \"bool\"",
+		    sema_tname(s, from));
+		return &type_none;
+	}
+	if (from->kind == TY_BOOL && to->kind == TY_INT)
+		return to;
 	if (!sema_is_intlike(from) || !sema_is_intlike(to)) {
 		sema_err(s, e->span, "cannot cast %s to %s", sema_tname(s, from),
 		    sema_tname(s, to));
@@ -477,7 +585,7 @@ static const struct type *check_ptr_binary(struct sema *s, struct ast_expr *e,
 {
 	enum ast_op op = e->u.binary.op;
 	if (op == OP_LAND || op == OP_LOR || (op >= OP_EQ && op <= OP_GE))
-		return &type_u64;
+		return &type_bool;
 	if (op != OP_ADD && op != OP_SUB)
 		return &type_u64;
 	if ((l->kind == TY_PTR && r->kind == TY_PTR) ||
@@ -492,10 +600,21 @@ static const struct type *check_ptr_binary(struct sema *s, struct ast_expr *e,
 	return p;
 }
 
+/* A literal of either sign: bpftrace 0.26's "sign flexible" integer (a
+ * non-negative one; folded sizes and offsets are unsigned). */
+static bool flexible(const struct ast_expr *e)
+{
+	return e->kind == E_INT && !e->u.num.is_bool && e->type &&
+	       e->type->kind == TY_INT && e->type->is_signed &&
+	       e->u.num.value <= INT64_MAX;
+}
+
 static const struct type *check_binary(struct sema *s, struct ast_expr *e)
 {
-	const struct type *l = sema_expr(s, e->u.binary.left);
-	const struct type *r = sema_expr(s, e->u.binary.right);
+	const struct type *l = decay(e->u.binary.left,
+				     sema_expr(s, e->u.binary.left));
+	const struct type *r = decay(e->u.binary.right,
+				     sema_expr(s, e->u.binary.right));
 	enum ast_op op = e->u.binary.op;
 	/* In the first pass a map read before its first store (@n = @n + 1)
 	 * is still untyped; arithmetic with an integer makes it one. */
@@ -506,9 +625,9 @@ static const struct type *check_binary(struct sema *s, struct ast_expr *e)
 		return &type_none;
 	if (op == OP_EQ || op == OP_NE) {
 		if (is_string_like(l) && is_string_like(r))
-			return &type_u64;
+			return &type_bool;
 		if (l->kind == TY_BUF && r->kind == TY_BUF)
-			return &type_u64;
+			return &type_bool;
 		if (l->kind == TY_ARRAY && r->kind == TY_ARRAY) {
 			/* as bpftrace: byte for byte, arrays of one type */
 			if (!type_equal(l, r) || l->elem->kind != TY_INT) {
@@ -517,7 +636,7 @@ static const struct type *check_binary(struct sema *s, struct ast_expr *e)
 					"and %s", sema_tname(s, l), sema_tname(s, r));
 				return &type_none;
 			}
-			return &type_u64;
+			return &type_bool;
 		}
 		if (l->kind == TY_TUPLE && r->kind == TY_TUPLE) {
 			if (!unify(s, widen(s, l), widen(s, r))) {
@@ -525,13 +644,13 @@ static const struct type *check_binary(struct sema *s, struct ast_expr *e)
 				    sema_tname(s, l), sema_tname(s, r));
 				return &type_none;
 			}
-			return &type_u64;
+			return &type_bool;
 		}
 	}
-	if ((l->kind == TY_PTR || r->kind == TY_PTR) && sema_is_intlike(l) &&
-	    sema_is_intlike(r))
+	if ((l->kind == TY_PTR || r->kind == TY_PTR) && sema_is_scalar(l) &&
+	    sema_is_scalar(r))
 		return check_ptr_binary(s, e, l, r);
-	if (!sema_is_intlike(l) || !sema_is_intlike(r)) {
+	if (!sema_is_scalar(l) || !sema_is_scalar(r)) {
 		const char *what = (op >= OP_EQ && op <= OP_GE) ? "compare" :
 				   "combine";
 		if (is_string_like(l) && is_string_like(r))
@@ -543,9 +662,21 @@ static const struct type *check_binary(struct sema *s, struct ast_expr *e)
 		return &type_none;
 	}
 	if (op == OP_LAND || op == OP_LOR || (op >= OP_EQ && op <= OP_GE))
-		return &type_u64;
-	return type_int(8, (l->kind == TY_INT && l->is_signed) &&
-				   (r->kind == TY_INT && r->is_signed));
+		return &type_bool;
+	/* bool op bool stays one, as in bpftrace 0.26 */
+	if (l->kind == TY_BOOL && r->kind == TY_BOOL)
+		return &type_bool;
+	/* bpftrace 0.26 (get_binop_int): signed when either side is, a
+	 * non-negative literal taking the other side's sign; a difference
+	 * is always signed ((uint64)1 - (uint64)2 is -1) */
+	bool ls = l->kind == TY_INT && l->is_signed;
+	bool rs = r->kind == TY_INT && r->is_signed;
+	bool lf = flexible(e->u.binary.left), rf = flexible(e->u.binary.right);
+	if (lf && !rf)
+		ls = rs;
+	else if (rf && !lf)
+		rs = ls;
+	return type_int(8, ls || rs || op == OP_SUB);
 }
 
 static bool is_lvalue(const struct ast_expr *e)
@@ -561,14 +692,15 @@ static const struct type *check_unary(struct sema *s, struct ast_expr *e)
 	if (op == OP_PREINC || op == OP_PREDEC || op == OP_POSTINC ||
 	    op == OP_POSTDEC)
 		return check_incdec(s, e);
-	const struct type *t = sema_expr(s, e->u.unary.operand);
+	const struct type *t = decay(e->u.unary.operand,
+				     sema_expr(s, e->u.unary.operand));
 	if (t->kind == TY_NONE)
 		return t;
 	switch (op) {
 	case OP_LNOT:
-		if (!sema_is_intlike(t))
+		if (!sema_is_scalar(t))
 			break;
-		return &type_u64;
+		return &type_bool;
 	case OP_NEG:
 		if (!sema_is_int(t))
 			break;
@@ -591,12 +723,16 @@ static const struct type *check_unary(struct sema *s, struct ast_expr *e)
 		sema_err(s, e->span, "cannot dereference %s", sema_tname(s, t));
 		return &type_none;
 	case OP_ADDR:
-		/* &$v: the variable's address on the BPF stack (it is kept
-		 * in memory), read through the kernel's helpers */
+		/* &$x: the variable's stack slot (codegen keeps it in
+		 * memory), an address in kernel space as bpftrace 0.26 */
 		if (e->u.unary.operand->kind == E_VAR)
 			return type_ptr(s->arena, t, false);
-		sema_err(s, e->span, "the address-of operator '&' is not "
-			"supported");
+		if (e->u.unary.operand->kind == E_MAP)
+			sema_err(s, e->span, "the address-of operator (&) of a map "
+				"is not supported");
+		else
+			sema_err(s, e->span, "address-of operator (&) can only be "
+				"used on a map or variable");
 		return &type_none;
 	default:
 		break;
@@ -702,8 +838,8 @@ static void check_assign(struct sema *s, struct ast_stmt *st)
 	const struct type *t;
 	if (val->kind == E_CALL)
 		t = val->type = sema_call(s, val, tgt);
-	else
-		t = sema_expr(s, val);
+	else /* @a = @count stores its value, as bpftrace 0.26 */
+		t = decay(val, sema_expr(s, val));
 	if (st->u.assign.op != OP_NONE) {
 		/* x op= v is x = x op v; a map starts from 0 */
 		if (tgt->kind == E_MAP) {
@@ -804,6 +940,7 @@ static const struct type *check_positional(struct sema *s,
 		e->kind = E_INT;
 		e->u.num.value = n < 0 ? (uint64_t)s->opts->nparams : 0;
 		e->u.num.is_char = false;
+		e->u.num.is_bool = false;
 		return &type_s64;
 	}
 	const char *p = s->opts->params[n - 1];
@@ -817,6 +954,7 @@ static const struct type *check_positional(struct sema *s,
 		e->kind = E_INT;
 		e->u.num.value = neg ? (uint64_t)0 - x : x;
 		e->u.num.is_char = false;
+		e->u.num.is_bool = false;
 		return &type_s64;
 	}
 	e->kind = E_STRING;
@@ -882,22 +1020,99 @@ bool sema_const_int(struct sema *s, struct ast_expr *e, int64_t *v)
 	return false;
 }
 
+/* The value of e when it is made of integer literals and operators
+ * (bpftrace 0.26 folds those before typing: (1, 2)[1 - 1]). */
+static bool const_value(struct sema *s, struct ast_expr *e, int64_t *v)
+{
+	int64_t a, b;
+	if (e->kind == E_UNARY && (e->u.unary.op == OP_PLUS ||
+				   e->u.unary.op == OP_BNOT) &&
+	    const_value(s, e->u.unary.operand, &a)) {
+		*v = e->u.unary.op == OP_PLUS ? a : ~a;
+		return true;
+	}
+	if (e->kind != E_BINARY)
+		return e->kind == E_INT ? (*v = (int64_t)e->u.num.value, true) :
+					  sema_const_int(s, e, v);
+	if (!const_value(s, e->u.binary.left, &a) ||
+	    !const_value(s, e->u.binary.right, &b))
+		return false;
+	uint64_t x = (uint64_t)a, y = (uint64_t)b;
+	switch (e->u.binary.op) {
+	case OP_ADD: *v = (int64_t)(x + y); return true;
+	case OP_SUB: *v = (int64_t)(x - y); return true;
+	case OP_MUL: *v = (int64_t)(x * y); return true;
+	case OP_DIV: *v = b ? a / b : 0; return b != 0;
+	case OP_MOD: *v = b ? a % b : 0; return b != 0;
+	case OP_BAND: *v = a & b; return true;
+	case OP_BOR: *v = a | b; return true;
+	case OP_BXOR: *v = a ^ b; return true;
+	case OP_SHL: *v = (int64_t)(x << (y & 63)); return y < 64;
+	case OP_SHR: *v = (int64_t)(x >> (y & 63)); return y < 64;
+	default: return false;
+	}
+}
+
 const struct type *sema_fold_const(struct ast_expr *e, uint64_t v)
 {
 	e->kind = E_INT;
 	e->u.num.value = v;
 	e->u.num.is_char = false;
+	e->u.num.is_bool = false;
 	return &type_u64;
 }
 
 static void check_block(struct sema *s, struct ast_block *b);
 static void check_stmt(struct sema *s, struct ast_stmt *st);
 
+/* The kind of t alone, as bpftrace 0.26's typestr(Type) names it in
+ * "Invalid condition: string". */
+static const char *kind_name(const struct type *t)
+{
+	switch (t->kind) {
+	case TY_STRING: return "string";
+	case TY_BUF: return "buffer";
+	case TY_TUPLE: return type_is_record(t) ? "record" : "tuple";
+	case TY_RECORD: return "c_type";
+	case TY_ARRAY: return "array";
+	case TY_KSTACK: return "kstack";
+	case TY_USTACK: return "ustack";
+	case TY_KSYM: return "ksym_t";
+	case TY_USYM: return "usym_t";
+	case TY_INET: return "inet";
+	case TY_MACADDR: return "mac_address";
+	case TY_USERNAME: return "username";
+	case TY_CGROUP_PATH: return "cgroup_path_t";
+	case TY_TIMESTAMP: return "timestamp";
+	case TY_VOID: return "void";
+	default: return "none";
+	}
+}
+
+/* The type of an integer literal where it sets a layout (a tuple's or a
+ * record's element): bpftrace 0.26's, the smallest signed integer that
+ * holds it, so (1, (int64)2) takes 16 bytes. t: the type sema gave e. */
+static const struct type *literal_type(const struct type *t,
+				       const struct ast_expr *e)
+{
+	bool neg = e->kind == E_UNARY && e->u.unary.op == OP_NEG;
+	const struct ast_expr *n = neg ? e->u.unary.operand : e;
+	if (n->kind != E_INT || n->u.num.is_bool || t->kind != TY_INT ||
+	    !t->is_signed || n->u.num.value > INT64_MAX)
+		return t;
+	int64_t v = neg ? -(int64_t)n->u.num.value : (int64_t)n->u.num.value;
+	return type_int(v >= INT8_MIN && v <= INT8_MAX ? 1 :
+			v >= INT16_MIN && v <= INT16_MAX ? 2 :
+			v >= INT32_MIN && v <= INT32_MAX ? 4 : 8, true);
+}
+
 static const struct type *check_expr_inner(struct sema *s,
 					   struct ast_expr *e)
 {
 	switch (e->kind) {
 	case E_INT:
+		if (e->u.num.is_bool)
+			return &type_bool;
 		return e->u.num.value > INT64_MAX ? &type_u64 : &type_s64;
 	case E_STRING:
 		return type_string(s->arena, e->u.str.len + 1);
@@ -963,15 +1178,18 @@ static const struct type *check_expr_inner(struct sema *s,
 	case E_BINARY:
 		return check_binary(s, e);
 	case E_TERNARY: {
-		const struct type *c = sema_expr(s, e->u.ternary.cond);
-		const struct type *a = sema_expr(s, e->u.ternary.then);
-		const struct type *b = sema_expr(s, e->u.ternary.otherwise);
+		const struct type *c = decay(e->u.ternary.cond,
+					     sema_expr(s, e->u.ternary.cond));
+		const struct type *a = decay(e->u.ternary.then,
+					     sema_expr(s, e->u.ternary.then));
+		const struct type *b = decay(e->u.ternary.otherwise,
+					     sema_expr(s, e->u.ternary.otherwise));
 		if (c->kind == TY_NONE || a->kind == TY_NONE ||
 		    b->kind == TY_NONE)
 			return &type_none;
-		if (!sema_is_intlike(c)) {
-			sema_err(s, e->u.ternary.cond->span, "the condition must be "
-				"an integer, not %s", sema_tname(s, c));
+		if (!sema_is_scalar(c)) {
+			sema_err(s, e->u.ternary.cond->span, "Invalid condition: %s",
+			    kind_name(c));
 			return &type_none;
 		}
 		const struct type *u = unify(s, sema_is_int(a) ? widen(s, a) : a,
@@ -992,24 +1210,49 @@ static const struct type *check_expr_inner(struct sema *s,
 		const struct type *i = sema_expr(s, e->u.index.index);
 		if (b->kind == TY_NONE || i->kind == TY_NONE)
 			return &type_none;
+		int64_t k;
+		if (b->kind == TY_TUPLE && !type_is_record(b)) {
+			/* $t[1 + 1] is $t.2: the index is a constant */
+			if (!const_value(s, e->u.index.index, &k) || k < 0) {
+				sema_err(s, e->u.index.index->span, "The index of a "
+					"tuple must be a non-negative integer literal");
+				return &type_none;
+			}
+			if ((uint64_t)k >= b->nfields) {
+				sema_err(s, e->span, "Invalid tuple index: %lld. Found "
+					"%u elements in tuple.", (long long)k,
+				    b->nfields);
+				return &type_none;
+			}
+			struct ast_expr *base = e->u.index.base;
+			e->kind = E_TUPLE_INDEX;
+			e->u.tindex.base = base;
+			e->u.tindex.index = (uint32_t)k;
+			return b->fields[k].type;
+		}
 		if (!sema_is_int(i)) {
 			sema_err(s, e->u.index.index->span, "an index must be an "
 				"integer, not %s", sema_tname(s, i));
 			return &type_none;
 		}
-		int64_t k;
-		if (b->kind == TY_ARRAY &&
+		uint32_t count = b->kind == TY_STRING ? b->size : b->count;
+		if ((b->kind == TY_ARRAY || b->kind == TY_STRING) && count &&
 		    sema_const_int(s, e->u.index.index, &k) &&
-		    (k < 0 || (uint64_t)k >= b->count)) {
+		    (k < 0 || (uint64_t)k >= count)) {
 			sema_err(s, e->u.index.index->span, "the index %lld is out "
 				"of bounds for array of size %u", (long long)k,
-			    b->count);
+			    count);
 			return &type_none;
 		}
+		/* a string's bytes are int8, as in bpftrace 0.26 */
+		if (b->kind == TY_STRING)
+			return &type_s8;
 		if (b->kind == TY_ARRAY || (b->kind == TY_PTR &&
 					    b->elem->kind != TY_VOID))
 			return in_space(s, b, b->elem);
-		sema_err(s, e->span, "%s cannot be indexed", sema_tname(s, b));
+		sema_err(s, e->span, "The array index operator [] can only be used "
+			"on arrays, pointers, and tuples, found %s.",
+		    sema_tname(s, b));
 		return &type_none;
 	}
 	case E_TUPLE: {
@@ -1017,7 +1260,8 @@ static const struct type *check_expr_inner(struct sema *s,
 		const struct type **el = arena_alloc(s->arena,
 						     sizeof(*el) * (n + 1));
 		for (uint32_t i = 0; i < n; i++) {
-			el[i] = sema_expr(s, e->u.list.items[i]);
+			el[i] = literal_type(sema_expr(s, e->u.list.items[i]),
+					     e->u.list.items[i]);
 			if (el[i]->kind == TY_NONE)
 				return &type_none;
 			if (el[i]->kind == TY_VOID ||
@@ -1027,14 +1271,18 @@ static const struct type *check_expr_inner(struct sema *s,
 				return &type_none;
 			}
 		}
+		if (e->u.list.names)
+			return type_record(s->arena, el, e->u.list.names, n);
 		return type_tuple(s->arena, el, n);
 	}
 	case E_TUPLE_INDEX: {
 		const struct type *b = sema_expr(s, e->u.tindex.base);
 		if (b->kind == TY_NONE)
 			return b;
-		if (b->kind != TY_TUPLE) {
-			sema_err(s, e->span, "%s is not a tuple", sema_tname(s, b));
+		if (b->kind != TY_TUPLE || type_is_record(b)) {
+			sema_err(s, e->span, "Can not access index '%u' on "
+				"expression of type '%s'", e->u.tindex.index,
+			    sema_tname(s, b));
 			return &type_none;
 		}
 		if (e->u.tindex.index >= b->nfields) {
@@ -1116,10 +1364,9 @@ static bool block_leaves(const struct ast_block *b, bool nested);
 
 static void check_cond(struct sema *s, struct ast_expr *c)
 {
-	const struct type *t = sema_expr(s, c);
-	if (t->kind != TY_NONE && !sema_is_intlike(t))
-		sema_err(s, c->span, "a condition must be an integer, not %s",
-		    sema_tname(s, t));
+	const struct type *t = decay(c, sema_expr(s, c));
+	if (t->kind != TY_NONE && !sema_is_scalar(t))
+		sema_err(s, c->span, "Invalid condition: %s", kind_name(t));
 }
 
 static void check_let(struct sema *s, struct ast_stmt *st);

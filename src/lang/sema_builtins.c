@@ -524,19 +524,21 @@ static const struct type *ty_lhist(struct sema *s, struct ast_expr *e,
 static const struct type *ty_delete(struct sema *s, struct ast_expr *e,
 				    struct ast_expr *target)
 {
-	/* delete(@m, key) (bpftrace 0.26) is delete(@m[key]): the key
-	 * may be a tuple value, a for loop's $kv.0 */
+	/* delete(@m, key) is delete(@m[key]), a tuple key its parts, as
+	 * @m[(1, "a")] is @m[1, "a"] (bpftrace 0.26) */
 	if (e->u.call.args.n == 2) {
 		struct ast_expr *m = arg(e, 0), *k = arg(e, 1);
 		if (m->kind != E_MAP || m->u.map.has_brackets) {
-			sema_err(s, m->span, "delete() expects a map without "
-				 "keys as its first argument, and the key second");
+			sema_err(s, m->span, "delete() with a key expects a map "
+				 "without a key");
 			return &type_none;
 		}
-		struct ast_expr **keys = arena_alloc(s->arena, sizeof(*keys));
-		keys[0] = k;
-		m->u.map.keys.items = keys;
-		m->u.map.keys.n = 1;
+		if (k->kind == E_TUPLE && !k->u.list.names && k->u.list.n)
+			m->u.map.keys = k->u.list;
+		else
+			m->u.map.keys = (struct ast_expr_list){ &e->u.call.args
+								 .items[1], 1,
+								 NULL };
 		m->u.map.has_brackets = true;
 		m->span = span_join(m->span, k->span);
 		e->u.call.args.n = 1;

@@ -96,4 +96,11 @@ static inline bool sema_is_intlike(const struct type *t)
 	return t->kind == TY_INT || t->kind == TY_PTR;
 }
 
+/* What a condition, !, && and || take, and arithmetic too (a bool counts
+ * as 0 or 1), as bpftrace 0.26 has it: integers, pointers and bools. */
+static inline bool sema_is_scalar(const struct type *t)
+{
+	return t->kind == TY_INT || t->kind == TY_PTR || t->kind == TY_BOOL;
+}
+
 #endif

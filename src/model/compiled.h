@@ -89,6 +89,8 @@ enum event_kind {
 	EV_UNWATCH,     /* args[0]: an address whose watchpoints go */
 	EV_HELPER_ERROR, /* -k/-kk: args[0] the s64 a helper returned;
 			  * text: the helper's name; at: the expression */
+	EV_RUNTIME_ERROR, /* bpftrace 0.26's runtime warnings (a division
+			   * by 0): text says what, at where; no args */
 };
 
 struct event_hdr {

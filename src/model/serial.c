@@ -447,7 +447,7 @@ static const struct type *get_tref(struct rd *r)
 static void get_type(struct rd *r, struct type *t)
 {
 	t->kind = (enum type_kind)get8(r);
-	if (t->kind > TY_LHIST)
+	if (t->kind > TY_BOOL)
 		r->bad = true;
 	t->size = get32(r);
 	t->align = get32(r);
@@ -591,7 +591,7 @@ static void get_event(struct rd *r, struct cevent *e, uint32_t nmaps)
 	e->top = get32(r);
 	e->div = get32(r);
 	e->at = get_span(r);
-	if (e->kind > EV_HELPER_ERROR || !map_ok(r, e->map, nmaps) ||
+	if (e->kind > EV_RUNTIME_ERROR || !map_ok(r, e->map, nmaps) ||
 	    (e->fmt && e->fmt->nconv > e->nargs))
 		r->bad = true;
 	for (uint32_t i = 0; i < e->nargs && !r->bad; i++)

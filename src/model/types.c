@@ -16,6 +16,7 @@ SCALAR(type_s8, 1, true);
 SCALAR(type_s16, 2, true);
 SCALAR(type_s32, 4, true);
 SCALAR(type_s64, 8, true);
+const struct type type_bool = { .kind = TY_BOOL, .size = 1, .align = 1 };
 const struct type type_none = { .kind = TY_NONE };
 const struct type type_void = { .kind = TY_VOID };
 
@@ -178,6 +179,24 @@ const struct type *type_tuple(struct arena *a, const struct type **elems,
 	return t;
 }
 
+const struct type *type_record(struct arena *a, const struct type **elems,
+			       const char *const *names, uint32_t n)
+{
+	const struct type *t = type_tuple(a, elems, n);
+	for (uint32_t i = 0; i < n; i++)
+		t->fields[i].name = names[i];
+	return t;
+}
+
+const struct type_field *type_record_field(const struct type *t,
+					   const char *name)
+{
+	for (uint32_t i = 0; i < t->nfields; i++)
+		if (t->fields[i].name && !strcmp(t->fields[i].name, name))
+			return &t->fields[i];
+	return NULL;
+}
+
 bool type_equal(const struct type *a, const struct type *b)
 {
 	if (a == b)
@@ -193,9 +212,13 @@ bool type_equal(const struct type *a, const struct type *b)
 	case TY_TUPLE:
 		if (a->nfields != b->nfields)
 			return false;
-		for (uint32_t i = 0; i < a->nfields; i++)
-			if (!type_equal(a->fields[i].type, b->fields[i].type))
+		for (uint32_t i = 0; i < a->nfields; i++) {
+			const char *na = a->fields[i].name;
+			const char *nb = b->fields[i].name;
+			if (!type_equal(a->fields[i].type, b->fields[i].type) ||
+			    (!na) != (!nb) || (na && strcmp(na, nb)))
 				return false;
+		}
 		return true;
 	case TY_RECORD:
 		return a->name && b->name && !strcmp(a->name, b->name);
@@ -229,9 +252,21 @@ void type_describe(const struct type *t, struct strbuf *sb)
 	case TY_INT:
 		sb_printf(sb, "%sint%u", t->is_signed ? "" : "u", t->size * 8);
 		break;
+	case TY_BOOL: sb_append(sb, "bool"); break;
 	case TY_STRING: sb_printf(sb, "string[%u]", t->size); break;
 	case TY_BUF: sb_printf(sb, "buffer[%u]", t->size - 4); break;
 	case TY_TUPLE:
+		if (type_is_record(t)) {
+			/* bpftrace 0.26's spelling */
+			sb_append(sb, "record { ");
+			for (uint32_t i = 0; i < t->nfields; i++) {
+				sb_printf(sb, "%s.%s = ", i ? ", " : "",
+					  t->fields[i].name);
+				type_describe(t->fields[i].type, sb);
+			}
+			sb_append(sb, " }");
+			break;
+		}
 		sb_putc(sb, '(');
 		for (uint32_t i = 0; i < t->nfields; i++) {
 			if (i)

@@ -46,6 +46,10 @@ enum type_kind {
 	TY_STATS,  /* struct { s64 sum; u64 count; } */
 	TY_HIST,   /* u64 count; the map key ends with a u64 bucket */
 	TY_LHIST,  /* u64 count; the map key ends with a u64 bucket */
+	/* (after the aggregations: kinds are numbered in serialised
+	 * programs) */
+	TY_BOOL,   /* u8 0 or 1 (any other byte reads as true), printed
+		    * true/false: comparisons, !, && and || make one */
 };
 
 /* STACK_BUILD_ID (ustack only): no addresses but the build id of the file
@@ -101,7 +105,7 @@ struct type {
 
 /* Shared, immutable instances of the common scalars. */
 extern const struct type type_none, type_void, type_u8, type_u16, type_u32,
-	type_u64, type_s8, type_s16, type_s32, type_s64;
+	type_u64, type_s8, type_s16, type_s32, type_s64, type_bool;
 
 const struct type *type_int(int size, bool is_signed);
 /* The integer t (INT) marked as an address into space as (AS_NONE: t
@@ -121,6 +125,17 @@ const struct type *type_ptr_in(struct arena *a, const struct type *elem,
 /* Builds a tuple, laying its fields out with C alignment. */
 const struct type *type_tuple(struct arena *a, const struct type **elems,
 			      uint32_t n);
+/* A record, (name = "x", size = 2): a tuple whose fields have names. */
+const struct type *type_record(struct arena *a, const struct type **elems,
+			       const char *const *names, uint32_t n);
+/* Whether tuple t is a record (its fields named). */
+static inline bool type_is_record(const struct type *t)
+{
+	return t->kind == TY_TUPLE && t->nfields && t->fields[0].name;
+}
+/* The field of record t named name, or NULL. */
+const struct type_field *type_record_field(const struct type *t,
+					   const char *name);
 /* Whether t (NULL: no) or a field of a tuple t is of a kind in kinds
  * (a list ended by TY_NONE). */
 bool type_holds(const struct type *t, const enum type_kind *kinds);

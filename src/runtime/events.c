@@ -227,6 +227,9 @@ int events_handle(struct events *e, const void *data, size_t size)
 		out_helper_error(e->o, ev->text, ret, ev->at);
 		break;
 	}
+	case EV_RUNTIME_ERROR:
+		out_runtime_error(e->o, ev->text, ev->at);
+		break;
 	case EV_UNWATCH: {
 		uint64_t addr = 0;
 		if (ev->nargs < 1 || ev->offsets[0] + 8 > len) {

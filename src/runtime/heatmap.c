@@ -327,6 +327,13 @@ static void hm_join(struct out *o, const char *s, size_t l) FORWARD(join, s, l)
 static void hm_lost(struct out *o, uint64_t n) FORWARD(lost_events, n)
 static void hm_helper_error(struct out *o, const char *helper, int64_t ret,
 			    struct span at) FORWARD(helper_error, helper, ret, at)
+static void hm_runtime_error(struct out *o, const char *msg,
+			     struct span at)
+{
+	struct heatmap *h = o->ctx;
+	if (h->inner->runtime_error)
+		h->inner->runtime_error(o, msg, at);
+}
 static void hm_value(struct out *o, const struct type *t, const void *d) FORWARD(value, t, d)
 static void hm_end(struct out *o)
 {
@@ -344,6 +351,7 @@ static const struct out_ops heatmap_ops = {
 	.join = hm_join,
 	.lost_events = hm_lost,
 	.helper_error = hm_helper_error,
+	.runtime_error = hm_runtime_error,
 	.value = hm_value,
 	.map = hm_map,
 	.end = hm_end,

@@ -333,7 +333,7 @@ static bool by_key_bytes(const void *a, const void *b, void *ctx)
  * place. */
 static int cmp_arg(const struct type *t, const uint8_t *a, const uint8_t *b)
 {
-	if (t->kind == TY_INT) {
+	if (t->kind == TY_INT || t->kind == TY_BOOL) {
 		int64_t x = (int64_t)vfmt_load_int(a, t->size, true);
 		int64_t y = (int64_t)vfmt_load_int(b, t->size, true);
 		return x < y ? -1 : x > y;
@@ -457,11 +457,13 @@ int mapdump_print(struct out *o, const struct mapdump_map *m, uint32_t top,
 	case TY_MIN:
 	case TY_MAX:
 	case TY_PTR:
+	case TY_BOOL:
 	case TY_INT: {
 		/* bpftrace 0.26 ranks min() and max() as unsigned */
 		bool sgn = vt->kind != TY_COUNT && vt->kind != TY_MIN &&
 			   vt->kind != TY_MAX && vt->is_signed;
-		uint32_t size = vt->kind == TY_INT ? vt->size : 8;
+		uint32_t size = vt->kind == TY_INT || vt->kind == TY_BOOL ?
+			vt->size : 8;
 		for (size_t i = 0; i < n; i++)
 			order[i]->rank = vfmt_load_int(order[i]->e.value, size,
 						       sgn);

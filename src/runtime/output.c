@@ -56,6 +56,10 @@ void out_scalar(struct strbuf *sb, const struct type *t, const void *value,
 		v = vfmt_load_int(value, t->size, t->is_signed);
 		is_signed = t->is_signed;
 		break;
+	case TY_BOOL:
+		v = *(const uint8_t *)value != 0;
+		is_signed = false;
+		break;
 	case TY_AVG:
 		v = (uint64_t)out_average(value);
 		is_signed = true;

@@ -72,6 +72,17 @@ static void helper_error(struct out *o, const char *helper, int64_t ret,
 	fflush(o->err);
 }
 
+/* As bpftrace 0.26's TextOutput::runtime_error: a located warning. */
+static void runtime_error(struct out *o, const char *msg, struct span at)
+{
+	if (o->no_warnings)
+		return;
+	struct diag d;
+	diag_init(&d, o->err);
+	diag_report(&d, "WARNING", at, "%s", msg);
+	fflush(o->err);
+}
+
 static void value(struct out *o, const struct type *t, const void *data)
 {
 	struct vfmt f = { .res = o->res, .stack_indent = VFMT_VALUE_INDENT };
@@ -133,6 +144,7 @@ const struct out_ops out_text_ops = {
 	.join = line,
 	.lost_events = lost_events,
 	.helper_error = helper_error,
+	.runtime_error = runtime_error,
 	.value = value,
 	.map = map,
 	.end = end,

@@ -411,6 +411,10 @@ void vfmt_value(struct strbuf *sb, const struct vfmt *f, const struct type *t,
 			t->is_signed);
 		break;
 	}
+	case TY_BOOL:
+		/* the same words in text and JSON */
+		sb_append(sb, *p ? "true" : "false");
+		break;
 	case TY_PTR:
 		/* hex in text; JSON has the number (bpftrace's Symbolic) */
 		if (f->json)
@@ -440,6 +444,10 @@ void vfmt_value(struct strbuf *sb, const struct vfmt *f, const struct type *t,
 		put_buf(sb, f, t, p);
 		break;
 	case TY_TUPLE:
+		if (type_is_record(t)) {
+			put_record(sb, f, t, p);
+			break;
+		}
 		sb_putc(sb, f->json ? '[' : '(');
 		for (uint32_t i = 0; i < t->nfields; i++) {
 			if (i)
@@ -480,7 +488,7 @@ void vfmt_key(struct strbuf *sb, const struct vfmt *f, const struct type *key,
 	text.div = 0;
 	struct strbuf k = STRBUF_INIT;
 	const uint8_t *p = data;
-	if (key->kind == TY_TUPLE) {
+	if (key->kind == TY_TUPLE && !type_is_record(key)) {
 		/* the tuple's text without its parentheses */
 		for (uint32_t i = 0; i < key->nfields; i++) {
 			if (i)
