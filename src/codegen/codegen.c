@@ -76,9 +76,16 @@ static void declare_stmt(struct cg *g, const struct ast_stmt *s, bool top)
 	default:
 		break;
 	}
-	if (s->kind == S_ASSIGN)
+	if (s->kind == S_ASSIGN) {
+		/* a map key may hold one too: @[m(3)] = m(4) */
+		ast_walk_expr(s->u.assign.target, declare_in_expr, g);
 		ast_walk_expr(s->u.assign.value, declare_in_expr, g);
-	else if (s->kind == S_IF)
+	} else if (s->kind == S_LET)
+		ast_walk_expr(s->u.let.value, declare_in_expr, g);
+	else if (s->kind == S_FOR) {
+		ast_walk_expr(s->u.for_.start, declare_in_expr, g);
+		ast_walk_expr(s->u.for_.end, declare_in_expr, g);
+	} else if (s->kind == S_IF)
 		ast_walk_expr(s->u.if_.cond, declare_in_expr, g);
 	else if (s->kind == S_WHILE || s->kind == S_UNROLL)
 		ast_walk_expr(s->u.loop.cond, declare_in_expr, g);

@@ -49,7 +49,7 @@ static const char *kernel_conv(const struct fmt_seg *s)
 
 static bool int_like(const struct type *t)
 {
-	return t->kind == TY_INT || t->kind == TY_PTR;
+	return t->kind == TY_INT || t->kind == TY_PTR || t->kind == TY_BOOL;
 }
 
 struct val cg_iter_printf(struct cg *g, struct ast_expr *e)
