@@ -66,6 +66,8 @@ struct options {
 	bool pid_set;
 	char **params;         /* $1.. */
 	int nparams;
+	char **named;          /* --name[=value] after them, without "--" */
+	int nnamed;
 	/* object mode */
 	const char *object;    /* --object FILE.bpf.o */
 	const char *emit_elf;  /* --emit-elf FILE.o */
@@ -861,8 +863,17 @@ static int parse_options(int argc, char **argv, struct options *o)
 				   sizeof(o->tool_path)))
 			o->prog_path = o->tool_path;
 	}
+	/* As bpftrace 0.26, a word after the script that starts with "--"
+	 * is a named program option (getopt()), the others are $1.. */
 	o->params = argv + optind;
-	o->nparams = argc - optind;
+	o->nparams = 0;
+	o->named = xcalloc((size_t)(argc - optind) + 1, sizeof(*o->named));
+	for (int i = optind; i < argc; i++) {
+		if (!strncmp(argv[i], "--", 2))
+			o->named[o->nnamed++] = argv[i] + 2;
+		else
+			o->params[o->nparams++] = argv[i];
+	}
 	return 0;
 }
 
@@ -1077,10 +1088,12 @@ static int compile(struct run *r, const struct options *o,
 	/* -c without running has a stand-in child pid: still a process. */
 	int cpid = o->cmd ? r->child.pid : 0;
 	struct sema_opts sopts = { o->params, o->nparams, o->unsafe,
-				   r->stand_ins ? r->stand_in_cpid : cpid };
+				   r->stand_ins ? r->stand_in_cpid : cpid,
+				   o->named, o->nnamed };
 	struct sema_result sres;
 	if (expand_probes(&r->arena, diag, o, prog, cpid, &probes) < 0 ||
-	    sema_check(&r->arena, diag, prog, probes, &sopts, &sres) < 0)
+	    sema_check(&r->arena, diag, prog, probes, &sopts, &sres) < 0 ||
+	    namedopt_check(&sres.named, o->named, o->nnamed, stderr) < 0)
 		return 1;
 	r->prog = prog;
 	r->probes = probes;

@@ -7,6 +7,7 @@
 #define SONDE_SEMA_IMPL_H
 
 #include "lang/builtins.h"
+#include "lang/namedopt.h"
 #include "lang/sema.h"
 #include "util/vec.h"
 
@@ -35,6 +36,7 @@ struct sema {
 	struct ctypes *ct; /* type names, with the script's definitions */
 	/* per probe: the target whose context the AST is annotated for */
 	const struct probe_target **annotated;
+	struct namedopts named; /* getopt()'s options */
 };
 
 void sema_err(struct sema *s, struct span sp, const char *fmt, ...)
@@ -70,6 +72,10 @@ const struct type *sema_call(struct sema *s, struct ast_expr *e,
 			     struct ast_expr *target);
 /* Types a builtin variable through the registry. */
 const struct type *sema_builtin_var(struct sema *s, struct ast_expr *e);
+
+/* Typing rules of sema_stdlib.c (0.26's standard library). */
+const struct type *sema_ty_getopt(struct sema *s, struct ast_expr *e,
+				  struct ast_expr *target);
 
 static inline bool sema_is_int(const struct type *t)
 {
