@@ -978,6 +978,8 @@ const struct type *sema_call(struct sema *s, struct ast_expr *e,
 {
 	e->type = &type_none;
 	enum builtin_id id = builtin_fn_lookup(e->u.call.name);
+	if (id == BI_NONE && sema_var_call(s, e))
+		return sema_expr(s, e);
 	if (id == BI_NONE) {
 		sema_err(s, e->u.call.name_span, "unknown function %s()",
 			 e->u.call.name);

@@ -76,6 +76,19 @@ const struct type *sema_builtin_var(struct sema *s, struct ast_expr *e);
 /* Typing rules of sema_stdlib.c (0.26's standard library). */
 const struct type *sema_ty_getopt(struct sema *s, struct ast_expr *e,
 				  struct ast_expr *target);
+const struct type *sema_ty_task_rel(struct sema *s, struct ast_expr *e,
+				    struct ast_expr *target);
+const struct type *sema_ty_ncpus(struct sema *s, struct ast_expr *e,
+				 struct ast_expr *target);
+const struct type *sema_ty_usermode(struct sema *s, struct ast_expr *e,
+				    struct ast_expr *target);
+const struct type *sema_ty_pid_ns(struct sema *s, struct ast_expr *e,
+				  struct ast_expr *target);
+const struct type *sema_ty_nsecs(struct sema *s, struct ast_expr *e,
+				 struct ast_expr *target);
+/* A call without arguments of a builtin variable that 0.26 takes as one
+ * (comm()): e becomes the variable. */
+bool sema_var_call(struct sema *s, struct ast_expr *e);
 
 static inline bool sema_is_int(const struct type *t)
 {
