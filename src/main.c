@@ -1368,7 +1368,9 @@ static int run_emitted(const struct options *o)
 		.pprof = o->pprof,
 		.no_warnings = o->no_warnings, .dry_run = o->dry_run,
 	};
-	rc = run_program(&so.c, &ropts) < 0;
+	rc = run_program(&so.c, &ropts);
+	if (rc < 0)
+		rc = 1;
 out:
 	run_cleanup(&r); /* so's code lives in the arena */
 	return rc;
@@ -1524,8 +1526,8 @@ int main(int argc, char **argv)
 			.no_warnings = o.no_warnings,
 			.dry_run = o.dry_run,
 		};
-		if (run_program(&r.compiled, &ropts) < 0)
-			rc = 1;
+		int status = run_program(&r.compiled, &ropts);
+		rc = status < 0 ? 1 : status;
 	}
 	run_cleanup(&r);
 	return rc;

@@ -622,6 +622,9 @@ static const struct type *ty_join(struct sema *s, struct ast_expr *e,
 static const struct type *ty_exit(struct sema *s, struct ast_expr *e,
 				  struct ast_expr *target)
 {
+	/* exit(CODE): sonde's exit status */
+	if (e->u.call.args.n && !want_int_arg(s, e, 0))
+		return &type_none;
 	s->uses_ringbuf = true;
 	return &type_void;
 }

@@ -11,9 +11,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lang/fmt_parse.h"
 #include "lang/namedopt.h"
 #include "probes/provider.h"
 #include "util/arena.h"
+#include "util/strbuf.h"
 
 static struct ast_expr *arg(struct ast_expr *e, uint32_t i)
 {
@@ -341,4 +343,223 @@ bool sema_var_call(struct sema *s, struct ast_expr *e)
 		return true;
 	}
 	return false;
+}
+
+/* ---- compile-time checks and assertions ---- */
+
+/* The value of e when the compiler knows it: literals, true/false,
+ * positional parameters and the operators over them. */
+static bool const_eval(struct sema *s, struct ast_expr *e, int64_t *v)
+{
+	uint64_t b;
+	int64_t l, r;
+	if (bool_literal(e, &b)) {
+		*v = (int64_t)b;
+		return true;
+	}
+	switch (e->kind) {
+	case E_UNARY:
+		if (!const_eval(s, e->u.unary.operand, &l))
+			return false;
+		switch (e->u.unary.op) {
+		case OP_NEG: *v = -l; return true;
+		case OP_LNOT: *v = !l; return true;
+		case OP_BNOT: *v = ~l; return true;
+		case OP_PLUS: *v = l; return true;
+		default: return false;
+		}
+	case E_BINARY:
+		if (!const_eval(s, e->u.binary.left, &l) ||
+		    !const_eval(s, e->u.binary.right, &r))
+			return false;
+		switch (e->u.binary.op) {
+		case OP_LOR: *v = l || r; return true;
+		case OP_LAND: *v = l && r; return true;
+		case OP_BOR: *v = l | r; return true;
+		case OP_BXOR: *v = l ^ r; return true;
+		case OP_BAND: *v = l & r; return true;
+		case OP_EQ: *v = l == r; return true;
+		case OP_NE: *v = l != r; return true;
+		case OP_LT: *v = l < r; return true;
+		case OP_LE: *v = l <= r; return true;
+		case OP_GT: *v = l > r; return true;
+		case OP_GE: *v = l >= r; return true;
+		case OP_ADD: *v = (int64_t)((uint64_t)l + (uint64_t)r); return true;
+		case OP_SUB: *v = (int64_t)((uint64_t)l - (uint64_t)r); return true;
+		case OP_MUL: *v = (int64_t)((uint64_t)l * (uint64_t)r); return true;
+		case OP_DIV: *v = r ? l / r : 0; return true;
+		case OP_MOD: *v = r ? l % r : l; return true;
+		default: return false;
+		}
+	default:
+		return sema_const_int(s, e, v);
+	}
+}
+
+/* A literal argument of fail(), as text for its format. */
+static bool literal_text(struct sema *s, struct ast_expr *a, const char **str,
+			 int64_t *num)
+{
+	uint64_t b;
+	*str = NULL;
+	if (a->kind == E_STRING) {
+		*str = a->u.str.bytes;
+		return true;
+	}
+	if (bool_literal(a, &b)) {
+		*str = b ? "true" : "false";
+		return true;
+	}
+	if (a->kind == E_INT) {
+		*num = (int64_t)a->u.num.value;
+		return true;
+	}
+	if (a->kind == E_UNARY && a->u.unary.op == OP_NEG &&
+	    a->u.unary.operand->kind == E_INT) {
+		*num = -(int64_t)a->u.unary.operand->u.num.value;
+		return true;
+	}
+	return false;
+}
+
+/* fmt with each conversion replaced by the next argument (0.26 formats
+ * fail()'s message at compile time, as printf would). */
+static const char *format_literals(struct sema *s, const char *fmt,
+				   struct ast_expr **args, uint32_t n)
+{
+	struct strbuf sb = STRBUF_INIT;
+	uint32_t k = 0;
+	for (const char *p = fmt; *p; p++) {
+		if (*p != '%') {
+			sb_putc(&sb, *p);
+			continue;
+		}
+		if (p[1] == '%') {
+			sb_putc(&sb, '%');
+			p++;
+			continue;
+		}
+		const char *start = p++;
+		while (*p && strchr("-+ #0123456789.", *p))
+			p++;
+		while (*p && strchr("hljzt", *p))
+			p++;
+		if (!*p)
+			break;
+		char spec[32];
+		size_t w = (size_t)(p - start);
+		if (w > sizeof(spec) - 4)
+			w = sizeof(spec) - 4;
+		memcpy(spec, start, w);
+		spec[w] = 0;
+		/* the length modifiers drop: the value is printed whole */
+		char *m = spec + 1;
+		while (*m && !strchr("hljzt", *m))
+			m++;
+		*m = 0;
+		const char *str = "";
+		int64_t num = 0;
+		if (k < n)
+			literal_text(s, args[k], &str, &num);
+		k++;
+		if (str || *p == 's') {
+			strcat(spec, "s");
+			sb_printf(&sb, spec, str ? str : "");
+		} else {
+			char conv[2] = { *p, 0 };
+			strcat(spec, "ll");
+			strcat(spec, conv);
+			sb_printf(&sb, spec, (long long)num);
+		}
+	}
+	const char *out = arena_strdup(s->arena, sb_str(&sb));
+	sb_free(&sb);
+	return out;
+}
+
+/* fail(fmt, literals...): a compile-time error where it is reached. */
+const struct type *sema_ty_fail(struct sema *s, struct ast_expr *e,
+				struct ast_expr *target)
+{
+	uint32_t n = e->u.call.args.n;
+	bool ok = true;
+	for (uint32_t i = 0; i < n; i++) {
+		const char *str;
+		int64_t num;
+		if (!literal_text(s, arg(e, i), &str, &num)) {
+			sema_err(s, e->span, "fail() arguments need to be "
+				 "literals");
+			ok = false;
+		}
+	}
+	if (!ok)
+		return &type_none;
+	if (arg(e, 0)->kind != E_STRING) {
+		sema_err(s, e->span, "first argument to fail() must be a "
+			 "string literal");
+		return &type_none;
+	}
+	sema_err(s, e->span, "%s", format_literals(s, arg(e, 0)->u.str.bytes,
+						   e->u.call.args.items + 1,
+						   n - 1));
+	return &type_none;
+}
+
+/* static_assert(cond, msg): fail(msg) unless the compiler knows cond is
+ * true. */
+const struct type *sema_ty_static_assert(struct sema *s, struct ast_expr *e,
+					 struct ast_expr *target)
+{
+	struct ast_expr *msg = arg(e, 1);
+	if (msg->kind != E_STRING) {
+		sema_err(s, msg->span, "static_assert()'s message must be a "
+			 "string literal");
+		return &type_none;
+	}
+	int64_t v;
+	if (!const_eval(s, arg(e, 0), &v)) {
+		sema_err(s, arg(e, 0)->span, "static_assert() needs a condition "
+			 "known at compile time");
+		return &type_none;
+	}
+	if (!v) {
+		sema_err(s, e->span, "%s", msg->u.str.bytes);
+		return &type_none;
+	}
+	return &type_void;
+}
+
+/* assert(cond, msg): at run time, when cond is false, errorf("assert
+ * failed: %s", msg) and exit(1), as 0.26's macro. */
+const struct type *sema_ty_assert(struct sema *s, struct ast_expr *e,
+				  struct ast_expr *target)
+{
+	struct ast_expr *c = arg(e, 0);
+	uint64_t b;
+	if (bool_literal(c, &b))
+		sema_fold_const(c, b);
+	const struct type *ct = sema_expr(s, c);
+	const struct type *mt = sema_expr(s, arg(e, 1));
+	if (ct->kind == TY_NONE || mt->kind == TY_NONE)
+		return &type_none;
+	if (!sema_is_intlike(ct)) {
+		sema_err(s, c->span, "assert()'s condition must be an integer "
+			 "or a bool, not %s", sema_tname(s, ct));
+		return &type_none;
+	}
+	if (mt->kind != TY_STRING) {
+		sema_err(s, arg(e, 1)->span, "assert()'s message must be a "
+			 "string, not %s", sema_tname(s, mt));
+		return &type_none;
+	}
+	static const char text[] = "assert failed: %s";
+	const struct fmt *f = fmt_parse(s->arena, text, sizeof(text) - 1);
+	struct fmt_error fe;
+	if (fmt_check(s->arena, f, "errorf", &mt, 1, &fe) < 0) {
+		sema_err(s, e->span, "%s", fe.msg);
+		return &type_none;
+	}
+	e->u.call.fmt = f;
+	s->uses_ringbuf = true;
+	return &type_void;
 }

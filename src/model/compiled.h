@@ -86,6 +86,8 @@ enum event_kind {
 	EV_UNWATCH,     /* args[0]: an address whose watchpoints go */
 	EV_HELPER_ERROR, /* -k/-kk: args[0] the s64 a helper returned;
 			  * text: the helper's name; at: the expression */
+	EV_WARNF,       /* fmt + args, a located WARNING; at: the call */
+	EV_ERRORF,      /* fmt + args, a located ERROR; at: the call */
 };
 
 struct event_hdr {
@@ -105,7 +107,7 @@ struct cevent {
 	uint32_t size;               /* payload bytes */
 	int32_t map;                 /* PRINT_MAP/CLEAR/ZERO: map index */
 	uint32_t top, div;           /* PRINT_MAP */
-	struct span at;              /* HELPER_ERROR */
+	struct span at;              /* HELPER_ERROR, WARNF, ERRORF */
 };
 
 struct compiled {

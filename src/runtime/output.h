@@ -83,6 +83,9 @@ struct out_ops {
 	/* -k/-kk: helper failed with ret in the expression at */
 	void (*helper_error)(struct out *o, const char *helper, int64_t ret,
 			     struct span at);
+	/* warnf()/errorf(): the formatted text, located at the call */
+	void (*located)(struct out *o, bool error, const char *s, size_t len,
+			struct span at);
 	/* print(expr) of a non-map value */
 	void (*value)(struct out *o, const struct type *t, const void *data);
 	/* print(@m) and the maps printed at exit */
@@ -124,6 +127,11 @@ static inline void out_helper_error(struct out *o, const char *helper,
 				    int64_t ret, struct span at)
 {
 	o->ops->helper_error(o, helper, ret, at);
+}
+static inline void out_located(struct out *o, bool error, const char *s,
+			       size_t len, struct span at)
+{
+	o->ops->located(o, error, s, len, at);
 }
 static inline void out_cat(struct out *o, const char *s, size_t len)
 {

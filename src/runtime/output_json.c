@@ -72,6 +72,22 @@ static void helper_error(struct out *o, const char *helper, int64_t ret,
 	sb_free(&sb);
 }
 
+/* As 0.26's json.cpp: the type is the function's name. */
+static void located(struct out *o, bool error, const char *s, size_t len,
+		    struct span at)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const char *file = at.file ? at.file->name : "";
+	sb_printf(&sb, "{\"type\": \"%s\", \"msg\": ",
+		  error ? "errorf" : "warnf");
+	vfmt_json_string(&sb, s, len);
+	sb_append(&sb, ", \"filename\": ");
+	vfmt_json_string(&sb, file, strlen(file));
+	sb_printf(&sb, ", \"line\": %u, \"col\": %u}\n", at.line, at.col);
+	out_write(o, &sb);
+	sb_free(&sb);
+}
+
 /* With a count beside data, as 0.26's json.cpp writes it. */
 static void lost_events(struct out *o, uint64_t n)
 {
@@ -161,6 +177,7 @@ const struct out_ops out_json_ops = {
 	.join = join,
 	.lost_events = lost_events,
 	.helper_error = helper_error,
+	.located = located,
 	.value = value,
 	.map = map,
 	.end = end,

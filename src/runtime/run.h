@@ -66,7 +66,8 @@ struct run_opts {
 /*
  * Runs until exit(), Ctrl-C, SIGTERM, or the end of the -c child or -p
  * process. Everything it creates is released before it returns, also on
- * errors (reported to opts->err). Returns 0 or -errno.
+ * errors (reported to opts->err). Returns -errno, or the exit status:
+ * exit(CODE)'s code (0 without one).
  */
 int run_program(const struct compiled *c, const struct run_opts *opts);
 
