@@ -89,6 +89,10 @@ const struct type *sema_ty_nsecs(struct sema *s, struct ast_expr *e,
 /* A call without arguments of a builtin variable that 0.26 takes as one
  * (comm()): e becomes the variable. */
 bool sema_var_call(struct sema *s, struct ast_expr *e);
+const struct type *sema_ty_name_of(struct sema *s, struct ast_expr *e,
+				   struct ast_expr *target);
+const struct type *sema_ty_strlen(struct sema *s, struct ast_expr *e,
+				  struct ast_expr *target);
 const struct type *sema_ty_fail(struct sema *s, struct ast_expr *e,
 				struct ast_expr *target);
 const struct type *sema_ty_static_assert(struct sema *s, struct ast_expr *e,

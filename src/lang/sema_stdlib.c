@@ -345,6 +345,47 @@ bool sema_var_call(struct sema *s, struct ast_expr *e)
 	return false;
 }
 
+/* signal_name(n), syscall_name(n): the number, named when printed. */
+const struct type *sema_ty_name_of(struct sema *s, struct ast_expr *e,
+				   struct ast_expr *target)
+{
+	const struct type *t = sema_expr(s, arg(e, 0));
+	if (t->kind == TY_NONE)
+		return &type_none;
+	if (!sema_is_int(t)) {
+		sema_err(s, arg(e, 0)->span, "%s() expects an integer, not %s",
+			 e->u.call.name, sema_tname(s, t));
+		return &type_none;
+	}
+	return type_new(s->arena, e->builtin == BI_SIGNAL_NAME ? TY_SIGNAME :
+			TY_SYSCALL_NAME, 8);
+}
+
+/* strlen(s): of a string, a char array or a char pointer (0.26's
+ * string-like values). */
+const struct type *sema_ty_strlen(struct sema *s, struct ast_expr *e,
+				  struct ast_expr *target)
+{
+	const struct type *t = sema_expr(s, arg(e, 0));
+	if (t->kind == TY_NONE)
+		return &type_none;
+	if (t->kind == TY_STRING)
+		return &type_u64;
+	if ((t->kind == TY_ARRAY || t->kind == TY_PTR) && t->elem &&
+	    t->elem->kind == TY_INT && t->elem->size == 1)
+		return &type_u64;
+	if (t->kind == TY_ARRAY)
+		sema_err(s, arg(e, 0)->span, "string-like arrays must contain "
+			 "a char-like type");
+	else if (t->kind == TY_PTR)
+		sema_err(s, arg(e, 0)->span, "string-like pointers must point "
+			 "to a char-like type");
+	else
+		sema_err(s, arg(e, 0)->span, "string-like values must be either "
+			 "strings, arrays or pointers");
+	return &type_none;
+}
+
 /* ---- compile-time checks and assertions ---- */
 
 /* The value of e when the compiler knows it: literals, true/false,
