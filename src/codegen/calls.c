@@ -330,7 +330,10 @@ struct val cg_bi_macaddr(struct cg *g, struct ast_expr *e,
 struct val cg_bi_signal(struct cg *g, struct ast_expr *e,
 			struct ast_expr *tg)
 {
-	cg_call(g, BPF_FUNC_send_signal, 1, cg_int(g, arg(e, 0)));
+	/* signal_thread(): the traced thread, not its process */
+	cg_call(g, e->builtin == BI_SIGNAL_THREAD ? BPF_FUNC_send_signal_thread
+						   : BPF_FUNC_send_signal,
+		1, cg_int(g, arg(e, 0)));
 	return cg_no_val();
 }
 

@@ -47,3 +47,22 @@ struct val cg_bi_strlen(struct cg *g, struct ast_expr *e, struct ast_expr *tg)
 			     ir_const(g->ir, n), s);
 	return cg_reg_val(e->type, len_of(g, ret));
 }
+
+/* write_user(dst, src, len): bpf_probe_write_user of len bytes of src
+ * (memory of the program: sema checked len fits) to the user address
+ * dst; true when it wrote them. */
+struct val cg_bi_write_user(struct cg *g, struct ast_expr *e,
+			    struct ast_expr *tg)
+{
+	ir_reg dst = cg_int(g, arg(e, 0));
+	struct val v = cg_to_mem(g, cg_expr(g, arg(e, 1)));
+	ir_reg src = ir_reg_new(g->ir);
+	ir_slot_addr(g->ir, src, v.slot, v.off);
+	ir_reg ret = cg_call(g, BPF_FUNC_probe_write_user, 3, dst, src,
+			     ir_const(g->ir, (int64_t)arg(e, 2)->u.num.value));
+	ir_reg r = ir_const(g->ir, 1);
+	ir_jlist ok = ir_jmpi(g->ir, BPF_JEQ, ret, 0, IR_NOLABEL);
+	ir_movi(g->ir, r, 0);
+	ir_jlist_patch_here(g->ir, ok);
+	return cg_reg_val(e->type, r);
+}

@@ -93,6 +93,18 @@ const struct type *sema_ty_name_of(struct sema *s, struct ast_expr *e,
 				   struct ast_expr *target);
 const struct type *sema_ty_strlen(struct sema *s, struct ast_expr *e,
 				  struct ast_expr *target);
+const struct type *sema_ty_is_err(struct sema *s, struct ast_expr *e,
+				  struct ast_expr *target);
+const struct type *sema_ty_is_kind(struct sema *s, struct ast_expr *e,
+				   struct ast_expr *target);
+const struct type *sema_ty_probetype(struct sema *s, struct ast_expr *e,
+				     struct ast_expr *target);
+const struct type *sema_ty_has_cpid(struct sema *s, struct ast_expr *e,
+				    struct ast_expr *target);
+const struct type *sema_ty_kfunc_exist(struct sema *s, struct ast_expr *e,
+				       struct ast_expr *target);
+const struct type *sema_ty_write_user(struct sema *s, struct ast_expr *e,
+				      struct ast_expr *target);
 const struct type *sema_ty_fail(struct sema *s, struct ast_expr *e,
 				struct ast_expr *target);
 const struct type *sema_ty_static_assert(struct sema *s, struct ast_expr *e,

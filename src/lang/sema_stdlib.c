@@ -6,11 +6,14 @@
  */
 #include "sema_impl.h"
 
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "kernel/btf.h"
+#include "kernel/features.h"
 #include "lang/fmt_parse.h"
 #include "lang/namedopt.h"
 #include "probes/provider.h"
@@ -320,8 +323,8 @@ const struct type *sema_ty_nsecs(struct sema *s, struct ast_expr *e,
 static const char *const var_calls[] = {
 	"cgroup", "comm", "cpid", "cpu", "curtask", "elapsed", "func", "gid",
 	"jiffies", "ncpus", "numaid", "ppid", "leader_tid", "pcomm",
-	"leader_comm", "probe", "rand", "retval", "uid", "usermode",
-	"username", NULL,
+	"leader_comm", "probe", "probetype", "rand", "retval", "uid",
+	"usermode", "username", "has_cpid", NULL,
 };
 
 bool sema_var_call(struct sema *s, struct ast_expr *e)
@@ -603,4 +606,153 @@ const struct type *sema_ty_assert(struct sema *s, struct ast_expr *e,
 	e->u.call.fmt = f;
 	s->uses_ringbuf = true;
 	return &type_void;
+}
+
+/* ---- type questions, answered at compile time ---- */
+
+/* is_err(ptr): an ERR_PTR, -4095 <= (int64)ptr < 0, which is one unsigned
+ * comparison (the argument is evaluated once). */
+const struct type *sema_ty_is_err(struct sema *s, struct ast_expr *e,
+				  struct ast_expr *target)
+{
+	struct ast_expr *x = arg(e, 0);
+	const struct type *t = sema_expr(s, x);
+	if (t->kind == TY_NONE)
+		return &type_none;
+	if (!sema_is_intlike(t)) {
+		sema_err(s, x->span, "is_err() expects a pointer or an integer, "
+			 "not %s", sema_tname(s, t));
+		return &type_none;
+	}
+	struct ast_expr *cast = new_expr(s, E_CAST, e->span);
+	cast->u.cast.to.span = e->span;
+	cast->u.cast.to.base = "uint64";
+	cast->u.cast.operand = x;
+	struct ast_expr *lim = new_expr(s, E_INT, e->span);
+	lim->u.num.value = (uint64_t)-4095;
+	e->kind = E_BINARY;
+	e->u.binary.op = OP_GE;
+	e->u.binary.left = cast;
+	e->u.binary.right = lim;
+	return sema_expr(s, e);
+}
+
+static bool is_literal(const struct ast_expr *a)
+{
+	uint64_t b;
+	return a->kind == E_INT || a->kind == E_STRING ||
+	       bool_literal(a, &b) ||
+	       (a->kind == E_UNARY && a->u.unary.op == OP_NEG &&
+		a->u.unary.operand->kind == E_INT);
+}
+
+/* is_str, is_ptr, is_array, is_integer, is_unsigned_integer, is_literal:
+ * of the argument's type (which is not evaluated). */
+const struct type *sema_ty_is_kind(struct sema *s, struct ast_expr *e,
+				   struct ast_expr *target)
+{
+	struct ast_expr *x = arg(e, 0);
+	const char *fn = e->u.call.name;
+	bool lit = is_literal(x);
+	uint64_t b;
+	const struct type *t = bool_literal(x, &b) ? &type_u8 : sema_expr(s, x);
+	if (t->kind == TY_NONE)
+		return &type_none;
+	bool v;
+	if (!strcmp(fn, "is_literal"))
+		v = lit;
+	else if (!strcmp(fn, "is_str"))
+		v = t->kind == TY_STRING;
+	else if (!strcmp(fn, "is_ptr"))
+		v = t->kind == TY_PTR;
+	else if (!strcmp(fn, "is_array"))
+		v = t->kind == TY_ARRAY;
+	else if (!strcmp(fn, "is_integer"))
+		v = t->kind == TY_INT;
+	else
+		v = t->kind == TY_INT && !t->is_signed;
+	return fold_bool(e, v);
+}
+
+/* probetype: the probe's type as 0.26 names it (BEGIN and END are
+ * "special"). */
+const struct type *sema_ty_probetype(struct sema *s, struct ast_expr *e,
+				     struct ast_expr *target)
+{
+	const char *k = sema_probe_kind(s);
+	if (!strcmp(k, "BEGIN") || !strcmp(k, "END"))
+		k = "special";
+	else if (!strcmp(k, "kfunc"))
+		k = "fentry";
+	else if (!strcmp(k, "kretfunc"))
+		k = "fexit";
+	e->kind = E_STRING;
+	e->u.str.bytes = k;
+	e->u.str.len = (uint32_t)strlen(k);
+	return sema_expr(s, e);
+}
+
+/* has_cpid: whether there is a -c child (0.26's documented meaning). */
+const struct type *sema_ty_has_cpid(struct sema *s, struct ast_expr *e,
+				    struct ast_expr *target)
+{
+	return fold_bool(e, s->opts->cpid != 0);
+}
+
+/* kfunc_exist("name"): whether the kernel's BTF has the function. */
+const struct type *sema_ty_kfunc_exist(struct sema *s, struct ast_expr *e,
+				       struct ast_expr *target)
+{
+	struct ast_expr *x = arg(e, 0);
+	if (x->kind != E_STRING) {
+		sema_err(s, e->span, "kfunc_exist() accepts a string literal "
+			 "only");
+		return &type_none;
+	}
+	struct btf *b = kbtf_load() == 0 ? kbtf_vmlinux() : NULL;
+	return fold_bool(e, b && btf__find_by_name_kind(b, x->u.str.bytes,
+							 BTF_KIND_FUNC) > 0);
+}
+
+/* write_user(dst, src, len): --unsafe; src a value of the program
+ * (string, array, buffer, integer), len a constant that fits in it. */
+const struct type *sema_ty_write_user(struct sema *s, struct ast_expr *e,
+				      struct ast_expr *target)
+{
+	if (!s->opts->unsafe) {
+		sema_err(s, e->span, "write_user() is unsafe. To use you need "
+			 "the --unsafe flag");
+		return &type_none;
+	}
+	if (!feat_has(FEAT_WRITE_USER)) {
+		sema_err(s, e->span, "write_user() is not available: %s",
+			 feat_reason(FEAT_WRITE_USER));
+		return &type_none;
+	}
+	const struct type *d = sema_expr(s, arg(e, 0));
+	const struct type *v = sema_expr(s, arg(e, 1));
+	if (d->kind == TY_NONE || v->kind == TY_NONE)
+		return &type_none;
+	if (!sema_is_intlike(d)) {
+		sema_err(s, arg(e, 0)->span, "write_user()'s destination must "
+			 "be a pointer, not %s", sema_tname(s, d));
+		return &type_none;
+	}
+	if (v->kind != TY_STRING && v->kind != TY_ARRAY && v->kind != TY_BUF &&
+	    v->kind != TY_INT) {
+		sema_err(s, arg(e, 1)->span, "write_user() writes a string, an "
+			 "array, a buffer or an integer, not %s",
+			 sema_tname(s, v));
+		return &type_none;
+	}
+	int64_t n;
+	if (!const_eval(s, arg(e, 2), &n) || n < 1 || n > v->size) {
+		sema_err(s, arg(e, 2)->span, "write_user()'s length must be a "
+			 "constant from 1 to the %u bytes of its source",
+			 v->size);
+		return &type_none;
+	}
+	sema_fold_const(arg(e, 2), (uint64_t)n);
+	arg(e, 2)->type = &type_u64;
+	return &type_u8;
 }
