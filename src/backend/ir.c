@@ -389,6 +389,14 @@ void ir_ld_map(struct ir *ir, ir_reg d, uint32_t map_idx)
 				   .imm = map_idx });
 }
 
+void ir_ld_btf_var(struct ir *ir, ir_reg d, uint32_t btf_id)
+{
+	if (bad_reg(ir, d))
+		return;
+	emit(ir, (struct ir_insn){ .kind = IRK_LDMAP, .flags = IRF_BTFVAR,
+				   .dst = d, .imm = btf_id });
+}
+
 void ir_ld_map_value(struct ir *ir, ir_reg d, uint32_t map_idx,
 		     uint32_t off)
 {
@@ -697,7 +705,10 @@ static void dump_insn(struct strbuf *sb, const struct ir_insn *in)
 		sb_printf(sb, "%%%u = %lld", in->dst, (long long)in->imm);
 		return;
 	case IRK_LDMAP:
-		if (in->flags & IRF_MAPVAL)
+		if (in->flags & IRF_BTFVAR)
+			sb_printf(sb, "%%%u = btf_var[%lld]", in->dst,
+				  (long long)in->imm);
+		else if (in->flags & IRF_MAPVAL)
 			sb_printf(sb, "%%%u = map_value[%lld]+%d", in->dst,
 				  (long long)in->imm, in->off);
 		else

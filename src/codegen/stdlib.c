@@ -1,7 +1,11 @@
 /* Emitters of bpftrace 0.26's standard library entries that need code
- * (lang/sema_stdlib.c types them): strlen(). */
+ * (lang/sema_stdlib.c types them): strlen(), write_user(),
+ * percpu_kaddr(). */
 #include "codegen/cg.h"
 
+#include <bpf/btf.h>
+
+#include "kernel/btf.h"
 #include "model/limits.h"
 
 static struct ast_expr *arg(struct ast_expr *e, uint32_t i)
@@ -64,5 +68,41 @@ struct val cg_bi_write_user(struct cg *g, struct ast_expr *e,
 	ir_jlist ok = ir_jmpi(g->ir, BPF_JEQ, ret, 0, IR_NOLABEL);
 	ir_movi(g->ir, r, 0);
 	ir_jlist_patch_here(g->ir, ok);
+	return cg_reg_val(e->type, r);
+}
+
+/* percpu_kaddr("name" [, cpu]): the address of the per-CPU kernel
+ * variable on this CPU (bpf_this_cpu_ptr) or on cpu (bpf_per_cpu_ptr,
+ * NULL past the CPUs), of the BTF variable sema found. The kernel's
+ * pointer is copied out through a read into a plain integer, which the
+ * program may do arithmetic on and compare before any NULL check. */
+struct val cg_bi_percpu_kaddr(struct cg *g, struct ast_expr *e,
+			      struct ast_expr *tg)
+{
+	struct ast_expr *name = arg(e, 0);
+	int32_t id = -1;
+	struct btf *b = kbtf_load() == 0 ? kbtf_vmlinux() : NULL;
+	if (b)
+		id = btf__find_by_name_kind(b, name->u.str.bytes, BTF_KIND_VAR);
+	if (id <= 0 || g->opts->no_dispatch) {
+		cg_error(g, e->span, id <= 0 ? "cannot find the variable %s in "
+			 "the kernel's BTF" : "percpu_kaddr() of %s is not "
+			 "supported in an object (--emit-elf)",
+			 name->u.str.bytes);
+		return cg_reg_val(e->type, ir_const(g->ir, 0));
+	}
+	ir_reg var = ir_reg_new(g->ir);
+	ir_ld_btf_var(g->ir, var, (uint32_t)id);
+	ir_reg p = e->u.call.args.n > 1 ?
+		cg_call(g, BPF_FUNC_per_cpu_ptr, 2, var, cg_int(g, arg(e, 1))) :
+		cg_call(g, BPF_FUNC_this_cpu_ptr, 1, var);
+	ir_slot from = ir_slot_new(g->ir, 8, 8), to = ir_slot_new(g->ir, 8, 8);
+	ir_store_slot(g->ir, 8, from, 0, p);
+	ir_reg d = ir_reg_new(g->ir), s = ir_reg_new(g->ir);
+	ir_slot_addr(g->ir, d, to, 0);
+	ir_slot_addr(g->ir, s, from, 0);
+	cg_call(g, BPF_FUNC_probe_read_kernel, 3, d, ir_const(g->ir, 8), s);
+	ir_reg r = ir_reg_new(g->ir);
+	ir_load_slot(g->ir, 8, r, to, 0);
 	return cg_reg_val(e->type, r);
 }

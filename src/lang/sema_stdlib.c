@@ -14,6 +14,7 @@
 
 #include "kernel/btf.h"
 #include "kernel/features.h"
+#include "kernel/kallsyms.h"
 #include "lang/fmt_parse.h"
 #include "lang/namedopt.h"
 #include "probes/provider.h"
@@ -755,4 +756,43 @@ const struct type *sema_ty_write_user(struct sema *s, struct ast_expr *e,
 	sema_fold_const(arg(e, 2), (uint64_t)n);
 	arg(e, 2)->type = &type_u64;
 	return &type_u8;
+}
+
+/* percpu_kaddr("name" [, cpu]): a per-CPU variable of the kernel's BTF
+ * (kallsyms need not list it), as a uint64 * of the kernel. */
+const struct type *sema_ty_percpu_kaddr(struct sema *s, struct ast_expr *e,
+					struct ast_expr *target)
+{
+	struct ast_expr *name = arg(e, 0);
+	if (name->kind != E_STRING) {
+		sema_err(s, name->span, "percpu_kaddr() expects a string "
+			 "literal");
+		return &type_none;
+	}
+	if (e->u.call.args.n > 1) {
+		const struct type *t = sema_expr(s, arg(e, 1));
+		if (t->kind == TY_NONE)
+			return &type_none;
+		if (!sema_is_int(t)) {
+			sema_err(s, arg(e, 1)->span, "percpu_kaddr()'s cpu must "
+				 "be an integer, not %s", sema_tname(s, t));
+			return &type_none;
+		}
+	}
+	struct btf *b = kbtf_load() == 0 ? kbtf_vmlinux() : NULL;
+	if (!b || btf__find_by_name_kind(b, name->u.str.bytes,
+					 BTF_KIND_VAR) <= 0) {
+		sema_err(s, name->span, "Could not resolve variable \"%s\" "
+			 "from BTF", name->u.str.bytes);
+		return &type_none;
+	}
+	/* the kernel finds the variable's address by its name in kallsyms,
+	 * which lists data only with CONFIG_KALLSYMS_ALL */
+	if (ksyms_load() < 0 || !ksyms_addr(name->u.str.bytes)) {
+		sema_err(s, name->span, "percpu_kaddr(): the kernel cannot "
+			 "place %s: /proc/kallsyms does not list it (a kernel "
+			 "without CONFIG_KALLSYMS_ALL)", name->u.str.bytes);
+		return &type_none;
+	}
+	return type_ptr(s->arena, &type_u64, false);
 }
