@@ -106,3 +106,11 @@ struct val cg_bi_percpu_kaddr(struct cg *g, struct ast_expr *e,
 	ir_load_slot(g->ir, 8, r, to, 0);
 	return cg_reg_val(e->type, r);
 }
+
+/* socket_cookie(args.sk) of an fentry program (sema checked) */
+struct val cg_bi_socket_cookie(struct cg *g, struct ast_expr *e,
+			       struct ast_expr *tg)
+{
+	return cg_reg_val(e->type, cg_call(g, BPF_FUNC_get_socket_cookie, 1,
+					   cg_int(g, arg(e, 0))));
+}

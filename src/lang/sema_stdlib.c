@@ -796,3 +796,41 @@ const struct type *sema_ty_percpu_kaddr(struct sema *s, struct ast_expr *e,
 	}
 	return type_ptr(s->arena, &type_u64, false);
 }
+
+/* socket_cookie(sk): bpf_get_socket_cookie of a struct sock * argument of
+ * the probe. The helper takes a pointer the verifier has typed from BTF,
+ * which only fentry (kfunc) and tp_btf programs get from their context:
+ * there the argument must be read straight from it (args.NAME). */
+const struct type *sema_ty_socket_cookie(struct sema *s, struct ast_expr *e,
+					 struct ast_expr *target)
+{
+	struct ast_expr *a = arg(e, 0);
+	const struct type *t = sema_expr(s, a);
+	if (t->kind == TY_NONE)
+		return &type_none;
+	if (t->kind != TY_PTR || !t->elem || t->elem->kind != TY_RECORD ||
+	    !t->elem->name || strcmp(t->elem->name, "struct sock")) {
+		sema_err(s, a->span, "socket_cookie() only supports 'struct "
+			 "sock *' as the argument (%s provided)",
+			 sema_tname(s, t));
+		return &type_none;
+	}
+	enum bpf_prog_type pt = s->tgt ? (s->tgt->prog_type ?
+		s->tgt->prog_type : s->tgt->prov->prog_type) :
+		BPF_PROG_TYPE_UNSPEC;
+	if (pt != BPF_PROG_TYPE_TRACING) {
+		sema_err(s, e->span, "socket_cookie() needs a socket pointer "
+			 "typed by BTF, which only fentry (kfunc) probes pass; "
+			 "%s probes do not (and this kernel has %s)",
+			 sema_probe_kind(s), feat_has(FEAT_FENTRY) ?
+			 "fentry" : "no fentry");
+		return &type_none;
+	}
+	if (a->kind != E_FIELD || a->u.field.base->kind != E_BUILTIN ||
+	    a->u.field.base->builtin != BI_ARGS) {
+		sema_err(s, a->span, "socket_cookie() takes the socket "
+			 "argument as the probe passes it (args.NAME)");
+		return &type_none;
+	}
+	return &type_u64;
+}
