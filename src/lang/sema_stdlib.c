@@ -37,14 +37,26 @@ static struct ast_expr *new_expr(struct sema *s, enum ast_expr_kind k,
 	return e;
 }
 
-/* `true` and `false`. */
+/* `true` and `false`: an identifier, or the literal a parser that knows
+ * them makes (told apart from 1 and 0 by its text). */
 static bool bool_literal(const struct ast_expr *e, uint64_t *v)
 {
-	if (e->kind != E_IDENT ||
-	    (strcmp(e->u.name, "true") && strcmp(e->u.name, "false")))
+	if (e->kind == E_IDENT) {
+		if (strcmp(e->u.name, "true") && strcmp(e->u.name, "false"))
+			return false;
+		*v = e->u.name[0] == 't';
+		return true;
+	}
+	if (e->kind != E_INT || !e->span.file ||
+	    e->span.off + e->span.len > e->span.file->len)
 		return false;
-	*v = e->u.name[0] == 't';
-	return true;
+	const char *t = e->span.file->text + e->span.off;
+	if ((e->span.len == 4 && !memcmp(t, "true", 4)) ||
+	    (e->span.len == 5 && !memcmp(t, "false", 5))) {
+		*v = t[0] == 't';
+		return true;
+	}
+	return false;
 }
 
 static const char *default_text(struct sema *s, const struct namedopt *o)
@@ -60,13 +72,19 @@ static const char *default_text(struct sema *s, const struct namedopt *o)
 	return "";
 }
 
-/* e becomes the value v, of bool type. */
-static const struct type *fold_bool(struct ast_expr *e, uint64_t v)
+/* e becomes the value v as a comparison, v != 0, which is of the
+ * language's truth type (bpftrace 0.26's bool). */
+static const struct type *fold_bool(struct sema *s, struct ast_expr *e,
+				    uint64_t v)
 {
-	e->kind = E_INT;
-	e->u.num.value = v;
-	e->u.num.is_char = false;
-	return &type_u8;
+	struct ast_expr *l = new_expr(s, E_INT, e->span);
+	struct ast_expr *r = new_expr(s, E_INT, e->span);
+	l->u.num.value = v;
+	e->kind = E_BINARY;
+	e->u.binary.op = OP_NE;
+	e->u.binary.left = l;
+	e->u.binary.right = r;
+	return sema_expr(s, e);
 }
 
 /* getopt("name" [, default [, "description"]]): the named program option,
@@ -138,7 +156,7 @@ const struct type *sema_ty_getopt(struct sema *s, struct ast_expr *e,
 	}
 	switch (have->kind) {
 	case NOPT_BOOL:
-		return fold_bool(e, have->num);
+		return fold_bool(s, e, have->num);
 	case NOPT_STRING:
 		e->kind = E_STRING;
 		e->u.str.bytes = have->str;
@@ -672,7 +690,7 @@ const struct type *sema_ty_is_kind(struct sema *s, struct ast_expr *e,
 		v = t->kind == TY_INT;
 	else
 		v = t->kind == TY_INT && !t->is_signed;
-	return fold_bool(e, v);
+	return fold_bool(s, e, v);
 }
 
 /* probetype: the probe's type as 0.26 names it (BEGIN and END are
@@ -697,7 +715,7 @@ const struct type *sema_ty_probetype(struct sema *s, struct ast_expr *e,
 const struct type *sema_ty_has_cpid(struct sema *s, struct ast_expr *e,
 				    struct ast_expr *target)
 {
-	return fold_bool(e, s->opts->cpid != 0);
+	return fold_bool(s, e, s->opts->cpid != 0);
 }
 
 /* kfunc_exist("name"): whether the kernel's BTF has the function. */
@@ -711,7 +729,7 @@ const struct type *sema_ty_kfunc_exist(struct sema *s, struct ast_expr *e,
 		return &type_none;
 	}
 	struct btf *b = kbtf_load() == 0 ? kbtf_vmlinux() : NULL;
-	return fold_bool(e, b && btf__find_by_name_kind(b, x->u.str.bytes,
+	return fold_bool(s, e, b && btf__find_by_name_kind(b, x->u.str.bytes,
 							 BTF_KIND_FUNC) > 0);
 }
 
