@@ -852,3 +852,20 @@ const struct type *sema_ty_socket_cookie(struct sema *s, struct ast_expr *e,
 	}
 	return &type_u64;
 }
+
+/* strstr(haystack, needle): the index of needle's first match, or -1. */
+const struct type *sema_ty_strstr(struct sema *s, struct ast_expr *e,
+				  struct ast_expr *target)
+{
+	for (uint32_t i = 0; i < 2; i++) {
+		const struct type *t = sema_expr(s, arg(e, i));
+		if (t->kind == TY_NONE)
+			return &type_none;
+		if (t->kind != TY_STRING) {
+			sema_err(s, arg(e, i)->span, "strstr() expects strings, "
+				 "not %s", sema_tname(s, t));
+			return &type_none;
+		}
+	}
+	return &type_s64;
+}
