@@ -546,6 +546,10 @@ const struct type *sema_ty_fail(struct sema *s, struct ast_expr *e,
 {
 	uint32_t n = e->u.call.args.n;
 	bool ok = true;
+	if (!n) {
+		sema_err(s, e->span, "fail() needs a format string");
+		return &type_none;
+	}
 	for (uint32_t i = 0; i < n; i++) {
 		const char *str;
 		int64_t num;
