@@ -93,6 +93,11 @@ const struct type *sema_ty_getopt(struct sema *s, struct ast_expr *e,
 				  struct ast_expr *target)
 {
 	uint32_t n = e->u.call.args.n;
+	if (n < 1 || n > 3) {
+		sema_err(s, e->span, "The 'getopt' function can take a maximum "
+			 "of three arguments and a minimum of one argument.");
+		return &type_none;
+	}
 	struct ast_expr *name = arg(e, 0);
 	if (name->kind != E_STRING) {
 		sema_err(s, name->span, "First argument to 'getopt' must be a "
