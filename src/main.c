@@ -70,6 +70,8 @@ struct options {
 	bool pid_set;
 	char **params;         /* $1.. */
 	int nparams;
+	char **named;          /* --name[=value] after them, without "--" */
+	int nnamed;
 	/* object mode */
 	const char *object;    /* --object FILE.bpf.o */
 	const char *emit_elf;  /* --emit-elf FILE.o */
@@ -858,8 +860,17 @@ static int parse_options(int argc, char **argv, struct options *o)
 				   sizeof(o->tool_path)))
 			o->prog_path = o->tool_path;
 	}
+	/* As bpftrace 0.26, a word after the script that starts with "--"
+	 * is a named program option (getopt()), the others are $1.. */
 	o->params = argv + optind;
-	o->nparams = argc - optind;
+	o->nparams = 0;
+	o->named = xcalloc((size_t)(argc - optind) + 1, sizeof(*o->named));
+	for (int i = optind; i < argc; i++) {
+		if (!strncmp(argv[i], "--", 2))
+			o->named[o->nnamed++] = argv[i] + 2;
+		else
+			o->params[o->nparams++] = argv[i];
+	}
 	return 0;
 }
 
@@ -1079,10 +1090,12 @@ static int compile(struct run *r, const struct options *o,
 	/* -c without running has a stand-in child pid: still a process. */
 	int cpid = o->cmd ? r->child.pid : 0;
 	struct sema_opts sopts = { o->params, o->nparams, o->unsafe,
-				   r->stand_ins ? r->stand_in_cpid : cpid };
+				   r->stand_ins ? r->stand_in_cpid : cpid,
+				   o->named, o->nnamed };
 	struct sema_result sres;
 	if (expand_probes(&r->arena, diag, o, prog, cpid, &probes) < 0 ||
-	    sema_check(&r->arena, diag, prog, probes, &sopts, &sres) < 0)
+	    sema_check(&r->arena, diag, prog, probes, &sopts, &sres) < 0 ||
+	    namedopt_check(&sres.named, o->named, o->nnamed, stderr) < 0)
 		return 1;
 	r->prog = prog;
 	r->probes = probes;
@@ -1359,7 +1372,9 @@ static int run_emitted(const struct options *o)
 		.bench = o->mode == MODE_BENCH,
 		.test = o->mode == MODE_TEST,
 	};
-	rc = run_program(&so.c, &ropts) != 0;
+	rc = run_program(&so.c, &ropts);
+	if (rc < 0)
+		rc = 1;
 out:
 	run_cleanup(&r); /* so's code lives in the arena */
 	return rc;
@@ -1518,8 +1533,8 @@ int main(int argc, char **argv)
 			.no_warnings = o.no_warnings,
 			.dry_run = o.dry_run,
 		};
-		if (run_program(&r.compiled, &ropts) != 0)
-			rc = 1; /* an error, or a failed --test test */
+		int status = run_program(&r.compiled, &ropts);
+		rc = status < 0 ? 1 : status;
 	}
 	run_cleanup(&r);
 	return rc;

@@ -186,6 +186,8 @@ int disasm_insn(const struct bpf_insn *insns, size_t n, size_t pc,
 			break;
 		if (in->src_reg == BPF_PSEUDO_MAP_FD)
 			sb_printf(sb, "r%d = map[%d]", in->dst_reg, in->imm);
+		else if (in->src_reg == BPF_PSEUDO_BTF_ID)
+			sb_printf(sb, "r%d = btf_var[%d]", in->dst_reg, in->imm);
 		else if (in->src_reg == BPF_PSEUDO_MAP_VALUE)
 			sb_printf(sb, "r%d = map_value[%d]+%d", in->dst_reg,
 				  in->imm, in[1].imm);

@@ -17,7 +17,8 @@ int ir_encode(struct ir *ir, const struct mi_list *ml, struct bpf_code *out)
 			label_pc[m->label] = pc;
 		else
 			pc += m->kind == MI_LDIMM ? 2 : 1;
-		nrelocs += m->kind == MI_LDIMM && m->ins.src_reg;
+		nrelocs += m->kind == MI_LDIMM && m->ins.src_reg &&
+			   m->ins.src_reg != BPF_PSEUDO_BTF_ID;
 	}
 	if (pc > IR_MAX_INSNS) {
 		memset(out, 0, sizeof(*out));
@@ -47,7 +48,8 @@ int ir_encode(struct ir *ir, const struct mi_list *ml, struct bpf_code *out)
 				.imm = (int32_t)(uint32_t)m->imm64 };
 			insns[pc + 1].imm = m->ins.src_reg == BPF_PSEUDO_MAP_VALUE
 				? m->aux : (int32_t)((uint64_t)m->imm64 >> 32);
-			if (m->ins.src_reg)
+			/* a BTF id is the kernel's, no map to patch in */
+			if (m->ins.src_reg && m->ins.src_reg != BPF_PSEUDO_BTF_ID)
 				relocs[out->nrelocs++] = (struct map_reloc){
 					pc, (uint32_t)m->imm64 };
 			pc += 2;

@@ -415,6 +415,14 @@ void ir_set_ctx(struct ir *ir, ir_reg r)
 	ir->ctx = r;
 }
 
+void ir_ld_btf_var(struct ir *ir, ir_reg d, uint32_t btf_id)
+{
+	if (bad_reg(ir, d))
+		return;
+	emit(ir, (struct ir_insn){ .kind = IRK_LDMAP, .flags = IRF_BTFVAR,
+				   .dst = d, .imm = btf_id });
+}
+
 void ir_ld_map_value(struct ir *ir, ir_reg d, uint32_t map_idx,
 		     uint32_t off)
 {
@@ -728,6 +736,9 @@ static void dump_insn(struct strbuf *sb, const struct ir_insn *in)
 	case IRK_LDMAP:
 		if (in->flags & IRF_FUNC)
 			sb_printf(sb, "%%%u = func[%lld]", in->dst,
+				  (long long)in->imm);
+		else if (in->flags & IRF_BTFVAR)
+			sb_printf(sb, "%%%u = btf_var[%lld]", in->dst,
 				  (long long)in->imm);
 		else if (in->flags & IRF_MAPVAL)
 			sb_printf(sb, "%%%u = map_value[%lld]+%d", in->dst,

@@ -156,6 +156,9 @@ void ir_ld_map(struct ir *ir, ir_reg d, uint32_t map_idx);
 /* d = pointer to byte `off` of an array map's value 0 (global data). */
 void ir_ld_map_value(struct ir *ir, ir_reg d, uint32_t map_idx,
 		     uint32_t off);
+/* d = the kernel variable of vmlinux BTF id btf_id (a per-CPU one, for
+ * bpf_this_cpu_ptr/bpf_per_cpu_ptr): ld_imm64 BPF_PSEUDO_BTF_ID. */
+void ir_ld_btf_var(struct ir *ir, ir_reg d, uint32_t btf_id);
 
 /* --- calls and exit --- */
 /* d = helper fn(args...); d may be IR_NOREG. Args go to R1..R5. */

@@ -40,6 +40,7 @@ enum {
 	IRF_MAPVAL = 16,  /* LDMAP of a value address */
 	IRF_OPEN = 32,    /* jump not yet patched: label is the next jump */
 	IRF_FUNC = 64,    /* LDMAP of a function's address (BPF_PSEUDO_FUNC) */
+	IRF_BTFVAR = 128, /* LDMAP of a kernel variable by BTF id (imm) */
 };
 
 struct ir_insn {

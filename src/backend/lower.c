@@ -148,6 +148,7 @@ static void lower_insn(struct ir *ir, const struct ir_insn *in,
 	case IRK_LDMAP:
 		ldimm(ml, P[in->dst],
 		      in->flags & IRF_FUNC ? BPF_PSEUDO_FUNC :
+		      in->flags & IRF_BTFVAR ? BPF_PSEUDO_BTF_ID :
 		      in->flags & IRF_MAPVAL ? BPF_PSEUDO_MAP_VALUE
 					     : BPF_PSEUDO_MAP_FD,
 		      in->imm, in->off);

@@ -6,6 +6,10 @@
  */
 #include "codegen/cg.h"
 
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
 #include "util/arena.h"
 
 static const cg_builtin_fn emitters[BI__COUNT] = {
@@ -29,21 +33,89 @@ struct val cg_builtin(struct cg *g, struct ast_expr *e,
 	return emitters[e->builtin](g, e, target);
 }
 
+static int64_t ts_ns(const struct timespec *t)
+{
+	return (int64_t)t->tv_sec * 1000000000 + t->tv_nsec;
+}
+
+/* CLOCK_TAI - CLOCK_BOOTTIME, from the tightest of five TAI reads around
+ * a boot read. */
+static int64_t tai_minus_boot(void)
+{
+	int64_t best = 0, best_gap = INT64_MAX;
+	for (int i = 0; i < 5; i++) {
+		struct timespec a, b, boot;
+		if (clock_gettime(CLOCK_TAI, &a) ||
+		    clock_gettime(CLOCK_BOOTTIME, &boot) ||
+		    clock_gettime(CLOCK_TAI, &b))
+			continue;
+		int64_t gap = ts_ns(&b) - ts_ns(&a);
+		if (gap < best_gap) {
+			best_gap = gap;
+			best = ts_ns(&a) + gap / 2 - ts_ns(&boot);
+		}
+	}
+	return best;
+}
+
 static ir_reg pid_tgid(struct cg *g)
 {
 	return cg_call(g, BPF_FUNC_get_current_pid_tgid, 0);
 }
 
+/* The argument of pid(MODE), tid(MODE), nsecs(MODE), or NULL. */
+static const char *mode_of(const struct ast_expr *e)
+{
+	return e->kind == E_CALL && e->u.call.args.n ?
+		e->u.call.args.items[0]->u.name : NULL;
+}
+
+/* As bpftrace 0.26, pid and tid are as seen from sonde's own PID
+ * namespace (pid(init): from the initial one): where that is not the
+ * initial namespace, the kernel translates them. Returns false in the
+ * initial namespace. */
+#define PROC_PID_INIT_INO 0xeffffffcU
+static bool ns_pid_tid(struct cg *g, const struct ast_expr *e, bool tid,
+		       ir_reg *out)
+{
+	static int known;
+	static struct stat ns;
+	const char *mode = mode_of(e);
+	if (mode && !strcmp(mode, "init"))
+		return false;
+	if (!known)
+		known = stat("/proc/self/ns/pid", &ns) == 0 ? 1 : -1;
+	if (known < 0 || ns.st_ino == PROC_PID_INIT_INO)
+		return false;
+	/* struct bpf_pidns_info { u32 pid; u32 tgid; } */
+	ir_slot s = ir_slot_new(g->ir, 8, 8);
+	cg_zero(g, s, 0, 8);
+	ir_reg p = ir_reg_new(g->ir);
+	ir_slot_addr(g->ir, p, s, 0);
+	cg_call(g, BPF_FUNC_get_ns_current_pid_tgid, 4,
+		ir_const(g->ir, (int64_t)ns.st_dev),
+		ir_const(g->ir, (int64_t)ns.st_ino), p, ir_const(g->ir, 8));
+	*out = ir_reg_new(g->ir);
+	ir_load_slot(g->ir, 4, *out, s, tid ? 0 : 4);
+	return true;
+}
+
 struct val cg_bi_pid(struct cg *g, struct ast_expr *e, struct ast_expr *tg)
 {
-	ir_reg r = pid_tgid(g);
+	ir_reg r;
+	if (ns_pid_tid(g, e, false, &r))
+		return cg_reg_val(e->type, r);
+	r = pid_tgid(g);
 	ir_alui(g->ir, BPF_RSH, r, 32);
 	return cg_reg_val(e->type, r);
 }
 
 struct val cg_bi_tid(struct cg *g, struct ast_expr *e, struct ast_expr *tg)
 {
-	ir_reg r = pid_tgid(g);
+	ir_reg r;
+	if (ns_pid_tid(g, e, true, &r))
+		return cg_reg_val(e->type, r);
+	r = pid_tgid(g);
 	ir_alu32(g->ir, BPF_MOV, r, r);
 	return cg_reg_val(e->type, r);
 }
@@ -63,9 +135,24 @@ struct val cg_bi_gid(struct cg *g, struct ast_expr *e, struct ast_expr *tg)
 	return cg_reg_val(e->type, r);
 }
 
+/* nsecs, nsecs(MODE): the boot clock unless MODE says otherwise, as in
+ * bpftrace 0.26 (strftime() reads its timestamps as boot-clock ones);
+ * sw_tai is the boot clock plus TAI's distance from it, measured here
+ * (0.26's "vdso sandwich"). */
 struct val cg_bi_nsecs(struct cg *g, struct ast_expr *e, struct ast_expr *tg)
 {
-	return cg_reg_val(e->type, cg_call(g, BPF_FUNC_ktime_get_ns, 0));
+	const char *mode = mode_of(e);
+	int fn = BPF_FUNC_ktime_get_boot_ns;
+	if (mode && !strcmp(mode, "monotonic"))
+		fn = BPF_FUNC_ktime_get_ns;
+	else if (mode && !strcmp(mode, "tai"))
+		fn = BPF_FUNC_ktime_get_tai_ns;
+	if (mode && !strcmp(mode, "sw_tai")) {
+		ir_reg r = cg_call(g, BPF_FUNC_ktime_get_boot_ns, 0);
+		ir_alu(g->ir, BPF_ADD, r, ir_const(g->ir, tai_minus_boot()));
+		return cg_reg_val(e->type, r);
+	}
+	return cg_reg_val(e->type, cg_call(g, fn, 0));
 }
 
 struct val cg_bi_elapsed(struct cg *g, struct ast_expr *e,

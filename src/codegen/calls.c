@@ -193,6 +193,46 @@ struct val cg_bi_system(struct cg *g, struct ast_expr *e,
 	return fmt_event(g, e, EV_SYSTEM);
 }
 
+/* static_assert(): checked by sema, nothing at run time */
+struct val cg_bi_nothing(struct cg *g, struct ast_expr *e,
+			 struct ast_expr *tg)
+{
+	return cg_no_val();
+}
+
+/* assert(cond, msg): when cond is false, errorf("assert failed: %s", msg)
+ * at the call and exit(1), which ends the action. */
+struct val cg_bi_assert(struct cg *g, struct ast_expr *e, struct ast_expr *tg)
+{
+	ir_jlist f = cg_cond_false(g, arg(e, 0));
+	ir_jlist done = ir_ja(g->ir, IR_NOLABEL);
+	ir_jlist_patch_here(g->ir, f);
+	struct cevent proto;
+	memset(&proto, 0, sizeof(proto));
+	proto.fmt = e->u.call.fmt;
+	proto.map = -1;
+	proto.at = e->span;
+	cg_event(g, EV_ERRORF, e->u.call.args.items + 1, 1, &proto);
+	cg_exit_event(g, ir_const(g->ir, 1));
+	ir_exiti(g->ir, 0);
+	ir_jlist_patch_here(g->ir, done);
+	return cg_no_val();
+}
+
+/* warnf(), errorf(): a printf whose text the runtime prints located at
+ * the call. */
+struct val cg_bi_warnf(struct cg *g, struct ast_expr *e, struct ast_expr *tg)
+{
+	struct cevent proto;
+	memset(&proto, 0, sizeof(proto));
+	proto.fmt = e->u.call.fmt;
+	proto.map = -1;
+	proto.at = e->span;
+	cg_event(g, e->builtin == BI_ERRORF ? EV_ERRORF : EV_WARNF,
+		 e->u.call.args.items + 1, e->u.call.args.n - 1, &proto);
+	return cg_no_val();
+}
+
 struct val cg_bi_cat(struct cg *g, struct ast_expr *e, struct ast_expr *tg)
 {
 	return fmt_event(g, e, EV_CAT);
@@ -212,7 +252,7 @@ struct val cg_bi_time(struct cg *g, struct ast_expr *e, struct ast_expr *tg)
 
 struct val cg_bi_exit(struct cg *g, struct ast_expr *e, struct ast_expr *tg)
 {
-	cg_exit_event(g);
+	cg_exit_event(g, e->u.call.args.n ? cg_int(g, arg(e, 0)) : IR_NOREG);
 	/* exit() also ends the action, as in bpftrace */
 	cg_end_probe(g);
 	return cg_no_val();
@@ -292,7 +332,10 @@ struct val cg_bi_macaddr(struct cg *g, struct ast_expr *e,
 struct val cg_bi_signal(struct cg *g, struct ast_expr *e,
 			struct ast_expr *tg)
 {
-	cg_call(g, BPF_FUNC_send_signal, 1, cg_int(g, arg(e, 0)));
+	/* signal_thread(): the traced thread, not its process */
+	cg_call(g, e->builtin == BI_SIGNAL_THREAD ? BPF_FUNC_send_signal_thread
+						   : BPF_FUNC_send_signal,
+		1, cg_int(g, arg(e, 0)));
 	return cg_no_val();
 }
 

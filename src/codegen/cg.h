@@ -270,7 +270,8 @@ int32_t cg_add_map(struct cg *g, const char *name, enum bpf_map_type t,
 int32_t cg_ringbuf(struct cg *g);
 /* Sends a record: header id + the args laid out as a tuple. */
 /* exit()'s record (EV_EXIT), with the lost counter as it read it */
-void cg_exit_event(struct cg *g);
+/* code: exit(CODE)'s value, or IR_NOREG (status 0) */
+void cg_exit_event(struct cg *g, ir_reg code);
 void cg_event(struct cg *g, enum event_kind kind, struct ast_expr **args,
 	      uint32_t nargs, struct cevent *proto);
 

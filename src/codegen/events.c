@@ -119,22 +119,26 @@ static uint32_t add_event(struct cg *g, const struct cevent *ev)
 /* exit()'s record carries the lost counter as exit() read it: what is
  * lost after it would go unprinted anyway (as in bpftrace, the records
  * after exit() are dropped), so only the losses before it are reported. */
-void cg_exit_event(struct cg *g)
+void cg_exit_event(struct cg *g, ir_reg code)
 {
 	struct cevent ev;
 	memset(&ev, 0, sizeof(ev));
 	ev.kind = EV_EXIT;
 	ev.map = -1;
-	ev.size = 8;
+	/* the lost counter, then exit(CODE)'s code (plain exit() sends no
+	 * code: status 0) */
+	ev.size = code == IR_NOREG ? 8 : 16;
 	uint32_t id = add_event(g, &ev);
 	cg_ringbuf(g); /* makes g->lost */
-	struct cg_mem rec = cg_slot_mem(ir_slot_new(g->ir, 16, 8));
+	struct cg_mem rec = cg_slot_mem(ir_slot_new(g->ir, 8 + ev.size, 8));
 	cg_mem_storei(g, 8, rec, 0, (int32_t)id);
 	ir_reg p = ir_reg_new(g->ir), lost = ir_reg_new(g->ir);
 	ir_ld_map_value(g->ir, p, (uint32_t)g->lost, 0);
 	ir_load(g->ir, 8, lost, p, 0);
 	cg_mem_store(g, 8, rec, 8, lost);
-	send_from(g, cg_mem_addr(g, rec, 0), 16);
+	if (code != IR_NOREG)
+		cg_mem_store(g, 8, rec, 16, code);
+	send_from(g, cg_mem_addr(g, rec, 0), 8 + ev.size);
 }
 
 /* The helpers whose failures bpftrace 0.26 reports, by its names

@@ -60,10 +60,10 @@ struct val cg_bi_u64_in_slot(struct cg *g, struct ast_expr *e,
 /*
  * strcontains(h, n): for each start i in h (until h's NUL), compare n's
  * bytes with h's from i; n's NUL (or its end) is a match. Unrolled: the
- * sizes are constants, and loops cost verifier states.
+ * sizes are constants, and loops cost verifier states. strstr(h, n)
+ * (index: true) is the same search, giving the start of the match or -1.
  */
-struct val cg_bi_strcontains(struct cg *g, struct ast_expr *e,
-			     struct ast_expr *tg)
+static struct val search(struct cg *g, struct ast_expr *e, bool index)
 {
 	struct val h = cg_to_mem(g, cg_expr(g, arg(e, 0)));
 	struct val n = cg_to_mem(g, cg_expr(g, arg(e, 1)));
@@ -71,12 +71,16 @@ struct val cg_bi_strcontains(struct cg *g, struct ast_expr *e,
 	ir_reg r = ir_reg_new(g->ir);
 	ir_reg x = ir_reg_new(g->ir), y = ir_reg_new(g->ir);
 	ir_jlist found = IR_NOJUMP, missing = IR_NOJUMP;
-	/* an empty needle is found anywhere */
+	/* an empty needle is found anywhere (at 0) */
+	if (index)
+		ir_movi(g->ir, r, 0);
 	ir_load_slot(g->ir, 1, y, n.slot, n.off);
 	ir_jlist_concat(g->ir, &found, ir_jmpi(g->ir, BPF_JEQ, y, 0,
 					       IR_NOLABEL));
 	for (uint32_t i = 0; i < hs; i++) {
 		ir_jlist next = IR_NOJUMP;
+		if (index && i)
+			ir_movi(g->ir, r, i);
 		ir_load_slot(g->ir, 1, x, h.slot, h.off + i);
 		ir_jlist_concat(g->ir, &missing,
 				ir_jmpi(g->ir, BPF_JEQ, x, 0, IR_NOLABEL));
@@ -109,10 +113,22 @@ struct val cg_bi_strcontains(struct cg *g, struct ast_expr *e,
 		ir_load_slot(g->ir, 1, y, n.slot, n.off);
 	}
 	ir_jlist_patch_here(g->ir, missing);
-	ir_movi(g->ir, r, 0);
+	ir_movi(g->ir, r, index ? -1 : 0);
 	ir_jlist done = ir_ja(g->ir, IR_NOLABEL);
 	ir_jlist_patch_here(g->ir, found);
-	ir_movi(g->ir, r, 1);
+	if (!index)
+		ir_movi(g->ir, r, 1);
 	ir_jlist_patch_here(g->ir, done);
 	return cg_reg_val(e->type, r);
+}
+
+struct val cg_bi_strcontains(struct cg *g, struct ast_expr *e,
+			     struct ast_expr *tg)
+{
+	return search(g, e, false);
+}
+
+struct val cg_bi_strstr(struct cg *g, struct ast_expr *e, struct ast_expr *tg)
+{
+	return search(g, e, true);
 }

@@ -41,6 +41,7 @@ static const char *const feat_names[FEAT__COUNT] = {
 	[FEAT_HW_EVENTS] = "hardware_events",
 	[FEAT_KPROBE_SESSION] = "kprobe_session",
 	[FEAT_ITER] = "iter",
+	[FEAT_WRITE_USER] = "probe_write_user",
 };
 
 static bool result(struct feat_state *s, bool ok, const char *fmt, ...)
@@ -294,6 +295,35 @@ static bool probe_hw(struct feat_state *s)
 	return result(s, true, "hardware cycles counter");
 }
 
+/* A tracing program calling the helper with arguments the verifier
+ * refuses: it looks the helper up first, and says when the program type
+ * cannot use it (libbpf's helper probe misses that wording). */
+static bool probe_write_user(struct feat_state *s)
+{
+	static const struct bpf_insn call[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_1 },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_2 },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_3 },
+		{ .code = BPF_JMP | BPF_CALL, .imm = BPF_FUNC_probe_write_user },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	char log[4096] = "";
+	LIBBPF_OPTS(bpf_prog_load_opts, o, .log_buf = log,
+		    .log_size = sizeof(log), .log_level = 1);
+	int fd = bpf_prog_load(BPF_PROG_TYPE_TRACEPOINT, "sonde_probe", "GPL",
+			       call, 6, &o);
+	if (fd >= 0)
+		close(fd);
+	if (strstr(log, "cannot use helper") || strstr(log, "unknown func"))
+		return result(s, false, "the kernel withholds "
+			      "bpf_probe_write_user (lockdown)");
+	if (fd < 0 && !log[0])
+		return result(s, false, "tracing programs do not load (%s)",
+			      strerror(errno));
+	return result(s, true, "bpf_probe_write_user is offered");
+}
+
 static bool probe(enum feat_id f, struct feat_state *s)
 {
 	switch (f) {
@@ -312,6 +342,7 @@ static bool probe(enum feat_id f, struct feat_state *s)
 	case FEAT_HW_EVENTS: return probe_hw(s);
 	case FEAT_KPROBE_SESSION: return probe_kprobe_session(s);
 	case FEAT_ITER: return probe_iter(s);
+	case FEAT_WRITE_USER: return probe_write_user(s);
 	case FEAT__COUNT: break;
 	}
 	return result(s, false, "unknown feature");

@@ -26,6 +26,8 @@ enum feat_id {
 	FEAT_HW_EVENTS,    /* hardware perf counters (cycles) */
 	FEAT_KPROBE_SESSION, /* kprobe_multi session links (--info only) */
 	FEAT_ITER,         /* task iterators (--info only) */
+	FEAT_WRITE_USER,   /* bpf_probe_write_user (kernel lockdown
+			    * withholds it) */
 	FEAT__COUNT,
 };
 

@@ -102,3 +102,16 @@ int sysnr_lookup(const char *name)
 #endif
 	return s ? s->nr : -1;
 }
+
+const char *sysnr_name(int nr)
+{
+	for (size_t i = 0; i < sizeof(table) / sizeof(*table); i++)
+		if (table[i].nr == nr)
+			return table[i].name;
+#if defined(__x86_64__)
+	for (const struct sysnr *s = newer; s->name; s++)
+		if (s->nr == nr)
+			return s->name;
+#endif
+	return NULL;
+}

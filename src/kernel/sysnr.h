@@ -10,5 +10,7 @@
 
 /* The number of syscall name (as in syscalls:sys_enter_NAME), or -1. */
 int sysnr_lookup(const char *name);
+/* The name of syscall nr, or NULL (syscall_name()). */
+const char *sysnr_name(int nr);
 
 #endif

@@ -398,13 +398,22 @@ static struct ast_expr *parse_sizeof(struct parser *p)
 	return e;
 }
 
-/* offsetof := 'offsetof' '(' typespec ',' IDENT { '.' IDENT } ')' */
+/* offsetof := 'offsetof' '(' ( typespec | IDENT ) ',' IDENT { '.' IDENT } ')'
+ * A bare IDENT that names no type is a struct's name, as bpftrace 0.26
+ * has it (offsetof(qspinlock, tail)). */
 static struct ast_expr *parse_offsetof(struct parser *p)
 {
 	struct token kw = take(p);
 	struct ast_expr *e = new_expr(p, E_OFFSETOF, kw.span);
 	expect(p, T_LPAREN, "'(' after offsetof");
-	parse_typespec(p, &e->u.offset_of.type);
+	if (at(p, T_IDENT) && !starts_type(p)) {
+		struct token n = take(p);
+		e->u.offset_of.type.span = n.span;
+		e->u.offset_of.type.base = arena_printf(p->arena, "struct %s",
+							n.text);
+	} else {
+		parse_typespec(p, &e->u.offset_of.type);
+	}
 	expect(p, T_COMMA, "','");
 	AVEC(const char *) fields = { 0 };
 	do {

@@ -1840,6 +1840,7 @@ int sema_check(struct arena *a, struct diag *d, struct ast_program *prog,
 	if (s.maps.len)
 		memcpy(out->maps, s.maps.data, sizeof(*out->maps) * s.maps.len);
 	out->uses_ringbuf = s.uses_ringbuf;
+	out->named = s.named;
 	vec_free(&s.maps);
 	/* sema_retarget() reads the maps from out and the variables, which
 	 * are all declared by now, from the arena. */

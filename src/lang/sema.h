@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "lang/ast.h"
+#include "lang/namedopt.h"
 #include "probes/provider.h"
 
 struct arena;
@@ -45,6 +46,8 @@ struct sema_opts {
 	int nparams;
 	bool unsafe;
 	int64_t cpid;  /* -c child's pid, 0 when there is none */
+	char **named;  /* `--name[=value]` after the script, without "--" */
+	int nnamed;
 };
 
 struct sema;
@@ -53,6 +56,7 @@ struct sema_result {
 	struct sema_map *maps;
 	uint32_t nmaps;
 	bool uses_ringbuf;
+	struct namedopts named; /* getopt()'s options */
 	struct sema *state; /* for sema_retarget() */
 };
 

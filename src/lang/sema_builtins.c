@@ -667,6 +667,9 @@ static const struct type *ty_join(struct sema *s, struct ast_expr *e,
 static const struct type *ty_exit(struct sema *s, struct ast_expr *e,
 				  struct ast_expr *target)
 {
+	/* exit(CODE): sonde's exit status */
+	if (e->u.call.args.n && !want_int_arg(s, e, 0))
+		return &type_none;
 	s->uses_ringbuf = true;
 	return &type_void;
 }
@@ -1023,6 +1026,8 @@ const struct type *sema_call(struct sema *s, struct ast_expr *e,
 {
 	e->type = &type_none;
 	enum builtin_id id = builtin_fn_lookup(e->u.call.name);
+	if (id == BI_NONE && sema_var_call(s, e))
+		return sema_expr(s, e);
 	if (id == BI_NONE) {
 		sema_err(s, e->u.call.name_span, "unknown function %s()",
 			 e->u.call.name);

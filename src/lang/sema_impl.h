@@ -8,6 +8,7 @@
 
 #include "lang/builtins.h"
 #include "lang/scope.h"
+#include "lang/namedopt.h"
 #include "lang/sema.h"
 #include "util/vec.h"
 
@@ -50,6 +51,7 @@ struct sema {
 	struct ctypes *ct; /* type names, with the script's definitions */
 	/* per probe: the target whose context the AST is annotated for */
 	const struct probe_target **annotated;
+	struct namedopts named; /* getopt()'s options */
 };
 
 void sema_err(struct sema *s, struct span sp, const char *fmt, ...)
@@ -85,6 +87,51 @@ const struct type *sema_call(struct sema *s, struct ast_expr *e,
 			     struct ast_expr *target);
 /* Types a builtin variable through the registry. */
 const struct type *sema_builtin_var(struct sema *s, struct ast_expr *e);
+
+/* Typing rules of sema_stdlib.c (0.26's standard library). */
+const struct type *sema_ty_getopt(struct sema *s, struct ast_expr *e,
+				  struct ast_expr *target);
+const struct type *sema_ty_task_rel(struct sema *s, struct ast_expr *e,
+				    struct ast_expr *target);
+const struct type *sema_ty_ncpus(struct sema *s, struct ast_expr *e,
+				 struct ast_expr *target);
+const struct type *sema_ty_usermode(struct sema *s, struct ast_expr *e,
+				    struct ast_expr *target);
+const struct type *sema_ty_pid_ns(struct sema *s, struct ast_expr *e,
+				  struct ast_expr *target);
+const struct type *sema_ty_nsecs(struct sema *s, struct ast_expr *e,
+				 struct ast_expr *target);
+/* A call without arguments of a builtin variable that 0.26 takes as one
+ * (comm()): e becomes the variable. */
+bool sema_var_call(struct sema *s, struct ast_expr *e);
+const struct type *sema_ty_name_of(struct sema *s, struct ast_expr *e,
+				   struct ast_expr *target);
+const struct type *sema_ty_strlen(struct sema *s, struct ast_expr *e,
+				  struct ast_expr *target);
+const struct type *sema_ty_is_err(struct sema *s, struct ast_expr *e,
+				  struct ast_expr *target);
+const struct type *sema_ty_is_kind(struct sema *s, struct ast_expr *e,
+				   struct ast_expr *target);
+const struct type *sema_ty_probetype(struct sema *s, struct ast_expr *e,
+				     struct ast_expr *target);
+const struct type *sema_ty_has_cpid(struct sema *s, struct ast_expr *e,
+				    struct ast_expr *target);
+const struct type *sema_ty_kfunc_exist(struct sema *s, struct ast_expr *e,
+				       struct ast_expr *target);
+const struct type *sema_ty_write_user(struct sema *s, struct ast_expr *e,
+				      struct ast_expr *target);
+const struct type *sema_ty_percpu_kaddr(struct sema *s, struct ast_expr *e,
+					struct ast_expr *target);
+const struct type *sema_ty_socket_cookie(struct sema *s, struct ast_expr *e,
+					 struct ast_expr *target);
+const struct type *sema_ty_strstr(struct sema *s, struct ast_expr *e,
+				  struct ast_expr *target);
+const struct type *sema_ty_fail(struct sema *s, struct ast_expr *e,
+				struct ast_expr *target);
+const struct type *sema_ty_static_assert(struct sema *s, struct ast_expr *e,
+					 struct ast_expr *target);
+const struct type *sema_ty_assert(struct sema *s, struct ast_expr *e,
+				  struct ast_expr *target);
 
 static inline bool sema_is_int(const struct type *t)
 {

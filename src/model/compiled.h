@@ -91,6 +91,8 @@ enum event_kind {
 			  * text: the helper's name; at: the expression */
 	EV_RUNTIME_ERROR, /* bpftrace 0.26's runtime warnings (a division
 			   * by 0): text says what, at where; no args */
+	EV_WARNF,       /* fmt + args, a located WARNING; at: the call */
+	EV_ERRORF,      /* fmt + args, a located ERROR; at: the call */
 };
 
 struct event_hdr {
@@ -110,7 +112,7 @@ struct cevent {
 	uint32_t size;               /* payload bytes */
 	int32_t map;                 /* PRINT_MAP/CLEAR/ZERO: map index */
 	uint32_t top, div;           /* PRINT_MAP */
-	struct span at;              /* HELPER_ERROR */
+	struct span at;              /* HELPER_ERROR, WARNF, ERRORF */
 };
 
 struct compiled {

@@ -591,7 +591,7 @@ static void get_event(struct rd *r, struct cevent *e, uint32_t nmaps)
 	e->top = get32(r);
 	e->div = get32(r);
 	e->at = get_span(r);
-	if (e->kind > EV_RUNTIME_ERROR || !map_ok(r, e->map, nmaps) ||
+	if (e->kind > EV_ERRORF || !map_ok(r, e->map, nmaps) ||
 	    (e->fmt && e->fmt->nconv > e->nargs))
 		r->bad = true;
 	for (uint32_t i = 0; i < e->nargs && !r->bad; i++)

@@ -300,6 +300,8 @@ void type_describe(const struct type *t, struct strbuf *sb)
 	case TY_PROBE: sb_append(sb, "probe"); break;
 	case TY_CGROUP_PATH: sb_append(sb, "cgroup_path"); break;
 	case TY_STRERROR: sb_append(sb, "strerror"); break;
+	case TY_SIGNAME: sb_append(sb, "signal_name"); break;
+	case TY_SYSCALL_NAME: sb_append(sb, "syscall_name"); break;
 	case TY_TIMESTAMP: sb_append(sb, "timestamp"); break;
 	case TY_COUNT: sb_append(sb, "count"); break;
 	case TY_SUM: sb_append(sb, "sum"); break;

@@ -36,6 +36,8 @@ enum type_kind {
 	TY_PROBE,  /* u64 probe index, printed as the probe's name */
 	TY_CGROUP_PATH, /* struct { u64 id; } printed as a path */
 	TY_STRERROR, /* struct { u64 errno; } printed as strerror(errno) */
+	TY_SIGNAME,  /* struct { u64 sig; } printed as signal_name(sig) */
+	TY_SYSCALL_NAME, /* struct { u64 nr; } printed as syscall_name(nr) */
 	TY_TIMESTAMP, /* u64 nanoseconds */
 	/* Aggregations: only ever map values. Per-CPU layouts: */
 	TY_COUNT,  /* u64 */

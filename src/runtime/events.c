@@ -183,6 +183,12 @@ int events_handle(struct events *e, const void *data, size_t size)
 		if (!(err = format(e, ev, p, len)))
 			cat_file(e, sb_str(&e->sb));
 		break;
+	case EV_WARNF:
+	case EV_ERRORF:
+		if (!(err = format(e, ev, p, len)))
+			out_located(e->o, ev->kind == EV_ERRORF, sb_str(&e->sb),
+				    e->sb.len, ev->at);
+		break;
 	case EV_TIME:
 		sb_reset(&e->sb);
 		if (!fmt_time(&e->sb, ev->text ? ev->text : "%H:%M:%S\n",
@@ -193,6 +199,11 @@ int events_handle(struct events *e, const void *data, size_t size)
 		if (!e->exit_requested && len >= 8) {
 			memcpy(&e->lost_before_exit, p, 8);
 			e->exit_lost_known = true;
+		}
+		if (!e->exit_requested && len >= 16) {
+			int64_t code;
+			memcpy(&code, p + 8, 8);
+			e->exit_code = (int)code;
 		}
 		e->exit_requested = true;
 		break;

@@ -25,6 +25,7 @@ struct events {
 	/* the records lost before the first exit() (its record says) */
 	bool exit_lost_known;
 	uint64_t lost_before_exit;
+	int exit_code;       /* the first exit(CODE)'s code, else 0 */
 	unsigned nbad;       /* malformed records (reported once) */
 	struct strbuf sb;    /* scratch */
 	/* unwatch(addr): disarms the watchpoints on addr */

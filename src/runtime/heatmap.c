@@ -325,6 +325,8 @@ static void hm_cat(struct out *o, const char *s, size_t l) FORWARD(cat, s, l)
 static void hm_syscall(struct out *o, const char *s, size_t l) FORWARD(syscall, s, l)
 static void hm_join(struct out *o, const char *s, size_t l) FORWARD(join, s, l)
 static void hm_lost(struct out *o, uint64_t n) FORWARD(lost_events, n)
+static void hm_located(struct out *o, bool error, const char *s, size_t l,
+		       struct span at) FORWARD(located, error, s, l, at)
 static void hm_helper_error(struct out *o, const char *helper, int64_t ret,
 			    struct span at) FORWARD(helper_error, helper, ret, at)
 static void hm_runtime_error(struct out *o, const char *msg,
@@ -352,6 +354,7 @@ static const struct out_ops heatmap_ops = {
 	.lost_events = hm_lost,
 	.helper_error = hm_helper_error,
 	.runtime_error = hm_runtime_error,
+	.located = hm_located,
 	.value = hm_value,
 	.map = hm_map,
 	.end = hm_end,

@@ -86,6 +86,9 @@ struct out_ops {
 	/* a runtime warning of the program (msg: what happened) at an
 	 * expression; may be NULL (nothing printed) */
 	void (*runtime_error)(struct out *o, const char *msg, struct span at);
+	/* warnf()/errorf(): the formatted text, located at the call */
+	void (*located)(struct out *o, bool error, const char *s, size_t len,
+			struct span at);
 	/* print(expr) of a non-map value */
 	void (*value)(struct out *o, const struct type *t, const void *data);
 	/* print(@m) and the maps printed at exit */
@@ -133,6 +136,12 @@ static inline void out_runtime_error(struct out *o, const char *msg,
 {
 	if (o->ops->runtime_error)
 		o->ops->runtime_error(o, msg, at);
+}
+
+static inline void out_located(struct out *o, bool error, const char *s,
+			       size_t len, struct span at)
+{
+	o->ops->located(o, error, s, len, at);
 }
 static inline void out_cat(struct out *o, const char *s, size_t len)
 {

@@ -72,18 +72,35 @@ static void helper_error(struct out *o, const char *helper, int64_t ret,
 	sb_free(&sb);
 }
 
+/* The location of a runtime_error, warnf or errorf record, and its end. */
+static void end_located(struct out *o, struct strbuf *sb, struct span at)
+{
+	const char *file = at.file ? at.file->name : "";
+	sb_append(sb, ", \"filename\": ");
+	vfmt_json_string(sb, file, strlen(file));
+	sb_printf(sb, ", \"line\": %u, \"col\": %u}\n", at.line, at.col);
+	out_write(o, sb);
+	sb_free(sb);
+}
+
 /* As bpftrace 0.26's JsonOutput::runtime_error of other errors. */
 static void runtime_error(struct out *o, const char *msg, struct span at)
 {
 	struct strbuf sb = STRBUF_INIT;
-	const char *file = at.file ? at.file->name : "";
 	sb_append(&sb, "{\"type\": \"runtime_error\", \"msg\": ");
 	vfmt_json_string(&sb, msg, strlen(msg));
-	sb_append(&sb, ", \"filename\": ");
-	vfmt_json_string(&sb, file, strlen(file));
-	sb_printf(&sb, ", \"line\": %u, \"col\": %u}\n", at.line, at.col);
-	out_write(o, &sb);
-	sb_free(&sb);
+	end_located(o, &sb, at);
+}
+
+/* As 0.26's json.cpp: the type is the function's name. */
+static void located(struct out *o, bool error, const char *s, size_t len,
+		    struct span at)
+{
+	struct strbuf sb = STRBUF_INIT;
+	sb_printf(&sb, "{\"type\": \"%s\", \"msg\": ",
+		  error ? "errorf" : "warnf");
+	vfmt_json_string(&sb, s, len);
+	end_located(o, &sb, at);
 }
 
 /* With a count beside data, as 0.26's json.cpp writes it. */
@@ -176,6 +193,7 @@ const struct out_ops out_json_ops = {
 	.lost_events = lost_events,
 	.helper_error = helper_error,
 	.runtime_error = runtime_error,
+	.located = located,
 	.value = value,
 	.map = map,
 	.end = end,

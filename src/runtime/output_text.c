@@ -83,6 +83,29 @@ static void runtime_error(struct out *o, const char *msg, struct span at)
 	fflush(o->err);
 }
 
+/* bpftrace 0.26's "FILE:LINE:COL-ENDCOL: ERROR: text" (FILE:LINE-ENDLINE
+ * for a call over several lines), without the source line. */
+static void located(struct out *o, bool error, const char *s, size_t len,
+		    struct span at)
+{
+	if (!error && o->no_warnings)
+		return;
+	fflush(o->f);
+	const char *file = at.file ? at.file->name : "";
+	uint32_t end_line = at.line;
+	for (uint32_t i = 0; at.file && i < at.len &&
+	     at.off + i < at.file->len; i++)
+		end_line += at.file->text[at.off + i] == '\n';
+	if (end_line != at.line)
+		fprintf(o->err, "%s:%u-%u: ", file, at.line, end_line);
+	else
+		fprintf(o->err, "%s:%u:%u-%u: ", file, at.line, at.col,
+			at.col + at.len);
+	fprintf(o->err, "%s: %.*s\n", error ? "ERROR" : "WARNING", (int)len,
+		s);
+	fflush(o->err);
+}
+
 static void value(struct out *o, const struct type *t, const void *data)
 {
 	struct vfmt f = { .res = o->res, .stack_indent = VFMT_VALUE_INDENT };
@@ -145,6 +168,7 @@ const struct out_ops out_text_ops = {
 	.lost_events = lost_events,
 	.helper_error = helper_error,
 	.runtime_error = runtime_error,
+	.located = located,
 	.value = value,
 	.map = map,
 	.end = end,

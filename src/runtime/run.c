@@ -1040,6 +1040,7 @@ int run_program(const struct compiled *c, const struct run_opts *o)
 		if (output_failed(&r) && !err)
 			err = r.sink.err ? r.sink.err : r.console.err;
 	}
+	int code = r.ev.exit_code & 0xff;
 	run_close(&r);
-	return err ? err : test_failed;
+	return err ? err : test_failed ? 1 : code;
 }

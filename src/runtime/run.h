@@ -70,8 +70,8 @@ struct run_opts {
 /*
  * Runs until exit(), Ctrl-C, SIGTERM, or the end of the -c child or -p
  * process. Everything it creates is released before it returns, also on
- * errors (reported to opts->err). Returns 0 or -errno, or 1 when a --test
- * test failed.
+ * errors (reported to opts->err). Returns -errno, or the exit status:
+ * 1 when a --test test failed, else exit(CODE)'s code (0 without one).
  */
 int run_program(const struct compiled *c, const struct run_opts *opts);
 

@@ -8,6 +8,7 @@
 #include <sys/socket.h>
 #include <time.h>
 
+#include "kernel/sysnr.h"
 #include "model/types.h"
 #include "runtime/output.h"
 #include "util/strbuf.h"
@@ -310,9 +311,26 @@ static bool put_stringish(struct strbuf *sb, const struct vfmt *f,
 	case TY_KSYM:
 		put_sym(sb, res, u64_at(data, 0), -1, false);
 		return true;
-	case TY_STRERROR:
-		sb_append(sb, strerror((int)u64_at(data, 0)));
+	case TY_STRERROR: {
+		/* 0.26 has no number in its unknown error */
+		const char *m = strerror((int)u64_at(data, 0));
+		sb_append(sb, strncmp(m, "Unknown error", 13) ? m :
+			  "Unknown error");
 		return true;
+	}
+	case TY_SIGNAME: {
+		/* strsignal()'s words for 0 to SIGRTMAX (64), as 0.26's
+		 * table, and N/A past them */
+		int64_t sig = (int32_t)u64_at(data, 0);
+		sb_append(sb, sig >= 0 && sig <= 64 ? strsignal((int)sig) :
+			  "N/A");
+		return true;
+	}
+	case TY_SYSCALL_NAME: {
+		const char *n = sysnr_name((int32_t)u64_at(data, 0));
+		sb_append(sb, n ? n : "Unknown syscall");
+		return true;
+	}
 	case TY_USYM:
 		put_sym(sb, res, u64_at(data, 0), (int32_t)u64_at(data, 8),
 			false);

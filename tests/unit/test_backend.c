@@ -1088,6 +1088,33 @@ TEST(random_programs_match_reference)
 		random_program(seed);
 }
 
+/* A kernel variable by BTF id (percpu_kaddr): ld_imm64 BPF_PSEUDO_BTF_ID
+ * with the id, the upper half 0 (vmlinux), and no map to relocate. */
+TEST(btf_var_load_is_no_map_reloc)
+{
+	struct ir *ir = ir_new();
+	ir_reg v = ir_reg_new(ir);
+	ir_ld_btf_var(ir, v, 4321);
+	ir_reg r = ir_reg_new(ir);
+	ir_call(ir, r, BPF_FUNC_this_cpu_ptr, &v, 1);
+	ir_exiti(ir, 0);
+	struct bpf_code c;
+	CHECK(ir_compile(ir, &c) == 0);
+	bool seen = false;
+	for (uint32_t i = 0; i + 1 < c.ninsns; i++) {
+		if (c.insns[i].code != (BPF_LD | BPF_IMM | BPF_DW) ||
+		    c.insns[i].src_reg != BPF_PSEUDO_BTF_ID)
+			continue;
+		CHECK(c.insns[i].imm == 4321);
+		CHECK(c.insns[i + 1].imm == 0);
+		seen = true;
+	}
+	CHECK(seen);
+	CHECK(c.nrelocs == 0);
+	bpf_code_free(&c);
+	ir_free(ir);
+}
+
 int main(void)
 {
 	RUN(alu_all_ops_reg_imm_32_64);
@@ -1103,6 +1130,7 @@ int main(void)
 	RUN(call_args_parallel_move);
 	RUN(atomic_add_and_map_value_pointers);
 	RUN(jump_offset_overflow_is_an_error);
+	RUN(btf_var_load_is_no_map_reloc);
 	RUN(stack_limit_is_an_error);
 	RUN(frame_shares_dead_slots);
 	RUN(frame_loop_keeps_slots_apart);

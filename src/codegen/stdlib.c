@@ -1,0 +1,116 @@
+/* Emitters of bpftrace 0.26's standard library entries that need code
+ * (lang/sema_stdlib.c types them): strlen(), write_user(),
+ * percpu_kaddr(). */
+#include "codegen/cg.h"
+
+#include <bpf/btf.h>
+
+#include "kernel/btf.h"
+#include "model/limits.h"
+
+static struct ast_expr *arg(struct ast_expr *e, uint32_t i)
+{
+	return e->u.call.args.items[i];
+}
+
+/* ret - 1 for a string helper's ret (the bytes copied, NUL included),
+ * 0 when it failed. */
+static ir_reg len_of(struct cg *g, ir_reg ret)
+{
+	ir_reg r = ir_copy(g->ir, ret);
+	ir_jlist bad = ir_jmpi(g->ir, BPF_JSLE, r, 0, IR_NOLABEL);
+	ir_alui(g->ir, BPF_SUB, r, 1);
+	ir_jlist done = ir_ja(g->ir, IR_NOLABEL);
+	ir_jlist_patch_here(g->ir, bad);
+	ir_movi(g->ir, r, 0);
+	ir_jlist_patch_here(g->ir, done);
+	return r;
+}
+
+/* strlen(s): a string or char array (its bytes up to the NUL) is copied
+ * onto itself by the kernel's string read, which counts them; a pointer
+ * is read as str() reads it, at most str()'s length. */
+struct val cg_bi_strlen(struct cg *g, struct ast_expr *e, struct ast_expr *tg)
+{
+	struct ast_expr *a = arg(e, 0);
+	if (a->type->kind == TY_PTR) {
+		ir_reg p = cg_int(g, a);
+		uint32_t n = limits.strlen;
+		struct cg_mem dst = cg_scratch(g, n);
+		ir_reg d = cg_mem_addr(g, dst, 0);
+		ir_reg ret = cg_call(g, cg_read_fn(g, a->type, true), 3, d,
+				     ir_const(g->ir, n), p);
+		return cg_reg_val(e->type, len_of(g, ret));
+	}
+	struct val v = cg_to_mem(g, cg_expr(g, a));
+	uint32_t n = v.type->size;
+	ir_reg d = ir_reg_new(g->ir);
+	ir_slot_addr(g->ir, d, v.slot, v.off);
+	ir_reg s = ir_copy(g->ir, d);
+	ir_reg ret = cg_call(g, BPF_FUNC_probe_read_kernel_str, 3, d,
+			     ir_const(g->ir, n), s);
+	return cg_reg_val(e->type, len_of(g, ret));
+}
+
+/* write_user(dst, src, len): bpf_probe_write_user of len bytes of src
+ * (memory of the program: sema checked len fits) to the user address
+ * dst; true when it wrote them. */
+struct val cg_bi_write_user(struct cg *g, struct ast_expr *e,
+			    struct ast_expr *tg)
+{
+	ir_reg dst = cg_int(g, arg(e, 0));
+	struct val v = cg_to_mem(g, cg_expr(g, arg(e, 1)));
+	ir_reg src = ir_reg_new(g->ir);
+	ir_slot_addr(g->ir, src, v.slot, v.off);
+	ir_reg ret = cg_call(g, BPF_FUNC_probe_write_user, 3, dst, src,
+			     ir_const(g->ir, (int64_t)arg(e, 2)->u.num.value));
+	ir_reg r = ir_const(g->ir, 1);
+	ir_jlist ok = ir_jmpi(g->ir, BPF_JEQ, ret, 0, IR_NOLABEL);
+	ir_movi(g->ir, r, 0);
+	ir_jlist_patch_here(g->ir, ok);
+	return cg_reg_val(e->type, r);
+}
+
+/* percpu_kaddr("name" [, cpu]): the address of the per-CPU kernel
+ * variable on this CPU (bpf_this_cpu_ptr) or on cpu (bpf_per_cpu_ptr,
+ * NULL past the CPUs), of the BTF variable sema found. The kernel's
+ * pointer is copied out through a read into a plain integer, which the
+ * program may do arithmetic on and compare before any NULL check. */
+struct val cg_bi_percpu_kaddr(struct cg *g, struct ast_expr *e,
+			      struct ast_expr *tg)
+{
+	struct ast_expr *name = arg(e, 0);
+	int32_t id = -1;
+	struct btf *b = kbtf_load() == 0 ? kbtf_vmlinux() : NULL;
+	if (b)
+		id = btf__find_by_name_kind(b, name->u.str.bytes, BTF_KIND_VAR);
+	if (id <= 0 || g->opts->no_dispatch) {
+		cg_error(g, e->span, id <= 0 ? "cannot find the variable %s in "
+			 "the kernel's BTF" : "percpu_kaddr() of %s is not "
+			 "supported in an object (--emit-elf)",
+			 name->u.str.bytes);
+		return cg_reg_val(e->type, ir_const(g->ir, 0));
+	}
+	ir_reg var = ir_reg_new(g->ir);
+	ir_ld_btf_var(g->ir, var, (uint32_t)id);
+	ir_reg p = e->u.call.args.n > 1 ?
+		cg_call(g, BPF_FUNC_per_cpu_ptr, 2, var, cg_int(g, arg(e, 1))) :
+		cg_call(g, BPF_FUNC_this_cpu_ptr, 1, var);
+	ir_slot from = ir_slot_new(g->ir, 8, 8), to = ir_slot_new(g->ir, 8, 8);
+	ir_store_slot(g->ir, 8, from, 0, p);
+	ir_reg d = ir_reg_new(g->ir), s = ir_reg_new(g->ir);
+	ir_slot_addr(g->ir, d, to, 0);
+	ir_slot_addr(g->ir, s, from, 0);
+	cg_call(g, BPF_FUNC_probe_read_kernel, 3, d, ir_const(g->ir, 8), s);
+	ir_reg r = ir_reg_new(g->ir);
+	ir_load_slot(g->ir, 8, r, to, 0);
+	return cg_reg_val(e->type, r);
+}
+
+/* socket_cookie(args.sk) of an fentry program (sema checked) */
+struct val cg_bi_socket_cookie(struct cg *g, struct ast_expr *e,
+			       struct ast_expr *tg)
+{
+	return cg_reg_val(e->type, cg_call(g, BPF_FUNC_get_socket_cookie, 1,
+					   cg_int(g, arg(e, 0))));
+}
