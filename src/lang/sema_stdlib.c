@@ -614,7 +614,7 @@ const struct type *sema_ty_assert(struct sema *s, struct ast_expr *e,
 	const struct type *mt = sema_expr(s, arg(e, 1));
 	if (ct->kind == TY_NONE || mt->kind == TY_NONE)
 		return &type_none;
-	if (!sema_is_intlike(ct)) {
+	if (!sema_is_scalar(ct)) {
 		sema_err(s, c->span, "assert()'s condition must be an integer "
 			 "or a bool, not %s", sema_tname(s, ct));
 		return &type_none;
