@@ -844,7 +844,8 @@ static const struct type *ty_pton(struct sema *s, struct ast_expr *e,
 	return t;
 }
 
-/* strcontains(haystack, needle): 1 when needle occurs in haystack. */
+/* strcontains(haystack, needle): whether needle occurs in haystack (a
+ * bool, as 0.26 types it). */
 static const struct type *ty_strcontains(struct sema *s, struct ast_expr *e,
 					 struct ast_expr *target)
 {
@@ -856,7 +857,7 @@ static const struct type *ty_strcontains(struct sema *s, struct ast_expr *e,
 			return &type_none;
 		}
 	}
-	return &type_u64;
+	return &type_bool;
 }
 
 /* strerror(n) / cgroup_path(id [, "hierarchies"]): a u64, named when
