@@ -6,6 +6,8 @@
  */
 #include <string.h>
 
+#include <bpf/libbpf.h>
+
 #include "codegen/cg.h"
 #include "model/limits.h"
 #include "model/maplayout.h"
@@ -194,11 +196,82 @@ static void count_full(struct cg *g, int32_t mi, ir_reg n)
 	cg_counter_add(g, g->full, off, n);
 }
 
+/* Folds CPU p's value of aggregation vt into acc (and aux: min/max's
+ * "set", avg's count), as the runtime merges them when it prints. */
+static void agg_merge_cpu(struct cg *g, const struct type *vt, ir_reg p,
+			  ir_reg acc, ir_reg aux)
+{
+	ir_reg t = ir_reg_new(g->ir);
+	switch (vt->kind) {
+	case TY_AVG:
+		ir_load(g->ir, 8, t, p, 8);
+		ir_alu(g->ir, BPF_ADD, aux, t);
+		/* fall through */
+	case TY_COUNT:
+	case TY_SUM:
+		ir_load(g->ir, 8, t, p, 0);
+		ir_alu(g->ir, BPF_ADD, acc, t);
+		return;
+	case TY_MIN:
+	case TY_MAX: {
+		/* a CPU that never set it holds no value, not a 0 */
+		ir_load(g->ir, 8, t, p, 8);
+		ir_jlist keep = ir_jmpi(g->ir, BPF_JEQ, t, 0, IR_NOLABEL);
+		ir_load(g->ir, 8, t, p, 0);
+		ir_jlist take = ir_jmpi(g->ir, BPF_JEQ, aux, 0, IR_NOLABEL);
+		ir_jlist_concat(g->ir, &keep,
+				ir_jmp(g->ir, vt->kind == TY_MIN ? BPF_JSGE :
+								   BPF_JSLE,
+				       t, acc, IR_NOLABEL));
+		ir_jlist_patch_here(g->ir, take);
+		ir_mov(g->ir, acc, t);
+		ir_movi(g->ir, aux, 1);
+		ir_jlist_patch_here(g->ir, keep);
+		return;
+	}
+	default:
+		return;
+	}
+}
+
+/* A count/sum/min/max/avg read as a value (sema's agg_value): every
+ * possible CPU's slot looked up with bpf_map_lookup_percpu_elem and
+ * merged, in a loop bounded by the CPU count (bpftrace 0.26's
+ * CreatePerCpuMapAggElems). A missing key reads as 0, as a plain map's
+ * does; avg is the signed quotient (0 for no values). */
+static struct val agg_read(struct cg *g, int32_t mi, struct ast_expr *e)
+{
+	const struct cmap *m = cg_map(g, mi);
+	const struct type *vt = m->value;
+	int ncpu = libbpf_num_possible_cpus();
+	if (ncpu < 1)
+		ncpu = 1;
+	struct cg_mem key = build_key(g, m, e, IR_NOREG);
+	ir_reg acc = ir_const(g->ir, 0), aux = ir_const(g->ir, 0);
+	ir_reg cpu = ir_const(g->ir, 0);
+	ir_label head = ir_label_here(g->ir);
+	ir_jlist done = ir_jmpi(g->ir, BPF_JGE, cpu, ncpu, IR_NOLABEL);
+	ir_reg p = cg_call(g, BPF_FUNC_map_lookup_percpu_elem, 3,
+			   map_ref(g, mi), cg_mem_addr(g, key, 0), cpu);
+	ir_jlist_concat(g->ir, &done, ir_jmpi(g->ir, BPF_JEQ, p, 0,
+					      IR_NOLABEL));
+	agg_merge_cpu(g, vt, p, acc, aux);
+	ir_alui(g->ir, BPF_ADD, cpu, 1);
+	ir_ja(g->ir, head);
+	ir_jlist_patch_here(g->ir, done);
+	if (vt->kind == TY_AVG)
+		ir_sdiv(g->ir, acc, aux);
+	struct val v = { .kind = V_REG, .type = e->type, .reg = acc };
+	return v;
+}
+
 struct val cg_map_read(struct cg *g, struct ast_expr *e)
 {
 	int32_t mi = cg_map_index(g, e);
 	const struct cmap *m = cg_map(g, mi);
 	const struct type *vt = m->value;
+	if (type_is_castable_agg(vt))
+		return agg_read(g, mi, e);
 	struct cg_mem key = build_key(g, m, e, IR_NOREG);
 	ir_reg p = lookup(g, mi, key);
 	/* a missing key reads as 0: -kk says so, as bpftrace does */

@@ -2,6 +2,7 @@
 
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
+#include <bpf/libbpf.h>
 #include <errno.h>
 #include <linux/bpf.h>
 #include <linux/perf_event.h>
@@ -41,6 +42,7 @@ static const char *const feat_names[FEAT__COUNT] = {
 	[FEAT_HW_EVENTS] = "hardware_events",
 	[FEAT_KPROBE_SESSION] = "kprobe_session",
 	[FEAT_ITER] = "iter",
+	[FEAT_LOOKUP_PERCPU_ELEM] = "lookup_percpu_elem",
 };
 
 static bool result(struct feat_state *s, bool ok, const char *fmt, ...)
@@ -240,6 +242,18 @@ static bool probe_ringbuf(struct feat_state *s)
 	return result(s, true, "BPF_MAP_TYPE_RINGBUF");
 }
 
+static bool probe_lookup_percpu_elem(struct feat_state *s)
+{
+	/* the program types aggregations are read in: kprobe-likes and
+	 * tracepoints (raw_tp and perf_event allow the same helpers) */
+	if (libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE,
+				    BPF_FUNC_map_lookup_percpu_elem, NULL) == 1 ||
+	    libbpf_probe_bpf_helper(BPF_PROG_TYPE_TRACEPOINT,
+				    BPF_FUNC_map_lookup_percpu_elem, NULL) == 1)
+		return result(s, true, "bpf_map_lookup_percpu_elem");
+	return result(s, false, "no bpf_map_lookup_percpu_elem helper");
+}
+
 static bool probe_breakpoint(struct feat_state *s)
 {
 	/* The PMU's presence, not a test open: the first breakpoint a
@@ -312,6 +326,7 @@ static bool probe(enum feat_id f, struct feat_state *s)
 	case FEAT_HW_EVENTS: return probe_hw(s);
 	case FEAT_KPROBE_SESSION: return probe_kprobe_session(s);
 	case FEAT_ITER: return probe_iter(s);
+	case FEAT_LOOKUP_PERCPU_ELEM: return probe_lookup_percpu_elem(s);
 	case FEAT__COUNT: break;
 	}
 	return result(s, false, "unknown feature");

@@ -26,6 +26,8 @@ enum feat_id {
 	FEAT_HW_EVENTS,    /* hardware perf counters (cycles) */
 	FEAT_KPROBE_SESSION, /* kprobe_multi session links (--info only) */
 	FEAT_ITER,         /* task iterators (--info only) */
+	FEAT_LOOKUP_PERCPU_ELEM, /* bpf_map_lookup_percpu_elem (an aggregation
+				  * read as a value, summed over the CPUs) */
 	FEAT__COUNT,
 };
 

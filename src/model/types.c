@@ -216,6 +216,12 @@ bool type_is_aggregation(const struct type *t)
 	return t->kind >= TY_COUNT && t->kind <= TY_LHIST;
 }
 
+bool type_is_castable_agg(const struct type *t)
+{
+	return t->kind == TY_COUNT || t->kind == TY_SUM || t->kind == TY_MIN ||
+	       t->kind == TY_MAX || t->kind == TY_AVG;
+}
+
 bool type_is_integer_like(const struct type *t)
 {
 	return t->kind == TY_INT || t->kind == TY_PTR;

@@ -147,6 +147,9 @@ struct stack_frame type_stack_frame(const struct type *t, const uint8_t *ips,
 bool type_c_int(const char *text, uint32_t *size, bool *is_signed);
 bool type_equal(const struct type *a, const struct type *b);
 bool type_is_aggregation(const struct type *t);
+/* count, sum, min, max, avg: aggregations that read as one integer (their
+ * per-CPU values merged), as bpftrace 0.26's "castable" map types. */
+bool type_is_castable_agg(const struct type *t);
 bool type_is_integer_like(const struct type *t); /* INT, or PTR */
 /* "int64", "string[16]", "(int64,string[64])", "struct task_struct *" ...
  * in bpftrace's spelling, for messages. */
