@@ -39,6 +39,7 @@ enum {
 	IRF_SIGNED = 8,   /* cpu-v4 sdiv/smod */
 	IRF_MAPVAL = 16,  /* LDMAP of a value address */
 	IRF_OPEN = 32,    /* jump not yet patched: label is the next jump */
+	IRF_KFUNC = 64,   /* CALL of a kernel function (imm: its BTF id) */
 };
 
 struct ir_insn {

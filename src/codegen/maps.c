@@ -9,6 +9,7 @@
 #include <bpf/libbpf.h>
 
 #include "codegen/cg.h"
+#include "kernel/btf.h"
 #include "model/limits.h"
 #include "model/maplayout.h"
 #include "util/arena.h"
@@ -516,16 +517,68 @@ ir_reg cg_map_incdec(struct cg *g, struct ast_expr *map, int delta, bool post)
 	return post ? old : nv;
 }
 
+/* delete(@m, k), delete(@m), delete(@m[k]): 1 if the key was there. */
 struct val cg_bi_delete(struct cg *g, struct ast_expr *call,
 			struct ast_expr *tg)
 {
-	struct ast_expr *map = call->u.call.args.items[0];
+	struct ast_expr *map = call->u.call.map_key ? call->u.call.map_key :
+						      call->u.call.args.items[0];
 	int32_t mi = cg_map_index(g, map);
 	const struct cmap *m = cg_map(g, mi);
 	/* sema refuses it for a histogram (TY_HIST/TY_LHIST) */
 	struct cg_mem key = build_key(g, m, map, IR_NOREG);
 	g->at = call; /* a failure is the call's, not its key's */
-	cg_call(g, BPF_FUNC_map_delete_elem, 2, map_ref(g, mi),
-		cg_mem_addr(g, key, 0));
-	return cg_no_val();
+	ir_reg r = cg_call(g, BPF_FUNC_map_delete_elem, 2, map_ref(g, mi),
+			   cg_mem_addr(g, key, 0));
+	/* 0 or -errno: the sign bit, flipped, without a branch (a value
+	 * nobody reads costs nothing: it is dead code) */
+	ir_alui(g->ir, BPF_RSH, r, 63);
+	ir_alui(g->ir, BPF_XOR, r, 1);
+	struct val v = { .kind = V_REG, .type = call->type, .reg = r };
+	return v;
+}
+
+/* has_key(@m, k): whether the lookup finds the key (no value is read). */
+struct val cg_bi_has_key(struct cg *g, struct ast_expr *call,
+			 struct ast_expr *tg)
+{
+	struct ast_expr *map = call->u.call.map_key;
+	int32_t mi = cg_map_index(g, map);
+	const struct cmap *m = cg_map(g, mi);
+	struct cg_mem key = build_key(g, m, map, IR_NOREG);
+	ir_reg p = lookup(g, mi, key);
+	ir_reg r = ir_const(g->ir, 0);
+	ir_jlist missing = ir_jmpi(g->ir, BPF_JEQ, p, 0, IR_NOLABEL);
+	ir_movi(g->ir, r, 1);
+	ir_jlist_patch_here(g->ir, missing);
+	struct val v = { .kind = V_REG, .type = call->type, .reg = r };
+	return v;
+}
+
+/* len(@m): the kernel's count of the map's elements (sema checked that
+ * the kfunc exists); len(stack): the stack's frame count, its first u64. */
+struct val cg_bi_len(struct cg *g, struct ast_expr *call,
+		     struct ast_expr *tg)
+{
+	struct ast_expr *a = call->u.call.args.items[0];
+	if (a->kind != E_MAP) {
+		const struct type *t = a->type;
+		struct cg_mem mem = cg_stack_in_scratch(t) ?
+			cg_scratch(g, t->size) :
+			cg_slot_mem(ir_slot_new(g->ir, t->size, 8));
+		cg_store_mem(g, mem, 0, t, cg_expr(g, a));
+		ir_reg r = ir_reg_new(g->ir);
+		if (mem.ptr != IR_NOREG)
+			ir_load(g->ir, 8, r, mem.ptr, 0);
+		else
+			ir_load_slot(g->ir, 8, r, mem.slot, 0);
+		struct val v = { .kind = V_REG, .type = call->type, .reg = r };
+		return v;
+	}
+	int32_t id = kbtf_kfunc_id("bpf_map_sum_elem_count");
+	ir_reg args[1] = { map_ref(g, cg_map_index(g, a)) };
+	ir_reg r = ir_reg_new(g->ir);
+	ir_kfunc_call(g->ir, r, id, args, 1);
+	struct val v = { .kind = V_REG, .type = call->type, .reg = r };
+	return v;
 }

@@ -246,9 +246,9 @@ bool sema_use_map_key(struct sema *s, struct sema_map *m,
 	}
 	const struct type *u = unify(s, m->key, key);
 	if (!u) {
-		sema_err(s, e->span, "%s is used with a key of type %s here but "
-			"%s elsewhere", m->name, sema_tname(s, key),
-		    sema_tname(s, m->key));
+		sema_err(s, e->span, "Argument mismatch for %s: trying to access "
+			 "with arguments: '%s' when map expects arguments: '%s'",
+			 m->name, sema_tname(s, key), sema_tname(s, m->key));
 		return false;
 	}
 	m->key = u;

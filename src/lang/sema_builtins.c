@@ -502,12 +502,77 @@ static const struct type *ty_lhist(struct sema *s, struct ast_expr *e,
 
 /* ---- maps ---- */
 
+/* Whether map m is a scalar map (typed, and used without a key). */
+static bool scalar_map(const struct sema_map *m)
+{
+	return !m->key && m->value->kind != TY_NONE;
+}
+
+/* has_key(@m, k), delete(@m, k): the access @m[k] they stand for, typed
+ * as a use of @m (a key of the wrong type is refused as any access of
+ * @m with it is); k a tuple (k1, k2) for a map of several keys. fn names
+ * the call for 0.26's message about scalar maps. */
+static bool keyed_access(struct sema *s, struct ast_expr *e, const char *fn)
+{
+	if (!want_map_arg(s, e, 0, false))
+		return false;
+	struct ast_expr *m = arg(e, 0), *k = arg(e, 1);
+	struct sema_map *sm = &s->maps.data[m->aux];
+	if (scalar_map(sm)) {
+		sema_err(s, e->span, "call to %s expects a map with explicit keys "
+			 "(non-scalar map)", fn);
+		return false;
+	}
+	struct ast_expr *acc = e->u.call.map_key;
+	if (!acc) {
+		acc = arena_alloc(s->arena, sizeof(*acc));
+		*acc = *m;
+		acc->span = k->span;
+		acc->u.map.has_brackets = true;
+		if (k->kind == E_TUPLE) {
+			acc->u.map.keys = k->u.list;
+		} else {
+			acc->u.map.keys.n = 1;
+			acc->u.map.keys.items = arena_alloc(
+				s->arena, sizeof(*acc->u.map.keys.items));
+			acc->u.map.keys.items[0] = k;
+		}
+		e->u.call.map_key = acc;
+	}
+	acc->aux = m->aux;
+	const struct type *key = sema_map_key_type(s, acc);
+	if (!sema_use_map_key(s, sm, acc, key))
+		return false;
+	acc->type = sm->value;
+	/* A histogram's key holds its bucket: one key of it is many. */
+	if (sm->value->kind == TY_HIST || sm->value->kind == TY_LHIST) {
+		sema_err(s, e->span, "%s() of one key of a histogram is not "
+			 "supported", e->u.call.name);
+		return false;
+	}
+	return true;
+}
+
+/* delete(@m, k), delete(@m) of a scalar map, and the deprecated
+ * delete(@m[k]): true (1) when the key was there, as in bpftrace 0.26. */
 static const struct type *ty_delete(struct sema *s, struct ast_expr *e,
 				    struct ast_expr *target)
 {
+	if (e->u.call.args.n == 2) {
+		if (!keyed_access(s, e, "delete() with two arguments"))
+			return &type_none;
+		s->maps.data[arg(e, 0)->aux].deleted = true;
+		return &type_u64;
+	}
 	if (!want_map_arg(s, e, 0, true))
 		return &type_none;
-	struct sema_map *m = &s->maps.data[arg(e, 0)->aux];
+	struct ast_expr *a0 = arg(e, 0);
+	struct sema_map *m = &s->maps.data[a0->aux];
+	if (!a0->u.map.has_brackets && m->key) {
+		sema_err(s, e->span, "call to delete() with a single argument "
+			 "expects a map without explicit keys (scalar map)");
+		return &type_none;
+	}
 	m->deleted = true;
 	/* A histogram's key holds its bucket: one delete cannot remove a
 	 * key's buckets (the value is typed by the last pass). */
@@ -516,7 +581,50 @@ static const struct type *ty_delete(struct sema *s, struct ast_expr *e,
 			 "histogram is not supported: use clear()");
 		return &type_none;
 	}
-	return &type_void;
+	return &type_u64;
+}
+
+/* has_key(@m, k): whether @m holds key k (1 or 0). */
+static const struct type *ty_has_key(struct sema *s, struct ast_expr *e,
+				     struct ast_expr *target)
+{
+	if (!keyed_access(s, e, "has_key()"))
+		return &type_none;
+	return &type_u64;
+}
+
+/* len(@m): the number of keys of a map with keys, which the kernel
+ * counts (the bpf_map_sum_elem_count kfunc of Linux 6.6, as bpftrace
+ * 0.26 uses where it exists); len(stack): its number of frames. */
+static const struct type *ty_len(struct sema *s, struct ast_expr *e,
+				 struct ast_expr *target)
+{
+	struct ast_expr *a0 = arg(e, 0);
+	if (a0->kind == E_MAP && !a0->u.map.has_brackets) {
+		if (!want_map_arg(s, e, 0, false))
+			return &type_none;
+		if (scalar_map(&s->maps.data[a0->aux])) {
+			sema_err(s, e->span, "call to len() expects a map with "
+				 "explicit keys (non-scalar map)");
+			return &type_none;
+		}
+		if (s->pass > 0 && kbtf_kfunc_id("bpf_map_sum_elem_count") <= 0) {
+			sema_err(s, e->span, "len() of a map needs the kernel "
+				 "function bpf_map_sum_elem_count (Linux 6.6 or "
+				 "newer, with BTF)");
+			return &type_none;
+		}
+		return &type_s64;
+	}
+	const struct type *t = sema_expr(s, a0);
+	if (t->kind == TY_NONE)
+		return t;
+	if (t->kind != TY_KSTACK && t->kind != TY_USTACK) {
+		sema_err(s, e->span, "call to len() expects a map, ustack, or "
+			 "kstack");
+		return &type_none;
+	}
+	return &type_s64;
 }
 
 /* clear(@m), zero(@m) */
