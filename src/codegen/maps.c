@@ -334,6 +334,44 @@ static ir_reg log2_bucket(struct cg *g, ir_reg x)
 	return b;
 }
 
+/* hist(x, k)'s bucket for k > 0, maplayout.h's hist_log2k_index. */
+static ir_reg log2k_bucket(struct cg *g, ir_reg x, uint32_t k)
+{
+	int32_t mask = (1 << k) - 1;
+	ir_reg b = ir_reg_new(g->ir);
+	ir_movi(g->ir, b, 0);
+	ir_jlist done = ir_jmpi(g->ir, BPF_JSLT, x, 0, IR_NOLABEL);
+	ir_mov(g->ir, b, x);
+	ir_alui(g->ir, BPF_ADD, b, 1);
+	ir_jlist_concat(g->ir, &done, ir_jmpi(g->ir, BPF_JLE, x, mask,
+					      IR_NOLABEL));
+	/* l: the position of the highest set bit, as log2_bucket finds it */
+	ir_reg n = ir_copy(g->ir, x), l = ir_const(g->ir, 0);
+	for (int i = 5; i >= 0; i--) {
+		int shift = 1 << i;
+		int64_t limit = (int64_t)1 << shift;
+		ir_jlist small = limit <= INT32_MAX ?
+			ir_jmpi(g->ir, BPF_JLT, n, (int32_t)limit, IR_NOLABEL) :
+			ir_jmp(g->ir, BPF_JLT, n, ir_const(g->ir, limit),
+			       IR_NOLABEL);
+		ir_alui(g->ir, BPF_RSH, n, shift);
+		ir_alui(g->ir, BPF_ADD, l, shift);
+		ir_jlist_patch_here(g->ir, small);
+	}
+	ir_alui(g->ir, BPF_SUB, l, (int32_t)k);
+	/* the k bits after the highest one */
+	ir_reg t = ir_copy(g->ir, x);
+	ir_alu(g->ir, BPF_RSH, t, l);
+	ir_alui(g->ir, BPF_AND, t, mask);
+	ir_mov(g->ir, b, l);
+	ir_alui(g->ir, BPF_ADD, b, 1);
+	ir_alui(g->ir, BPF_LSH, b, (int32_t)k);
+	ir_alu(g->ir, BPF_ADD, b, t);
+	ir_alui(g->ir, BPF_ADD, b, 1);
+	ir_jlist_patch_here(g->ir, done);
+	return b;
+}
+
 static ir_reg linear_bucket(struct cg *g, ir_reg x, const struct type *t)
 {
 	ir_reg b = ir_reg_new(g->ir);
@@ -432,7 +470,8 @@ struct val cg_bi_aggregate(struct cg *g, struct ast_expr *call,
 	if (call->u.call.args.n)
 		x = cg_int(g, call->u.call.args.items[0]);
 	if (vt->kind == TY_HIST)
-		bucket = log2_bucket(g, x);
+		bucket = vt->hbits ? log2k_bucket(g, x, vt->hbits) :
+				     log2_bucket(g, x);
 	else if (vt->kind == TY_LHIST)
 		bucket = linear_bucket(g, x, vt);
 	struct cg_mem key = build_key(g, m, map, bucket);

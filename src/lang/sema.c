@@ -571,6 +571,10 @@ static void store_map(struct sema *s, struct sema_map *m, struct ast_expr *e,
 	const struct type *u = NULL;
 	if (type_is_aggregation(v) == type_is_aggregation(m->value))
 		u = unify(s, m->value, v);
+	if (!u && v->kind == TY_HIST && m->value->kind == TY_HIST) {
+		sema_err(s, at, "Different bits in a single hist unsupported");
+		return;
+	}
 	if (!u) {
 		sema_err(s, at, "type mismatch for %s: storing %s, but it already "
 			"holds %s", m->name, sema_tname(s, v), sema_tname(s, m->value));

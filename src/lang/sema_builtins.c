@@ -466,6 +466,23 @@ static const struct type *ty_agg(struct sema *s, struct ast_expr *e,
 	if (e->builtin != BI_COUNT && !want_int_arg(s, e, 0))
 		return &type_none;
 	struct type *t = (struct type *)agg(s, kinds[e->builtin]);
+	if (e->builtin == BI_HIST && e->u.call.args.n == 2) {
+		/* 0.26: a literal (its pre-type check's words) */
+		int64_t k;
+		struct ast_expr *b = arg(e, 1);
+		if (!sema_const_int(s, b, &k) || k < 0) {
+			sema_err(s, b->span, "hist: invalid bits value, need "
+				 "integer literal");
+			return &type_none;
+		}
+		if (k > 5) {
+			sema_err(s, e->span, "hist: bits %lld must be 0..5",
+				 (long long)k);
+			return &type_none;
+		}
+		b->type = &type_s64;
+		t->hbits = (uint32_t)k;
+	}
 	if (e->builtin == BI_SUM)
 		t->is_signed = arg(e, 0)->type->is_signed ||
 			       arg(e, 0)->type->kind != TY_INT;

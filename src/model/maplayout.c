@@ -55,7 +55,7 @@ uint32_t maplayout_array_entries(const struct type *value)
 uint32_t maplayout_nbuckets(const struct type *vt)
 {
 	if (vt->kind == TY_HIST)
-		return HIST_LOG2_NBUCKETS;
+		return hist_log2k_nbuckets(vt->hbits);
 	if (vt->lstep <= 0 || vt->lmax < vt->lmin)
 		return 0;
 	return hist_linear_nbuckets(vt->lmin, vt->lmax, vt->lstep);

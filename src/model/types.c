@@ -202,6 +202,8 @@ bool type_equal(const struct type *a, const struct type *b)
 	case TY_LHIST:
 		return a->lmin == b->lmin && a->lmax == b->lmax &&
 		       a->lstep == b->lstep;
+	case TY_HIST:
+		return a->hbits == b->hbits;
 	case TY_KSTACK:
 	case TY_USTACK:
 		return a->stack_mode == b->stack_mode &&

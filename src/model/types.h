@@ -94,6 +94,8 @@ struct type {
 	int32_t btf_id;          /* RECORD from kernel BTF (0: none) */
 	/* LHIST parameters */
 	int64_t lmin, lmax, lstep;
+	/* HIST: hist(n, k)'s k, 2^k buckets per power of 2 (0..5) */
+	uint32_t hbits;
 	/* KSTACK/USTACK */
 	enum stack_mode stack_mode;
 	uint32_t stack_limit;

@@ -108,7 +108,8 @@ static void entry_value(struct strbuf *sb, const struct vfmt *f,
 {
 	const struct type *vt = m->value;
 	if (vt->kind == TY_HIST)
-		hist_json_log2(sb, e->buckets, e->nbuckets, m->div);
+		hist_json_log2k(sb, e->buckets, e->nbuckets, vt->hbits,
+					m->div);
 	else if (vt->kind == TY_LHIST)
 		hist_json_linear(sb, e->buckets, e->nbuckets, vt->lmin,
 				 vt->lmax, vt->lstep, m->div);
