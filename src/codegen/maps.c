@@ -4,6 +4,7 @@
  * stats, hist, lhist), which update in place without atomics because each
  * CPU owns its slot.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include <bpf/libbpf.h>
@@ -22,7 +23,8 @@
  * to a hash. */
 static bool keyless_array(const struct sema_map *sm)
 {
-	if (sm->key || sm->deleted || !type_is_aggregation(sm->value))
+	if (sm->key || sm->deleted || !type_is_aggregation(sm->value) ||
+	    sm->value->kind == TY_TSERIES)
 		return false;
 	return sm->value->kind != TY_LHIST || maplayout_nbuckets(sm->value) > 0;
 }
@@ -492,6 +494,110 @@ struct val cg_bi_aggregate(struct cg *g, struct ast_expr *call,
 	 * the key since our lookup, its count is kept and ours is stored
 	 * beside it, so there is no need to look up again. It fails only
 	 * when the key is new and the map is full: counted. */
+	ir_reg r = update(g, mi, key, cg_slot_mem(init), BPF_ANY);
+	ir_jlist_concat(g->ir, &done, ir_jmpi(g->ir, BPF_JEQ, r, 0,
+					      IR_NOLABEL));
+	count_full(g, mi, IR_NOREG);
+	ir_jlist_patch_here(g->ir, done);
+	return cg_no_val();
+}
+
+/* The clock tseries() reads: CLOCK_TAI (bpftrace 0.26's sw_tai), or
+ * with BPFTRACE_DUMMY_TS_MAP=@m the value of key-less map @m, as 0.26
+ * reads it for its tests (a script steps time through @m). */
+static ir_reg tseries_now(struct cg *g)
+{
+	const char *dummy = getenv("BPFTRACE_DUMMY_TS_MAP");
+	for (uint32_t i = 0; dummy && i < g->sr->nmaps; i++) {
+		const struct sema_map *sm = &g->sr->maps[i];
+		if (strcmp(sm->name, dummy) || sm->key ||
+		    sm->value->kind != TY_INT)
+			continue;
+		struct ast_expr e;
+		memset(&e, 0, sizeof(e));
+		e.kind = E_MAP;
+		e.u.map.name = sm->name;
+		e.aux = (int32_t)i;
+		e.type = sm->value;
+		return cg_to_reg(g, cg_map_read(g, &e));
+	}
+	return cg_call(g, BPF_FUNC_ktime_get_tai_ns, 0);
+}
+
+/* Folds x into the tseries value at p (in the map, or a new one on the
+ * stack), as bpftrace 0.26's codegen does: an aggregating interval
+ * starts over when its bucket last held another epoch. */
+static void tseries_modify(struct cg *g, const struct type *vt, ir_reg p,
+			   ir_reg x, ir_reg now, ir_reg epoch)
+{
+	ir_reg t = ir_reg_new(g->ir);
+	if (vt->lstep != TSERIES_LAST) {
+		ir_load(g->ir, 8, t, p, 16);
+		ir_jlist same = ir_jmp(g->ir, BPF_JEQ, t, epoch, IR_NOLABEL);
+		ir_storei(g->ir, 8, p, 0, 0);
+		ir_storei(g->ir, 8, p, 8, 0);
+		ir_jlist_patch_here(g->ir, same);
+	}
+	switch (vt->lstep) {
+	case TSERIES_AVG:
+		ir_load(g->ir, 8, t, p, 8);
+		ir_alui(g->ir, BPF_ADD, t, 1);
+		ir_store(g->ir, 8, p, 8, t);
+		/* fall through */
+	case TSERIES_SUM:
+		ir_load(g->ir, 8, t, p, 0);
+		ir_alu(g->ir, BPF_ADD, t, x);
+		ir_store(g->ir, 8, p, 0, t);
+		break;
+	case TSERIES_MIN:
+	case TSERIES_MAX: {
+		bool max = vt->lstep == TSERIES_MAX;
+		int keep_if = vt->is_signed ? (max ? BPF_JSLE : BPF_JSGE) :
+					      (max ? BPF_JLE : BPF_JGE);
+		ir_load(g->ir, 8, t, p, 8);
+		ir_jlist unset = ir_jmpi(g->ir, BPF_JEQ, t, 0, IR_NOLABEL);
+		ir_load(g->ir, 8, t, p, 0);
+		ir_jlist keep = ir_jmp(g->ir, keep_if, x, t, IR_NOLABEL);
+		ir_jlist_patch_here(g->ir, unset);
+		ir_store(g->ir, 8, p, 0, x);
+		ir_jlist_patch_here(g->ir, keep);
+		ir_storei(g->ir, 8, p, 8, 1);
+		break;
+	}
+	default: /* the last value, and when (the newest wins a merge) */
+		ir_store(g->ir, 8, p, 0, x);
+		ir_store(g->ir, 8, p, 8, now);
+		break;
+	}
+	ir_store(g->ir, 8, p, 16, epoch);
+}
+
+/* @m = tseries(v, interval, n[, agg]): the bucket of the current
+ * interval (epoch = now / interval, bucket = epoch % n) updated in this
+ * CPU's slot; the runtime merges the CPUs' slots of the newest epoch. */
+struct val cg_bi_tseries(struct cg *g, struct ast_expr *call,
+			 struct ast_expr *map)
+{
+	int32_t mi = cg_map_index(g, map);
+	const struct cmap *m = cg_map(g, mi);
+	const struct type *vt = m->value;
+	ir_reg now = tseries_now(g);
+	ir_reg epoch = ir_copy(g->ir, now);
+	ir_alu(g->ir, BPF_DIV, epoch, ir_const(g->ir, vt->lmin));
+	ir_reg bucket = ir_copy(g->ir, epoch);
+	ir_alu(g->ir, BPF_MOD, bucket, ir_const(g->ir, vt->lmax));
+	ir_reg x = cg_int(g, call->u.call.args.items[0]);
+	struct cg_mem key = build_key(g, m, map, bucket);
+	ir_reg p = lookup(g, mi, key);
+	ir_jlist fresh = ir_jmpi(g->ir, BPF_JEQ, p, 0, IR_NOLABEL);
+	tseries_modify(g, vt, p, x, now, epoch);
+	ir_jlist done = ir_ja(g->ir, IR_NOLABEL);
+	ir_jlist_patch_here(g->ir, fresh);
+	ir_slot init = ir_slot_new(g->ir, 24, 8);
+	cg_zero(g, init, 0, 24);
+	ir_reg ip = ir_reg_new(g->ir);
+	ir_slot_addr(g->ir, ip, init, 0);
+	tseries_modify(g, vt, ip, x, now, epoch);
 	ir_reg r = update(g, mi, key, cg_slot_mem(init), BPF_ANY);
 	ir_jlist_concat(g->ir, &done, ir_jmpi(g->ir, BPF_JEQ, r, 0,
 					      IR_NOLABEL));

@@ -302,6 +302,28 @@ static struct token lex_number(struct lexer *lx, struct token t)
 			v *= 10;
 		}
 	}
+	/* A duration (bpftrace 0.26): 100ms is 100000000, in nanoseconds.
+	 * (Minimal, for tseries(); the language front end owns literals.) */
+	if (base == 10) {
+		static const struct { const char *unit; uint64_t ns; } units[] = {
+			{ "ns", 1 }, { "us", 1000 }, { "ms", 1000000 },
+			{ "s", 1000000000ULL }, { "m", 60000000000ULL },
+			{ "h", 3600000000000ULL }, { "d", 86400000000000ULL },
+		};
+		for (size_t i = 0; i < sizeof(units) / sizeof(*units); i++) {
+			size_t n = strlen(units[i].unit), k = 0;
+			while (k < n && peek_at(lx, (uint32_t)k) == units[i].unit[k])
+				k++;
+			if (k < n || is_ident_char(peek_at(lx, (uint32_t)n)))
+				continue;
+			for (k = 0; k < n; k++)
+				advance(lx);
+			if (v > UINT64_MAX / units[i].ns)
+				overflow = 1;
+			v *= units[i].ns;
+			break;
+		}
+	}
 	int nu = 0, nl = 0;
 	while (cur(lx) == 'u' || cur(lx) == 'U' || cur(lx) == 'l' ||
 	       cur(lx) == 'L') {

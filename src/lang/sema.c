@@ -636,6 +636,7 @@ static bool agg_copy_ok(struct sema *s, struct sema_map *m,
 		[TY_AVG] = "avg(retval)", [TY_STATS] = "stats(arg2)",
 		[TY_HIST] = "hist(retval)",
 		[TY_LHIST] = "lhist(rand %10, 0, 10, 1)",
+		[TY_TSERIES] = "tseries(rand %10, 10s, 1)",
 	};
 	struct ast_expr *val = st->u.assign.value;
 	const struct sema_map *from = val->kind == E_MAP ?

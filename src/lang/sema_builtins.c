@@ -517,6 +517,71 @@ static const struct type *ty_lhist(struct sema *s, struct ast_expr *e,
 	return t;
 }
 
+/* tseries(v, interval, n[, agg]): v's value per interval of interval
+ * ns (a duration literal, 100ms), the last n of them, each interval the
+ * last value or its avg/max/min/sum; the words of 0.26's checks. */
+static const struct type *ty_tseries(struct sema *s, struct ast_expr *e,
+				     struct ast_expr *target)
+{
+	static const char *const aggs[] = { "avg", "max", "min", "sum" };
+	if (!agg_target(s, e, target) || !want_int_arg(s, e, 0))
+		return &type_none;
+	int64_t iv, n;
+	if (!sema_const_int(s, arg(e, 1), &iv)) {
+		sema_err(s, arg(e, 1)->span, "tseries: invalid interval_ns value "
+			 "(must be non-negative literal)");
+		return &type_none;
+	}
+	if (!sema_const_int(s, arg(e, 2), &n)) {
+		sema_err(s, arg(e, 2)->span, "tseries: invalid num_intervals "
+			 "value (must be non-negative literal)");
+		return &type_none;
+	}
+	if (iv <= 0) {
+		sema_err(s, arg(e, 1)->span, "tseries() interval_ns must be >= 1 "
+			 "(%lld provided)", (long long)iv);
+		return &type_none;
+	}
+	if (n <= 0) {
+		sema_err(s, arg(e, 2)->span, "tseries() num_intervals must be >= "
+			 "1 (%lld provided)", (long long)n);
+		return &type_none;
+	}
+	if (n > 1000000) {
+		sema_err(s, arg(e, 2)->span, "tseries() num_intervals must be < "
+			 "1000000 (%lld provided)", (long long)n);
+		return &type_none;
+	}
+	arg(e, 1)->type = arg(e, 2)->type = &type_s64;
+	int agg = TSERIES_LAST;
+	if (e->u.call.args.n == 4) {
+		struct ast_expr *a = arg(e, 3);
+		if (a->kind != E_STRING) {
+			sema_err(s, a->span, "tseries()'s aggregation must be a "
+				 "string literal");
+			return &type_none;
+		}
+		a->type = &type_void;
+		for (int i = 0; i < 4; i++)
+			if (!strcmp(a->u.str.bytes, aggs[i]))
+				agg = i + 1;
+		if (agg == TSERIES_LAST) {
+			sema_err(s, e->span, "tseries() expects one of the "
+				 "following aggregation functions: avg, max, min, "
+				 "sum (\"%s\" provided)", a->u.str.bytes);
+			return &type_none;
+		}
+	}
+	struct type *t = type_new(s->arena, TY_TSERIES, 24);
+	t->align = 8;
+	t->lmin = iv;
+	t->lmax = n;
+	t->lstep = agg;
+	t->is_signed = arg(e, 0)->type->kind != TY_INT ||
+		       arg(e, 0)->type->is_signed;
+	return t;
+}
+
 /* ---- maps ---- */
 
 /* Whether map m is a scalar map (typed, and used without a key). */
@@ -562,7 +627,8 @@ static bool keyed_access(struct sema *s, struct ast_expr *e, const char *fn)
 		return false;
 	acc->type = sm->value;
 	/* A histogram's key holds its bucket: one key of it is many. */
-	if (sm->value->kind == TY_HIST || sm->value->kind == TY_LHIST) {
+	if (sm->value->kind == TY_HIST || sm->value->kind == TY_LHIST ||
+	    sm->value->kind == TY_TSERIES) {
 		sema_err(s, e->span, "%s() of one key of a histogram is not "
 			 "supported", e->u.call.name);
 		return false;
@@ -593,7 +659,8 @@ static const struct type *ty_delete(struct sema *s, struct ast_expr *e,
 	m->deleted = true;
 	/* A histogram's key holds its bucket: one delete cannot remove a
 	 * key's buckets (the value is typed by the last pass). */
-	if (m->value->kind == TY_HIST || m->value->kind == TY_LHIST) {
+	if (m->value->kind == TY_HIST || m->value->kind == TY_LHIST ||
+	    m->value->kind == TY_TSERIES) {
 		sema_err(s, arg(e, 0)->span, "delete() of one key of a "
 			 "histogram is not supported: use clear()");
 		return &type_none;

@@ -8,9 +8,11 @@ static uint32_t round8(uint32_t n)
 	return (n + 7) & ~7u;
 }
 
+/* hist, lhist and tseries keys end with a u64 bucket */
 static bool is_hist(const struct type *v)
 {
-	return v->kind == TY_HIST || v->kind == TY_LHIST;
+	return v->kind == TY_HIST || v->kind == TY_LHIST ||
+	       v->kind == TY_TSERIES;
 }
 
 uint32_t maplayout_bucket_offset(const struct type *key)

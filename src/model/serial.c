@@ -447,7 +447,7 @@ static const struct type *get_tref(struct rd *r)
 static void get_type(struct rd *r, struct type *t)
 {
 	t->kind = (enum type_kind)get8(r);
-	if (t->kind > TY_LHIST)
+	if (t->kind > TY_TSERIES)
 		r->bad = true;
 	t->size = get32(r);
 	t->align = get32(r);

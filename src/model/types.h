@@ -46,7 +46,15 @@ enum type_kind {
 	TY_STATS,  /* struct { s64 sum; u64 count; } */
 	TY_HIST,   /* u64 count; the map key ends with a u64 bucket */
 	TY_LHIST,  /* u64 count; the map key ends with a u64 bucket */
+	TY_TSERIES, /* struct { s64 val; s64 meta; u64 epoch; }; the key ends
+		     * with a u64 bucket (epoch % intervals); lmin: the
+		     * interval in ns, lmax: the number of intervals, lstep:
+		     * enum tseries_agg; is_signed: the values' sign */
 };
+
+/* tseries(v, interval, n[, agg]): what one interval keeps. */
+enum tseries_agg { TSERIES_LAST, TSERIES_AVG, TSERIES_MAX, TSERIES_MIN,
+		   TSERIES_SUM };
 
 /* STACK_BUILD_ID (ustack only): no addresses but the build id of the file
  * and the offset in it, as the kernel's BPF_F_USER_BUILD_ID gives them. */

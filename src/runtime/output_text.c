@@ -5,6 +5,7 @@
 
 #include "model/types.h"
 #include "runtime/hist.h"
+#include "runtime/tseries.h"
 #include "runtime/output.h"
 #include "runtime/value_fmt.h"
 #include "util/strbuf.h"
@@ -101,6 +102,10 @@ static void map(struct out *o, const struct out_map *m)
 			sb_append(&sb, ":\n");
 			hist_text_log2k(&sb, e->buckets, e->nbuckets,
 						vt->hbits, m->div);
+			sb_putc(&sb, '\n');
+		} else if (vt->kind == TY_TSERIES) {
+			sb_append(&sb, ":\n");
+			tseries_text(&sb, e->points, e->npoints, vt->is_signed);
 			sb_putc(&sb, '\n');
 		} else if (vt->kind == TY_LHIST) {
 			sb_append(&sb, ":\n");

@@ -83,6 +83,26 @@ TEST(numbers_in_every_base)
 	lexed_free(&l);
 }
 
+/* bpftrace 0.26's durations: integers in nanoseconds. */
+TEST(duration_literals)
+{
+	struct lexed l;
+	LEX(&l, "7ns 3us 100ms 1s 2m 1h 1d 1_000us");
+	static const uint64_t want[] = {
+		7, 3000, 100000000, 1000000000ULL, 120000000000ULL,
+		3600000000000ULL, 86400000000000ULL, 1000000,
+	};
+	size_t nw = sizeof(want) / sizeof(*want);
+	CHECK(l.n == (int)nw);
+	for (size_t i = 0; i < nw && i < (size_t)l.n; i++) {
+		CHECK(l.t[i].kind == T_INT);
+		CHECK(l.t[i].num == want[i]);
+	}
+	CHECK_STR(src_of(&l, &l.t[2]), "100ms");
+	CHECK(l.errlen == 0);
+	lexed_free(&l);
+}
+
 TEST(bad_numbers_are_errors)
 {
 	static const char *const bad[] = {
@@ -307,6 +327,7 @@ TEST(attach_points)
 int main(void)
 {
 	RUN(numbers_in_every_base);
+	RUN(duration_literals);
 	RUN(bad_numbers_are_errors);
 	RUN(character_literals);
 	RUN(string_escapes);
