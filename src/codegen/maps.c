@@ -24,7 +24,7 @@
 static bool keyless_array(const struct sema_map *sm)
 {
 	if (sm->key || sm->deleted || !type_is_aggregation(sm->value) ||
-	    sm->value->kind == TY_TSERIES)
+	    sm->value->kind == TY_TSERIES || sm->decl_type)
 		return false;
 	return sm->value->kind != TY_LHIST || maplayout_nbuckets(sm->value) > 0;
 }
@@ -36,7 +36,7 @@ static bool shareable(const struct cmap *m)
 {
 	static const enum type_kind stacks[] = { TY_KSTACK, TY_USTACK,
 						 TY_NONE };
-	return !m->key && m->type == BPF_MAP_TYPE_HASH &&
+	return !m->key && m->type == BPF_MAP_TYPE_HASH && !m->declared &&
 	       !type_holds(m->value, stacks);
 }
 
@@ -99,6 +99,12 @@ void cg_maps_declare(struct cg *g)
 		m.key_size = maplayout_key_size(sm->key, sm->value);
 		m.value_size = maplayout_value_size(sm->value);
 		m.max_entries = limits.map_keys_max;
+		if (sm->decl_type) {
+			/* let @m = lruhash(n): its type and size */
+			m.type = sm->decl_type;
+			m.max_entries = sm->decl_size;
+			m.declared = true;
+		}
 		if (keyless_array(sm)) {
 			/* Indexed by the u32 at the start of the key slot: 0,
 			 * or the low half of the u64 bucket (little endian). */

@@ -245,9 +245,19 @@ struct ast_directive {
 	const char *text;
 };
 
+/* let @name = kind(size); (bpftrace 0.26's map declaration) */
+struct ast_mapdecl {
+	struct span span;      /* the whole declaration */
+	const char *name;      /* "@name" */
+	const char *kind;      /* "hash", "lruhash", ... as written */
+	uint64_t size;         /* max entries */
+};
+
 struct ast_program {
 	struct ast_probe *probes;
 	uint32_t nprobes;
+	struct ast_mapdecl *mapdecls;
+	uint32_t nmapdecls;
 	struct ast_cdef **cdefs;
 	uint32_t ncdefs;
 	struct ast_directive *directives;

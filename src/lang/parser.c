@@ -1293,6 +1293,39 @@ static int next_is_cdef(struct parser *p)
 	       t.kind == T_TYPEDEF;
 }
 
+/* Whether the program goes on with a map declaration (let @...). */
+static int next_is_map_decl(struct parser *p)
+{
+	struct lexer save = p->lx;
+	struct diag quiet = *p->diag;
+	quiet.out = NULL;
+	quiet.max_errors = 0;
+	p->lx.diag = &quiet;
+	struct token t = lex_next(&p->lx);
+	struct token m = lex_next(&p->lx);
+	p->lx = save;
+	return t.kind == T_IDENT && !strcmp(t.text, "let") && m.kind == T_MAP;
+}
+
+/*
+ * map_decl = "let" MAP "=" IDENT "(" INT ")" ";"
+ */
+static void parse_map_decl(struct parser *p, struct ast_mapdecl *d)
+{
+	struct token let = take(p);
+	struct token m = expect(p, T_MAP, "a map name");
+	expect(p, T_ASSIGN, "'='");
+	struct token k = expect(p, T_IDENT, "a map type");
+	expect(p, T_LPAREN, "'('");
+	struct token n = expect(p, T_INT, "the number of entries");
+	expect(p, T_RPAREN, "')'");
+	struct token semi = expect(p, T_SEMI, "';'");
+	d->span = span_join(let.span, semi.span);
+	d->name = m.text;
+	d->kind = k.text;
+	d->size = n.num;
+}
+
 /* Puts the pending token back by moving the lexer to its start. */
 static void unpeek(struct parser *p)
 {
@@ -1332,6 +1365,7 @@ struct ast_program *parse_program_params(struct arena *a, struct diag *d,
 	AVEC(struct ast_probe) probes = { 0 };
 	AVEC(struct ast_cdef *) cdefs = { 0 };
 	AVEC(struct ast_directive) dirs = { 0 };
+	AVEC(struct ast_mapdecl) decls = { 0 };
 	for (;;) {
 		if (setjmp(p.recover)) {
 			p.depth = 0;
@@ -1349,6 +1383,12 @@ struct ast_program *parse_program_params(struct arena *a, struct diag *d,
 		int c = lex_peek_char(&p.lx);
 		if (c == -1)
 			break;
+		if (c == 'l' && next_is_map_decl(&p)) {
+			struct ast_mapdecl md;
+			parse_map_decl(&p, &md);
+			apush(&p, &decls, md);
+			continue;
+		}
 		if (c == '#' || c == '/' || next_is_cdef(&p)) {
 			struct token *t = peek(&p);
 			if (t->kind == T_DIRECTIVE) {
@@ -1387,6 +1427,7 @@ struct ast_program *parse_program_params(struct arena *a, struct diag *d,
 		memcpy(prog->probes, probes.data,
 		       sizeof(*prog->probes) * probes.len);
 	FREEZE(&p, cdefs, prog->cdefs, prog->ncdefs);
+	FREEZE(&p, decls, prog->mapdecls, prog->nmapdecls);
 	prog->ndirectives = (uint32_t)dirs.len;
 	prog->directives = arena_alloc(a, sizeof(*prog->directives) *
 					       (dirs.len + 1));

@@ -8,6 +8,7 @@
 #include "sema_impl.h"
 
 #include <errno.h>
+#include <linux/bpf.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -1225,6 +1226,54 @@ void sema_retarget(const struct sema_result *r, uint32_t probe,
 	check_body(s, &s->prog->probes[probe], t);
 }
 
+/* let @m = hash(n), lruhash, percpuhash, percpulruhash (bpftrace 0.26):
+ * the map's BPF type and size, which must suit its values (per-CPU ones
+ * for aggregations); a declared map no probe uses is warned about. */
+static void check_map_decls(struct sema *s, const struct ast_program *prog)
+{
+	static const struct { const char *name; uint32_t type; } kinds[] = {
+		{ "hash", BPF_MAP_TYPE_HASH },
+		{ "lruhash", BPF_MAP_TYPE_LRU_HASH },
+		{ "percpuhash", BPF_MAP_TYPE_PERCPU_HASH },
+		{ "percpulruhash", BPF_MAP_TYPE_LRU_PERCPU_HASH },
+	};
+	for (uint32_t i = 0; i < prog->nmapdecls; i++) {
+		const struct ast_mapdecl *d = &prog->mapdecls[i];
+		uint32_t type = 0;
+		const char *tname = NULL;
+		for (size_t k = 0; k < sizeof(kinds) / sizeof(*kinds); k++)
+			if (!strcmp(d->kind, kinds[k].name)) {
+				type = kinds[k].type;
+				tname = kinds[k].name;
+			}
+		if (!type) {
+			sema_err(s, d->span, "Invalid bpf map type: %s", d->kind);
+			continue;
+		}
+		if (!d->size || d->size > UINT32_MAX) {
+			sema_err(s, d->span, "the number of entries of %s must be "
+				 "from 1 to %u", d->name, UINT32_MAX);
+			continue;
+		}
+		struct sema_map *m = sema_find_map(s, d->name);
+		if (!m) {
+			diag_warning(s->report, d->span, "Unused map: %s", d->name);
+			continue;
+		}
+		bool percpu = type == BPF_MAP_TYPE_PERCPU_HASH ||
+			      type == BPF_MAP_TYPE_LRU_PERCPU_HASH;
+		if (m->value->kind != TY_NONE &&
+		    percpu != type_is_aggregation(m->value)) {
+			sema_err(s, m->first_use, "Incompatible map types. Type "
+				 "from declaration: %s. Type from value/key type: "
+				 "%s", tname, percpu ? "hash" : "percpuhash");
+			continue;
+		}
+		m->decl_type = type;
+		m->decl_size = (uint32_t)d->size;
+	}
+}
+
 int sema_check(struct arena *a, struct diag *d, struct ast_program *prog,
 	       const struct sema_probe *probes, const struct sema_opts *opts,
 	       struct sema_result *out)
@@ -1249,6 +1298,7 @@ int sema_check(struct arena *a, struct diag *d, struct ast_program *prog,
 			check_probe(&s, &prog->probes[i], &probes[i]);
 		}
 	}
+	check_map_decls(&s, prog);
 	for (size_t i = 0; i < s.maps.len; i++) {
 		struct sema_map *m = &s.maps.data[i];
 		if (m->value->kind == TY_NONE && !d->nerrors)

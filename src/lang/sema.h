@@ -28,6 +28,9 @@ struct sema_map {
 	 * aggregation): only then may @m = @agg store the aggregation's
 	 * value, as in bpftrace 0.26. */
 	bool plain_stored;
+	/* let @m = kind(n): its BPF map type (0: not declared) and size */
+	uint32_t decl_type;
+	uint32_t decl_size;
 	/* Per key part (nkey_names of them), how the script writes it
 	 * ("comm", "pid", "$x"), for outputs that name key parts (pprof
 	 * labels); "" where uses of the map write it differently. */

@@ -48,6 +48,7 @@ struct cmap {
 	bool shared;
 	uint32_t host;
 	uint64_t slot_key;
+	bool declared;          /* let @m = kind(n) chose type and size */
 };
 
 /* One BPF program and where it attaches. */
