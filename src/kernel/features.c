@@ -43,6 +43,7 @@ static const char *const feat_names[FEAT__COUNT] = {
 	[FEAT_KPROBE_SESSION] = "kprobe_session",
 	[FEAT_ITER] = "iter",
 	[FEAT_LOOKUP_PERCPU_ELEM] = "lookup_percpu_elem",
+	[FEAT_KTIME_TAI] = "get_tai_ns",
 };
 
 static bool result(struct feat_state *s, bool ok, const char *fmt, ...)
@@ -242,16 +243,15 @@ static bool probe_ringbuf(struct feat_state *s)
 	return result(s, true, "BPF_MAP_TYPE_RINGBUF");
 }
 
-static bool probe_lookup_percpu_elem(struct feat_state *s)
+/* A helper the programs may call: asked for the program types they are
+ * (kprobe-likes and tracepoints; raw_tp and perf_event allow the same). */
+static bool probe_helper(struct feat_state *s, enum bpf_func_id id,
+			 const char *name)
 {
-	/* the program types aggregations are read in: kprobe-likes and
-	 * tracepoints (raw_tp and perf_event allow the same helpers) */
-	if (libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE,
-				    BPF_FUNC_map_lookup_percpu_elem, NULL) == 1 ||
-	    libbpf_probe_bpf_helper(BPF_PROG_TYPE_TRACEPOINT,
-				    BPF_FUNC_map_lookup_percpu_elem, NULL) == 1)
-		return result(s, true, "bpf_map_lookup_percpu_elem");
-	return result(s, false, "no bpf_map_lookup_percpu_elem helper");
+	if (libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE, id, NULL) == 1 ||
+	    libbpf_probe_bpf_helper(BPF_PROG_TYPE_TRACEPOINT, id, NULL) == 1)
+		return result(s, true, "%s", name);
+	return result(s, false, "no %s helper", name);
 }
 
 static bool probe_breakpoint(struct feat_state *s)
@@ -326,7 +326,12 @@ static bool probe(enum feat_id f, struct feat_state *s)
 	case FEAT_HW_EVENTS: return probe_hw(s);
 	case FEAT_KPROBE_SESSION: return probe_kprobe_session(s);
 	case FEAT_ITER: return probe_iter(s);
-	case FEAT_LOOKUP_PERCPU_ELEM: return probe_lookup_percpu_elem(s);
+	case FEAT_LOOKUP_PERCPU_ELEM:
+		return probe_helper(s, BPF_FUNC_map_lookup_percpu_elem,
+				    "bpf_map_lookup_percpu_elem");
+	case FEAT_KTIME_TAI:
+		return probe_helper(s, BPF_FUNC_ktime_get_tai_ns,
+				    "bpf_ktime_get_tai_ns");
 	case FEAT__COUNT: break;
 	}
 	return result(s, false, "unknown feature");

@@ -16,6 +16,7 @@
 
 #include "kernel/btf.h"
 #include "kernel/elfsym.h"
+#include "kernel/features.h"
 #include "kernel/kallsyms.h"
 #include "kernel/regs.h"
 #include "lang/fmt_parse.h"
@@ -571,6 +572,14 @@ static const struct type *ty_tseries(struct sema *s, struct ast_expr *e,
 				 "sum (\"%s\" provided)", a->u.str.bytes);
 			return &type_none;
 		}
+	}
+	/* its clock: CLOCK_TAI (Linux 6.1), unless a map stands for it */
+	if (s->pass > 0 && !getenv("BPFTRACE_DUMMY_TS_MAP") &&
+	    !feat_has(FEAT_KTIME_TAI)) {
+		sema_err(s, e->span, "tseries() needs the kernel's "
+			 "bpf_ktime_get_tai_ns helper (Linux 6.1): %s",
+			 feat_reason(FEAT_KTIME_TAI));
+		return &type_none;
 	}
 	struct type *t = type_new(s->arena, TY_TSERIES, 24);
 	t->align = 8;

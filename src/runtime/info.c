@@ -125,7 +125,7 @@ int info_print(FILE *out, const char *version)
 	fputs("\nProbe types\n", out);
 	for (int f = 0; f < FEAT__COUNT; f++)
 		if (f != FEAT_BTF && f != FEAT_TEST_RUN && f != FEAT_RINGBUF &&
-		    f != FEAT_LOOKUP_PERCPU_ELEM)
+		    f != FEAT_LOOKUP_PERCPU_ELEM && f != FEAT_KTIME_TAI)
 			fprintf(out, "  %s: %s\n", feat_name((enum feat_id)f),
 				yes_no(feat_has((enum feat_id)f)));
 	fprintf(out, "  tracepoint: %s\n  perf_event: %s\n",
