@@ -121,8 +121,11 @@ static void jmp(struct strbuf *sb, const struct bpf_insn *in, size_t pc)
 	int op = BPF_OP(in->code);
 	long target = (long)pc + 1 + in->off;
 	if (op == BPF_CALL) {
-		sb_printf(sb, "call %s#%d", disasm_helper_name(in->imm),
-			  in->imm);
+		if (in->src_reg == BPF_PSEUDO_KFUNC_CALL)
+			sb_printf(sb, "call kfunc#%d", in->imm);
+		else
+			sb_printf(sb, "call %s#%d", disasm_helper_name(in->imm),
+				  in->imm);
 		return;
 	}
 	if (op == BPF_EXIT) {

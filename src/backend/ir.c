@@ -451,6 +451,15 @@ void ir_call(struct ir *ir, ir_reg d, int fn, const ir_reg *args, int nargs)
 	emit(ir, in);
 }
 
+void ir_kfunc_call(struct ir *ir, ir_reg d, int32_t btf_id,
+		   const ir_reg *args, int nargs)
+{
+	size_t at = ir->insns.len;
+	ir_call(ir, d, btf_id, args, nargs);
+	if (ir->insns.len > at)
+		ir->insns.data[at].flags |= IRF_KFUNC;
+}
+
 void ir_exit(struct ir *ir, ir_reg s)
 {
 	if (bad_reg(ir, s))
@@ -782,7 +791,10 @@ static void dump_insn(struct strbuf *sb, const struct ir_insn *in)
 	case IRK_CALL:
 		if (in->dst != IR_NOREG)
 			sb_printf(sb, "%%%u = ", in->dst);
-		sb_printf(sb, "call %s(", disasm_helper_name((int)in->imm));
+		if (in->flags & IRF_KFUNC)
+			sb_printf(sb, "call kfunc#%lld(", (long long)in->imm);
+		else
+			sb_printf(sb, "call %s(", disasm_helper_name((int)in->imm));
 		for (int i = 0; i < in->nargs; i++)
 			sb_printf(sb, "%s%%%u", i ? ", " : "", in->args[i]);
 		sb_putc(sb, ')');

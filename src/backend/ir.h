@@ -163,6 +163,9 @@ void ir_ld_btf_var(struct ir *ir, ir_reg d, uint32_t btf_id);
 /* --- calls and exit --- */
 /* d = helper fn(args...); d may be IR_NOREG. Args go to R1..R5. */
 void ir_call(struct ir *ir, ir_reg d, int fn, const ir_reg *args, int nargs);
+/* d = kernel function btf_id(args...) (a kfunc of vmlinux). */
+void ir_kfunc_call(struct ir *ir, ir_reg d, int32_t btf_id,
+		   const ir_reg *args, int nargs);
 void ir_exit(struct ir *ir, ir_reg s);
 void ir_exiti(struct ir *ir, int32_t imm);
 

@@ -41,6 +41,8 @@ enum {
 	IRF_OPEN = 32,    /* jump not yet patched: label is the next jump */
 	IRF_FUNC = 64,    /* LDMAP of a function's address (BPF_PSEUDO_FUNC) */
 	IRF_BTFVAR = 128, /* LDMAP of a kernel variable by BTF id (imm) */
+	/* (on CALLs, where the LDMAP flags above never are) */
+	IRF_KFUNC = 64,   /* CALL of a kernel function (imm: its BTF id) */
 };
 
 struct ir_insn {

@@ -202,6 +202,8 @@ static void lower_insn(struct ir *ir, const struct ir_insn *in,
 			from[a] = P[in->args[a]];
 		call_args(ml, from, in->nargs);
 		put(ml, (struct bpf_insn){ .code = BPF_JMP | BPF_CALL,
+					   .src_reg = in->flags & IRF_KFUNC ?
+						BPF_PSEUDO_KFUNC_CALL : 0,
 					   .imm = (int32_t)in->imm }, -1);
 		if (in->dst)
 			mov(ml, P[in->dst], BPF_REG_0);

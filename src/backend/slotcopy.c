@@ -129,6 +129,8 @@ static bool points_into(const struct ir_insn *in, const int32_t *ptr,
 /* Helpers that only read the memory their pointer arguments point to. */
 static bool reads_only(const struct ir_insn *call)
 {
+	if (call->flags & IRF_KFUNC)
+		return false;
 	switch (call->imm) {
 	case BPF_FUNC_map_lookup_elem:
 	case BPF_FUNC_map_update_elem:

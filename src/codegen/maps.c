@@ -4,11 +4,13 @@
  * stats, hist, lhist), which update in place without atomics because each
  * CPU owns its slot.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include <bpf/libbpf.h>
 
 #include "codegen/cg.h"
+#include "kernel/btf.h"
 #include "model/limits.h"
 #include "model/maplayout.h"
 #include "util/arena.h"
@@ -22,7 +24,7 @@
 static bool keyless_array(const struct sema_map *sm)
 {
 	if (sm->key || sm->deleted || !type_is_aggregation(sm->value) ||
-	    sm->decl_type)
+	    sm->value->kind == TY_TSERIES || sm->decl_type)
 		return false;
 	return sm->value->kind != TY_LHIST || maplayout_nbuckets(sm->value) > 0;
 }
@@ -327,6 +329,44 @@ static ir_reg log2_bucket(struct cg *g, ir_reg x)
 	return b;
 }
 
+/* hist(x, k)'s bucket for k > 0, maplayout.h's hist_log2k_index. */
+static ir_reg log2k_bucket(struct cg *g, ir_reg x, uint32_t k)
+{
+	int32_t mask = (1 << k) - 1;
+	ir_reg b = ir_reg_new(g->ir);
+	ir_movi(g->ir, b, 0);
+	ir_jlist done = ir_jmpi(g->ir, BPF_JSLT, x, 0, IR_NOLABEL);
+	ir_mov(g->ir, b, x);
+	ir_alui(g->ir, BPF_ADD, b, 1);
+	ir_jlist_concat(g->ir, &done, ir_jmpi(g->ir, BPF_JLE, x, mask,
+					      IR_NOLABEL));
+	/* l: the position of the highest set bit, as log2_bucket finds it */
+	ir_reg n = ir_copy(g->ir, x), l = ir_const(g->ir, 0);
+	for (int i = 5; i >= 0; i--) {
+		int shift = 1 << i;
+		int64_t limit = (int64_t)1 << shift;
+		ir_jlist small = limit <= INT32_MAX ?
+			ir_jmpi(g->ir, BPF_JLT, n, (int32_t)limit, IR_NOLABEL) :
+			ir_jmp(g->ir, BPF_JLT, n, ir_const(g->ir, limit),
+			       IR_NOLABEL);
+		ir_alui(g->ir, BPF_RSH, n, shift);
+		ir_alui(g->ir, BPF_ADD, l, shift);
+		ir_jlist_patch_here(g->ir, small);
+	}
+	ir_alui(g->ir, BPF_SUB, l, (int32_t)k);
+	/* the k bits after the highest one */
+	ir_reg t = ir_copy(g->ir, x);
+	ir_alu(g->ir, BPF_RSH, t, l);
+	ir_alui(g->ir, BPF_AND, t, mask);
+	ir_mov(g->ir, b, l);
+	ir_alui(g->ir, BPF_ADD, b, 1);
+	ir_alui(g->ir, BPF_LSH, b, (int32_t)k);
+	ir_alu(g->ir, BPF_ADD, b, t);
+	ir_alui(g->ir, BPF_ADD, b, 1);
+	ir_jlist_patch_here(g->ir, done);
+	return b;
+}
+
 static ir_reg linear_bucket(struct cg *g, ir_reg x, const struct type *t)
 {
 	ir_reg b = ir_reg_new(g->ir);
@@ -425,7 +465,8 @@ struct val cg_bi_aggregate(struct cg *g, struct ast_expr *call,
 	if (call->u.call.args.n)
 		x = cg_int(g, call->u.call.args.items[0]);
 	if (vt->kind == TY_HIST)
-		bucket = log2_bucket(g, x);
+		bucket = vt->hbits ? log2k_bucket(g, x, vt->hbits) :
+				     log2_bucket(g, x);
 	else if (vt->kind == TY_LHIST)
 		bucket = linear_bucket(g, x, vt);
 	struct cg_mem key = build_key(g, m, map, bucket);
@@ -446,6 +487,110 @@ struct val cg_bi_aggregate(struct cg *g, struct ast_expr *call,
 	 * the key since our lookup, its count is kept and ours is stored
 	 * beside it, so there is no need to look up again. It fails only
 	 * when the key is new and the map is full: counted. */
+	ir_reg r = update(g, mi, key, cg_slot_mem(init), BPF_ANY);
+	ir_jlist_concat(g->ir, &done, ir_jmpi(g->ir, BPF_JEQ, r, 0,
+					      IR_NOLABEL));
+	count_full(g, mi, IR_NOREG);
+	ir_jlist_patch_here(g->ir, done);
+	return cg_no_val();
+}
+
+/* The clock tseries() reads: CLOCK_TAI (bpftrace 0.26's sw_tai), or
+ * with BPFTRACE_DUMMY_TS_MAP=@m the value of key-less map @m, as 0.26
+ * reads it for its tests (a script steps time through @m). */
+static ir_reg tseries_now(struct cg *g)
+{
+	const char *dummy = getenv("BPFTRACE_DUMMY_TS_MAP");
+	for (uint32_t i = 0; dummy && i < g->sr->nmaps; i++) {
+		const struct sema_map *sm = &g->sr->maps[i];
+		if (strcmp(sm->name, dummy) || sm->key ||
+		    sm->value->kind != TY_INT)
+			continue;
+		struct ast_expr e;
+		memset(&e, 0, sizeof(e));
+		e.kind = E_MAP;
+		e.u.map.name = sm->name;
+		e.aux = (int32_t)i;
+		e.type = sm->value;
+		return cg_to_reg(g, cg_map_read(g, &e));
+	}
+	return cg_call(g, BPF_FUNC_ktime_get_tai_ns, 0);
+}
+
+/* Folds x into the tseries value at p (in the map, or a new one on the
+ * stack), as bpftrace 0.26's codegen does: an aggregating interval
+ * starts over when its bucket last held another epoch. */
+static void tseries_modify(struct cg *g, const struct type *vt, ir_reg p,
+			   ir_reg x, ir_reg now, ir_reg epoch)
+{
+	ir_reg t = ir_reg_new(g->ir);
+	if (vt->lstep != TSERIES_LAST) {
+		ir_load(g->ir, 8, t, p, 16);
+		ir_jlist same = ir_jmp(g->ir, BPF_JEQ, t, epoch, IR_NOLABEL);
+		ir_storei(g->ir, 8, p, 0, 0);
+		ir_storei(g->ir, 8, p, 8, 0);
+		ir_jlist_patch_here(g->ir, same);
+	}
+	switch (vt->lstep) {
+	case TSERIES_AVG:
+		ir_load(g->ir, 8, t, p, 8);
+		ir_alui(g->ir, BPF_ADD, t, 1);
+		ir_store(g->ir, 8, p, 8, t);
+		/* fall through */
+	case TSERIES_SUM:
+		ir_load(g->ir, 8, t, p, 0);
+		ir_alu(g->ir, BPF_ADD, t, x);
+		ir_store(g->ir, 8, p, 0, t);
+		break;
+	case TSERIES_MIN:
+	case TSERIES_MAX: {
+		bool max = vt->lstep == TSERIES_MAX;
+		int keep_if = vt->is_signed ? (max ? BPF_JSLE : BPF_JSGE) :
+					      (max ? BPF_JLE : BPF_JGE);
+		ir_load(g->ir, 8, t, p, 8);
+		ir_jlist unset = ir_jmpi(g->ir, BPF_JEQ, t, 0, IR_NOLABEL);
+		ir_load(g->ir, 8, t, p, 0);
+		ir_jlist keep = ir_jmp(g->ir, keep_if, x, t, IR_NOLABEL);
+		ir_jlist_patch_here(g->ir, unset);
+		ir_store(g->ir, 8, p, 0, x);
+		ir_jlist_patch_here(g->ir, keep);
+		ir_storei(g->ir, 8, p, 8, 1);
+		break;
+	}
+	default: /* the last value, and when (the newest wins a merge) */
+		ir_store(g->ir, 8, p, 0, x);
+		ir_store(g->ir, 8, p, 8, now);
+		break;
+	}
+	ir_store(g->ir, 8, p, 16, epoch);
+}
+
+/* @m = tseries(v, interval, n[, agg]): the bucket of the current
+ * interval (epoch = now / interval, bucket = epoch % n) updated in this
+ * CPU's slot; the runtime merges the CPUs' slots of the newest epoch. */
+struct val cg_bi_tseries(struct cg *g, struct ast_expr *call,
+			 struct ast_expr *map)
+{
+	int32_t mi = cg_map_index(g, map);
+	const struct cmap *m = cg_map(g, mi);
+	const struct type *vt = m->value;
+	ir_reg now = tseries_now(g);
+	ir_reg epoch = ir_copy(g->ir, now);
+	ir_alu(g->ir, BPF_DIV, epoch, ir_const(g->ir, vt->lmin));
+	ir_reg bucket = ir_copy(g->ir, epoch);
+	ir_alu(g->ir, BPF_MOD, bucket, ir_const(g->ir, vt->lmax));
+	ir_reg x = cg_int(g, call->u.call.args.items[0]);
+	struct cg_mem key = build_key(g, m, map, bucket);
+	ir_reg p = lookup(g, mi, key);
+	ir_jlist fresh = ir_jmpi(g->ir, BPF_JEQ, p, 0, IR_NOLABEL);
+	tseries_modify(g, vt, p, x, now, epoch);
+	ir_jlist done = ir_ja(g->ir, IR_NOLABEL);
+	ir_jlist_patch_here(g->ir, fresh);
+	ir_slot init = ir_slot_new(g->ir, 24, 8);
+	cg_zero(g, init, 0, 24);
+	ir_reg ip = ir_reg_new(g->ir);
+	ir_slot_addr(g->ir, ip, init, 0);
+	tseries_modify(g, vt, ip, x, now, epoch);
 	ir_reg r = update(g, mi, key, cg_slot_mem(init), BPF_ANY);
 	ir_jlist_concat(g->ir, &done, ir_jmpi(g->ir, BPF_JEQ, r, 0,
 					      IR_NOLABEL));
@@ -510,16 +655,68 @@ ir_reg cg_map_incdec(struct cg *g, struct ast_expr *map, int delta, bool post)
 	return post ? old : nv;
 }
 
+/* delete(@m, k), delete(@m), delete(@m[k]): 1 if the key was there. */
 struct val cg_bi_delete(struct cg *g, struct ast_expr *call,
 			struct ast_expr *tg)
 {
-	struct ast_expr *map = call->u.call.args.items[0];
+	struct ast_expr *map = call->u.call.map_key ? call->u.call.map_key :
+						      call->u.call.args.items[0];
 	int32_t mi = cg_map_index(g, map);
 	const struct cmap *m = cg_map(g, mi);
 	/* sema refuses it for a histogram (TY_HIST/TY_LHIST) */
 	struct cg_mem key = build_key(g, m, map, IR_NOREG);
 	g->at = call; /* a failure is the call's, not its key's */
-	cg_call(g, BPF_FUNC_map_delete_elem, 2, map_ref(g, mi),
-		cg_mem_addr(g, key, 0));
-	return cg_no_val();
+	ir_reg r = cg_call(g, BPF_FUNC_map_delete_elem, 2, map_ref(g, mi),
+			   cg_mem_addr(g, key, 0));
+	/* 0 or -errno: the sign bit, flipped, without a branch (a value
+	 * nobody reads costs nothing: it is dead code) */
+	ir_alui(g->ir, BPF_RSH, r, 63);
+	ir_alui(g->ir, BPF_XOR, r, 1);
+	struct val v = { .kind = V_REG, .type = call->type, .reg = r };
+	return v;
+}
+
+/* has_key(@m, k): whether the lookup finds the key (no value is read). */
+struct val cg_bi_has_key(struct cg *g, struct ast_expr *call,
+			 struct ast_expr *tg)
+{
+	struct ast_expr *map = call->u.call.map_key;
+	int32_t mi = cg_map_index(g, map);
+	const struct cmap *m = cg_map(g, mi);
+	struct cg_mem key = build_key(g, m, map, IR_NOREG);
+	ir_reg p = lookup(g, mi, key);
+	ir_reg r = ir_const(g->ir, 0);
+	ir_jlist missing = ir_jmpi(g->ir, BPF_JEQ, p, 0, IR_NOLABEL);
+	ir_movi(g->ir, r, 1);
+	ir_jlist_patch_here(g->ir, missing);
+	struct val v = { .kind = V_REG, .type = call->type, .reg = r };
+	return v;
+}
+
+/* len(@m): the kernel's count of the map's elements (sema checked that
+ * the kfunc exists); len(stack): the stack's frame count, its first u64. */
+struct val cg_bi_len(struct cg *g, struct ast_expr *call,
+		     struct ast_expr *tg)
+{
+	struct ast_expr *a = call->u.call.args.items[0];
+	if (a->kind != E_MAP) {
+		const struct type *t = a->type;
+		struct cg_mem mem = cg_stack_in_scratch(t) ?
+			cg_scratch(g, t->size) :
+			cg_slot_mem(ir_slot_new(g->ir, t->size, 8));
+		cg_store_mem(g, mem, 0, t, cg_expr(g, a));
+		ir_reg r = ir_reg_new(g->ir);
+		if (mem.ptr != IR_NOREG)
+			ir_load(g->ir, 8, r, mem.ptr, 0);
+		else
+			ir_load_slot(g->ir, 8, r, mem.slot, 0);
+		struct val v = { .kind = V_REG, .type = call->type, .reg = r };
+		return v;
+	}
+	int32_t id = kbtf_kfunc_id("bpf_map_sum_elem_count");
+	ir_reg args[1] = { map_ref(g, cg_map_index(g, a)) };
+	ir_reg r = ir_reg_new(g->ir);
+	ir_kfunc_call(g->ir, r, id, args, 1);
+	struct val v = { .kind = V_REG, .type = call->type, .reg = r };
+	return v;
 }

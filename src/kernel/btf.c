@@ -311,6 +311,14 @@ static int32_t find_kind(const char *name, int kind)
 	return -ENOENT;
 }
 
+int32_t kbtf_kfunc_id(const char *name)
+{
+	if (kbtf_load())
+		return -ENOENT;
+	int32_t id = find_in(0, name, BTF_KIND_FUNC);
+	return id > 0 ? id : -ENOENT;
+}
+
 int32_t kbtf_find(const char *name)
 {
 	static const struct {

@@ -32,6 +32,9 @@ struct btf *kbtf_vmlinux(void);
  * "union bpf_attr", "enum pid_type", "pid_t" (a bare name is tried as a
  * typedef, then a struct, then a union). Returns a handle or -ENOENT. */
 int32_t kbtf_find(const char *name);
+/* The vmlinux BTF id of kernel function name, for a kfunc call (a
+ * BPF_PSEUDO_KFUNC_CALL's imm), or -ENOENT. */
+int32_t kbtf_kfunc_id(const char *name);
 /* The value of a vmlinux enumerator ("TCP_ESTABLISHED"): 0 or -ENOENT. */
 int kbtf_enum_value(const char *name, int64_t *value);
 /* Converts a handle. Typedefs and qualifiers are stripped; enums are ints;

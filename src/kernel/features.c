@@ -2,6 +2,7 @@
 
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
+#include <bpf/libbpf.h>
 #include <errno.h>
 #include <linux/bpf.h>
 #include <linux/perf_event.h>
@@ -42,6 +43,8 @@ static const char *const feat_names[FEAT__COUNT] = {
 	[FEAT_KPROBE_SESSION] = "kprobe_session",
 	[FEAT_ITER] = "iter",
 	[FEAT_WRITE_USER] = "probe_write_user",
+	[FEAT_LOOKUP_PERCPU_ELEM] = "lookup_percpu_elem",
+	[FEAT_KTIME_TAI] = "get_tai_ns",
 };
 
 static bool result(struct feat_state *s, bool ok, const char *fmt, ...)
@@ -241,6 +244,17 @@ static bool probe_ringbuf(struct feat_state *s)
 	return result(s, true, "BPF_MAP_TYPE_RINGBUF");
 }
 
+/* A helper the programs may call: asked for the program types they are
+ * (kprobe-likes and tracepoints; raw_tp and perf_event allow the same). */
+static bool probe_helper(struct feat_state *s, enum bpf_func_id id,
+			 const char *name)
+{
+	if (libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE, id, NULL) == 1 ||
+	    libbpf_probe_bpf_helper(BPF_PROG_TYPE_TRACEPOINT, id, NULL) == 1)
+		return result(s, true, "%s", name);
+	return result(s, false, "no %s helper", name);
+}
+
 static bool probe_breakpoint(struct feat_state *s)
 {
 	/* The PMU's presence, not a test open: the first breakpoint a
@@ -343,6 +357,12 @@ static bool probe(enum feat_id f, struct feat_state *s)
 	case FEAT_KPROBE_SESSION: return probe_kprobe_session(s);
 	case FEAT_ITER: return probe_iter(s);
 	case FEAT_WRITE_USER: return probe_write_user(s);
+	case FEAT_LOOKUP_PERCPU_ELEM:
+		return probe_helper(s, BPF_FUNC_map_lookup_percpu_elem,
+				    "bpf_map_lookup_percpu_elem");
+	case FEAT_KTIME_TAI:
+		return probe_helper(s, BPF_FUNC_ktime_get_tai_ns,
+				    "bpf_ktime_get_tai_ns");
 	case FEAT__COUNT: break;
 	}
 	return result(s, false, "unknown feature");

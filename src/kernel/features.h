@@ -28,6 +28,9 @@ enum feat_id {
 	FEAT_ITER,         /* task iterators (--info only) */
 	FEAT_WRITE_USER,   /* bpf_probe_write_user (kernel lockdown
 			    * withholds it) */
+	FEAT_LOOKUP_PERCPU_ELEM, /* bpf_map_lookup_percpu_elem (an aggregation
+				  * read as a value, summed over the CPUs) */
+	FEAT_KTIME_TAI,    /* bpf_ktime_get_tai_ns (tseries()' clock) */
 	FEAT__COUNT,
 };
 

@@ -328,6 +328,10 @@ void ast_dump(const struct ast_program *p, struct strbuf *out)
 	}
 	for (uint32_t i = 0; i < p->ncdefs; i++)
 		dump_cdef(out, p->cdefs[i], 1);
+	for (uint32_t i = 0; i < p->nmapdecls; i++)
+		sb_printf(out, "  mapdecl %s %s %llu\n", p->mapdecls[i].map,
+			  p->mapdecls[i].kind,
+			  (unsigned long long)p->mapdecls[i].max_entries);
 	for (uint32_t i = 0; i < p->nprobes; i++) {
 		const struct ast_probe *pr = &p->probes[i];
 		sb_append(out, "  probe\n");

@@ -140,6 +140,9 @@ struct ast_expr {
 			struct ast_expr_list args;
 			/* set by sema: printf/cat/system's parsed format */
 			const struct fmt *fmt;
+			/* set by sema: has_key(@m, k) and delete(@m, k)'s
+			 * access @m[k] (an E_MAP), NULL for the others */
+			struct ast_expr *map_key;
 		} call;
 		struct {
 			enum ast_op op;

@@ -8,6 +8,7 @@
 #include "sema_impl.h"
 
 #include <errno.h>
+#include <linux/bpf.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 
 #include "kernel/btf.h"
 #include "kernel/elfsym.h"
+#include "kernel/features.h"
 #include "kernel/kallsyms.h"
 #include "kernel/regs.h"
 #include "lang/ctypes.h"
@@ -316,9 +318,9 @@ bool sema_use_map_key(struct sema *s, struct sema_map *m,
 	}
 	const struct type *u = unify(s, m->key, key);
 	if (!u) {
-		sema_err(s, e->span, "%s is used with a key of type %s here but "
-			"%s elsewhere", m->name, sema_tname(s, key),
-		    sema_tname(s, m->key));
+		sema_err(s, e->span, "Argument mismatch for %s: trying to access "
+			 "with arguments: '%s' when map expects arguments: '%s'",
+			 m->name, sema_tname(s, key), sema_tname(s, m->key));
 		return false;
 	}
 	m->key = u;
@@ -763,6 +765,10 @@ static void store_map(struct sema *s, struct sema_map *m, struct ast_expr *e,
 	const struct type *u = NULL;
 	if (type_is_aggregation(v) == type_is_aggregation(m->value))
 		u = unify(s, m->value, v);
+	if (!u && v->kind == TY_HIST && m->value->kind == TY_HIST) {
+		sema_err(s, at, "Different bits in a single hist unsupported");
+		return;
+	}
 	if (!u) {
 		sema_err(s, at, "type mismatch for %s: storing %s, but it already "
 			"holds %s", m->name, sema_tname(s, v), sema_tname(s, m->value));
@@ -831,6 +837,40 @@ static void store_var(struct sema *s, struct ast_expr *e,
 	e->type = v->type;
 }
 
+
+/* @m = @agg: an aggregation cannot be copied to another map, only read
+ * as the value of a map that holds integers otherwise (bpftrace 0.26's
+ * is_valid_assignment); notes the maps that are given plain values. */
+static bool agg_copy_ok(struct sema *s, struct sema_map *m,
+			struct ast_stmt *st)
+{
+	static const char *const hints[] = {
+		[TY_COUNT] = "count()", [TY_SUM] = "sum(retval)",
+		[TY_MIN] = "min(retval)", [TY_MAX] = "max(retval)",
+		[TY_AVG] = "avg(retval)", [TY_STATS] = "stats(arg2)",
+		[TY_HIST] = "hist(retval)",
+		[TY_LHIST] = "lhist(rand %10, 0, 10, 1)",
+		[TY_TSERIES] = "tseries(rand %10, 10s, 1)",
+	};
+	struct ast_expr *val = st->u.assign.value;
+	const struct sema_map *from = val->kind == E_MAP ?
+		sema_find_map(s, val->u.map.name) : NULL;
+	if (!from || !type_is_aggregation(from->value)) {
+		if (val->kind != E_CALL || !type_is_aggregation(val->type))
+			m->plain_stored = true;
+		return true;
+	}
+	if (type_is_castable_agg(from->value) && m->plain_stored)
+		return true;
+	const char *name = sema_tname(s, from->value);
+	sema_err(s, st->span, "Map value '%s_t' cannot be assigned from one "
+		 "map to another. The function that returns this type must be "
+		 "called directly e.g. `%s = %s;`.",
+		 name, m->name,
+		 hints[from->value->kind]);
+	return false;
+}
+
 static void check_assign(struct sema *s, struct ast_stmt *st)
 {
 	struct ast_expr *tgt = st->u.assign.target;
@@ -880,6 +920,8 @@ static void check_assign(struct sema *s, struct ast_stmt *st)
 		const struct type *key = sema_map_key_type(s, tgt);
 		if (!sema_use_map_key(s, m, tgt, key))
 			return;
+		if (!agg_copy_ok(s, m, st))
+			return;
 		store_map(s, m, tgt, t, val->span);
 		tgt->type = m->value;
 	} else {
@@ -928,6 +970,23 @@ static const struct type *check_incdec(struct sema *s, struct ast_expr *e)
 }
 
 /* ---- expressions ---- */
+
+/* A count/sum/min/max/avg map read as a value (@c > 5, (uint64)@c): the
+ * integer its per-CPU values merge to, which codegen sums in the program
+ * with bpf_map_lookup_percpu_elem, as bpftrace 0.26 does; a kernel
+ * without that helper cannot read it, and 0.26 refuses it in its words. */
+static const struct type *agg_value(struct sema *s, struct sema_map *m,
+				    struct ast_expr *e)
+{
+	if (s->pass > 0 && !feat_has(FEAT_LOOKUP_PERCPU_ELEM)) {
+		sema_err(s, e->span, "Missing required kernel feature: "
+			 "map_lookup_percpu_elem");
+		return &type_none;
+	}
+	if (m->value->kind == TY_COUNT || !m->value->is_signed)
+		return &type_u64;
+	return &type_s64;
+}
 
 /* Positional parameters are constants: they become literals here, so
  * codegen never sees them. $# is the count; a missing $N is 0 (or "" in
@@ -1165,6 +1224,8 @@ static const struct type *check_expr_inner(struct sema *s,
 		const struct type *key = sema_map_key_type(s, e);
 		if (!sema_use_map_key(s, m, e, key))
 			return &type_none;
+		if (type_is_castable_agg(m->value))
+			return agg_value(s, m, e);
 		return m->value;
 	}
 	case E_CALL: {

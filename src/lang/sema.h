@@ -25,6 +25,10 @@ struct sema_map {
 	struct span first_use;
 	uint32_t index;
 	bool deleted; /* delete() is called on it somewhere */
+	/* Some assignment stores a plain value (not another map's
+	 * aggregation): only then may @m = @agg store the aggregation's
+	 * value, as in bpftrace 0.26. */
+	bool plain_stored;
 	/* Per key part (nkey_names of them), how the script writes it
 	 * ("comm", "pid", "$x"), for outputs that name key parts (pprof
 	 * labels); "" where uses of the map write it differently. */

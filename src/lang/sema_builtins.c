@@ -16,6 +16,7 @@
 
 #include "kernel/btf.h"
 #include "kernel/elfsym.h"
+#include "kernel/features.h"
 #include "kernel/kallsyms.h"
 #include "kernel/regs.h"
 #include "lang/fmt_parse.h"
@@ -485,6 +486,23 @@ static const struct type *ty_agg(struct sema *s, struct ast_expr *e,
 	if (e->builtin != BI_COUNT && !want_int_arg(s, e, 0))
 		return &type_none;
 	struct type *t = (struct type *)agg(s, kinds[e->builtin]);
+	if (e->builtin == BI_HIST && e->u.call.args.n == 2) {
+		/* 0.26: a literal (its pre-type check's words) */
+		int64_t k;
+		struct ast_expr *b = arg(e, 1);
+		if (!sema_const_int(s, b, &k) || k < 0) {
+			sema_err(s, b->span, "hist: invalid bits value, need "
+				 "integer literal");
+			return &type_none;
+		}
+		if (k > 5) {
+			sema_err(s, e->span, "hist: bits %lld must be 0..5",
+				 (long long)k);
+			return &type_none;
+		}
+		b->type = &type_s64;
+		t->hbits = (uint32_t)k;
+	}
 	if (e->builtin == BI_SUM)
 		t->is_signed = arg(e, 0)->type->is_signed ||
 			       arg(e, 0)->type->kind != TY_INT;
@@ -519,42 +537,208 @@ static const struct type *ty_lhist(struct sema *s, struct ast_expr *e,
 	return t;
 }
 
+/* tseries(v, interval, n[, agg]): v's value per interval of interval
+ * ns (a duration literal, 100ms), the last n of them, each interval the
+ * last value or its avg/max/min/sum; the words of 0.26's checks. */
+static const struct type *ty_tseries(struct sema *s, struct ast_expr *e,
+				     struct ast_expr *target)
+{
+	static const char *const aggs[] = { "avg", "max", "min", "sum" };
+	if (!agg_target(s, e, target) || !want_int_arg(s, e, 0))
+		return &type_none;
+	int64_t iv, n;
+	if (!sema_const_int(s, arg(e, 1), &iv)) {
+		sema_err(s, arg(e, 1)->span, "tseries: invalid interval_ns value "
+			 "(must be non-negative literal)");
+		return &type_none;
+	}
+	if (!sema_const_int(s, arg(e, 2), &n)) {
+		sema_err(s, arg(e, 2)->span, "tseries: invalid num_intervals "
+			 "value (must be non-negative literal)");
+		return &type_none;
+	}
+	if (iv <= 0) {
+		sema_err(s, arg(e, 1)->span, "tseries() interval_ns must be >= 1 "
+			 "(%lld provided)", (long long)iv);
+		return &type_none;
+	}
+	if (n <= 0) {
+		sema_err(s, arg(e, 2)->span, "tseries() num_intervals must be >= "
+			 "1 (%lld provided)", (long long)n);
+		return &type_none;
+	}
+	if (n > 1000000) {
+		sema_err(s, arg(e, 2)->span, "tseries() num_intervals must be < "
+			 "1000000 (%lld provided)", (long long)n);
+		return &type_none;
+	}
+	arg(e, 1)->type = arg(e, 2)->type = &type_s64;
+	int agg = TSERIES_LAST;
+	if (e->u.call.args.n == 4) {
+		struct ast_expr *a = arg(e, 3);
+		if (a->kind != E_STRING) {
+			sema_err(s, a->span, "tseries()'s aggregation must be a "
+				 "string literal");
+			return &type_none;
+		}
+		a->type = &type_void;
+		for (int i = 0; i < 4; i++)
+			if (!strcmp(a->u.str.bytes, aggs[i]))
+				agg = i + 1;
+		if (agg == TSERIES_LAST) {
+			sema_err(s, e->span, "tseries() expects one of the "
+				 "following aggregation functions: avg, max, min, "
+				 "sum (\"%s\" provided)", a->u.str.bytes);
+			return &type_none;
+		}
+	}
+	/* its clock: CLOCK_TAI (Linux 6.1), unless a map stands for it */
+	if (s->pass > 0 && !getenv("BPFTRACE_DUMMY_TS_MAP") &&
+	    !feat_has(FEAT_KTIME_TAI)) {
+		sema_err(s, e->span, "tseries() needs the kernel's "
+			 "bpf_ktime_get_tai_ns helper (Linux 6.1): %s",
+			 feat_reason(FEAT_KTIME_TAI));
+		return &type_none;
+	}
+	struct type *t = type_new(s->arena, TY_TSERIES, 24);
+	t->align = 8;
+	t->lmin = iv;
+	t->lmax = n;
+	t->lstep = agg;
+	t->is_signed = arg(e, 0)->type->kind != TY_INT ||
+		       arg(e, 0)->type->is_signed;
+	return t;
+}
+
 /* ---- maps ---- */
 
+/* Whether map m is a scalar map (typed, and used without a key). */
+static bool scalar_map(const struct sema_map *m)
+{
+	return !m->key && m->value->kind != TY_NONE;
+}
+
+/* has_key(@m, k), delete(@m, k): the access @m[k] they stand for, typed
+ * as a use of @m (a key of the wrong type is refused as any access of
+ * @m with it is); k a tuple (k1, k2) for a map of several keys. fn names
+ * the call for 0.26's message about scalar maps. */
+static bool keyed_access(struct sema *s, struct ast_expr *e, const char *fn)
+{
+	if (!want_map_arg(s, e, 0, false))
+		return false;
+	struct ast_expr *m = arg(e, 0), *k = arg(e, 1);
+	struct sema_map *sm = &s->maps.data[m->aux];
+	if (scalar_map(sm)) {
+		sema_err(s, e->span, "call to %s expects a map with explicit keys "
+			 "(non-scalar map)", fn);
+		return false;
+	}
+	struct ast_expr *acc = e->u.call.map_key;
+	if (!acc) {
+		acc = arena_alloc(s->arena, sizeof(*acc));
+		*acc = *m;
+		acc->span = k->span;
+		acc->u.map.has_brackets = true;
+		if (k->kind == E_TUPLE) {
+			acc->u.map.keys = k->u.list;
+		} else {
+			acc->u.map.keys.n = 1;
+			acc->u.map.keys.items = arena_alloc(
+				s->arena, sizeof(*acc->u.map.keys.items));
+			acc->u.map.keys.items[0] = k;
+		}
+		e->u.call.map_key = acc;
+	}
+	acc->aux = m->aux;
+	const struct type *key = sema_map_key_type(s, acc);
+	if (!sema_use_map_key(s, sm, acc, key))
+		return false;
+	acc->type = sm->value;
+	/* A histogram's key holds its bucket: one key of it is many. */
+	if (sm->value->kind == TY_HIST || sm->value->kind == TY_LHIST ||
+	    sm->value->kind == TY_TSERIES) {
+		sema_err(s, e->span, "%s() of one key of a histogram is not "
+			 "supported", e->u.call.name);
+		return false;
+	}
+	return true;
+}
+
+/* delete(@m, k), delete(@m) of a scalar map, and the deprecated
+ * delete(@m[k]): true (1) when the key was there, as in bpftrace 0.26. */
 static const struct type *ty_delete(struct sema *s, struct ast_expr *e,
 				    struct ast_expr *target)
 {
-	/* delete(@m, key) is delete(@m[key]), a tuple key its parts, as
-	 * @m[(1, "a")] is @m[1, "a"] (bpftrace 0.26) */
+	/* delete(@m, key): the key as @m[key] has it, a tuple literal its
+	 * parts, as @m[(1, "a")] is @m[1, "a"] (bpftrace 0.26) */
 	if (e->u.call.args.n == 2) {
-		struct ast_expr *m = arg(e, 0), *k = arg(e, 1);
-		if (m->kind != E_MAP || m->u.map.has_brackets) {
-			sema_err(s, m->span, "delete() with a key expects a map "
-				 "without a key");
+		if (!keyed_access(s, e, "delete() with two arguments"))
 			return &type_none;
-		}
-		if (k->kind == E_TUPLE && !k->u.list.names && k->u.list.n)
-			m->u.map.keys = k->u.list;
-		else
-			m->u.map.keys = (struct ast_expr_list){ &e->u.call.args
-								 .items[1], 1,
-								 NULL };
-		m->u.map.has_brackets = true;
-		m->span = span_join(m->span, k->span);
-		e->u.call.args.n = 1;
+		s->maps.data[arg(e, 0)->aux].deleted = true;
+		return &type_bool;
 	}
 	if (!want_map_arg(s, e, 0, true))
 		return &type_none;
-	struct sema_map *m = &s->maps.data[arg(e, 0)->aux];
+	struct ast_expr *a0 = arg(e, 0);
+	struct sema_map *m = &s->maps.data[a0->aux];
+	if (!a0->u.map.has_brackets && m->key) {
+		sema_err(s, e->span, "call to delete() with a single argument "
+			 "expects a map without explicit keys (scalar map)");
+		return &type_none;
+	}
 	m->deleted = true;
 	/* A histogram's key holds its bucket: one delete cannot remove a
 	 * key's buckets (the value is typed by the last pass). */
-	if (m->value->kind == TY_HIST || m->value->kind == TY_LHIST) {
+	if (m->value->kind == TY_HIST || m->value->kind == TY_LHIST ||
+	    m->value->kind == TY_TSERIES) {
 		sema_err(s, arg(e, 0)->span, "delete() of one key of a "
 			 "histogram is not supported: use clear()");
 		return &type_none;
 	}
-	return &type_void;
+	return &type_bool;
+}
+
+/* has_key(@m, k): whether @m holds key k, a bool as 0.26 types it. */
+static const struct type *ty_has_key(struct sema *s, struct ast_expr *e,
+				     struct ast_expr *target)
+{
+	if (!keyed_access(s, e, "has_key()"))
+		return &type_none;
+	return &type_bool;
+}
+
+/* len(@m): the number of keys of a map with keys, which the kernel
+ * counts (the bpf_map_sum_elem_count kfunc of Linux 6.6, as bpftrace
+ * 0.26 uses where it exists); len(stack): its number of frames. */
+static const struct type *ty_len(struct sema *s, struct ast_expr *e,
+				 struct ast_expr *target)
+{
+	struct ast_expr *a0 = arg(e, 0);
+	if (a0->kind == E_MAP && !a0->u.map.has_brackets) {
+		if (!want_map_arg(s, e, 0, false))
+			return &type_none;
+		if (scalar_map(&s->maps.data[a0->aux])) {
+			sema_err(s, e->span, "call to len() expects a map with "
+				 "explicit keys (non-scalar map)");
+			return &type_none;
+		}
+		if (s->pass > 0 && kbtf_kfunc_id("bpf_map_sum_elem_count") <= 0) {
+			sema_err(s, e->span, "len() of a map needs the kernel "
+				 "function bpf_map_sum_elem_count (Linux 6.6 or "
+				 "newer, with BTF)");
+			return &type_none;
+		}
+		return &type_s64;
+	}
+	const struct type *t = sema_expr(s, a0);
+	if (t->kind == TY_NONE)
+		return t;
+	if (t->kind != TY_KSTACK && t->kind != TY_USTACK) {
+		sema_err(s, e->span, "call to len() expects a map, ustack, or "
+			 "kstack");
+		return &type_none;
+	}
+	return &type_s64;
 }
 
 /* clear(@m), zero(@m) */

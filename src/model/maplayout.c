@@ -8,9 +8,11 @@ static uint32_t round8(uint32_t n)
 	return (n + 7) & ~7u;
 }
 
+/* hist, lhist and tseries keys end with a u64 bucket */
 static bool is_hist(const struct type *v)
 {
-	return v->kind == TY_HIST || v->kind == TY_LHIST;
+	return v->kind == TY_HIST || v->kind == TY_LHIST ||
+	       v->kind == TY_TSERIES;
 }
 
 uint32_t maplayout_bucket_offset(const struct type *key)
@@ -55,7 +57,7 @@ uint32_t maplayout_array_entries(const struct type *value)
 uint32_t maplayout_nbuckets(const struct type *vt)
 {
 	if (vt->kind == TY_HIST)
-		return HIST_LOG2_NBUCKETS;
+		return hist_log2k_nbuckets(vt->hbits);
 	if (vt->lstep <= 0 || vt->lmax < vt->lmin)
 		return 0;
 	return hist_linear_nbuckets(vt->lmin, vt->lmax, vt->lstep);

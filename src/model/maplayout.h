@@ -78,6 +78,35 @@ static inline uint64_t hist_log2_index(int64_t v)
 	return 2 + k;
 }
 
+/* hist(v, k): 2^k buckets per power of 2 (bpftrace 0.26's log2 with k):
+ *   index 0             v < 0
+ *   index 1 + v         0 <= v < 2^k          one value each
+ *   index 1 + (l-k+1)<<k | x   v >= 2^k, l the position of v's highest
+ *                       set bit, x the k bits after it
+ * k == 0 is hist_log2_index. The highest index (v = INT64_MAX) is
+ * (64 - k) << k. */
+static inline uint64_t hist_log2k_index(int64_t v, uint32_t k)
+{
+	if (v < 0)
+		return 0;
+	uint64_t n = (uint64_t)v, mask = (1ULL << k) - 1;
+	if (n <= mask)
+		return n + 1;
+	uint64_t l = 0;
+	for (int i = 5; i >= 0; i--) {
+		uint64_t shift = (uint64_t)(n >= (1ULL << (1 << i))) << i;
+		n >>= shift;
+		l += shift;
+	}
+	l -= k;
+	return ((l + 1) << k) + (((uint64_t)v >> l) & mask) + 1;
+}
+
+static inline uint32_t hist_log2k_nbuckets(uint32_t k)
+{
+	return ((64 - k) << k) + 1;
+}
+
 /* Linear buckets, with nb = (max - min) / step:
  *   index 0            v < min                    "(..., min)"
  *   index 1 .. nb      1 + (v - min) / step       "[lo, lo + step)"

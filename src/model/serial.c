@@ -169,6 +169,7 @@ static void put_type(struct wr *w, const struct type *t)
 	put64(w, (uint64_t)t->lstep);
 	put8(w, (uint8_t)t->stack_mode);
 	put32(w, t->stack_limit);
+	put8(w, (uint8_t)t->hbits);
 }
 
 static void put_types(struct wr *w)
@@ -447,7 +448,7 @@ static const struct type *get_tref(struct rd *r)
 static void get_type(struct rd *r, struct type *t)
 {
 	t->kind = (enum type_kind)get8(r);
-	if (t->kind > TY_BOOL)
+	if (t->kind > TY_TSERIES)
 		r->bad = true;
 	t->size = get32(r);
 	t->align = get32(r);
@@ -479,7 +480,8 @@ static void get_type(struct rd *r, struct type *t)
 	t->lstep = (int64_t)get64(r);
 	t->stack_mode = (enum stack_mode)get8(r);
 	t->stack_limit = get32(r);
-	if (t->stack_mode > STACK_BUILD_ID)
+	t->hbits = get8(r);
+	if (t->stack_mode > STACK_BUILD_ID || t->hbits > 5)
 		r->bad = true;
 }
 

@@ -225,6 +225,11 @@ bool type_equal(const struct type *a, const struct type *b)
 	case TY_LHIST:
 		return a->lmin == b->lmin && a->lmax == b->lmax &&
 		       a->lstep == b->lstep;
+	case TY_HIST:
+		return a->hbits == b->hbits;
+	case TY_TSERIES:
+		return a->lmin == b->lmin && a->lmax == b->lmax &&
+		       a->lstep == b->lstep && a->is_signed == b->is_signed;
 	case TY_KSTACK:
 	case TY_USTACK:
 		return a->stack_mode == b->stack_mode &&
@@ -236,7 +241,13 @@ bool type_equal(const struct type *a, const struct type *b)
 
 bool type_is_aggregation(const struct type *t)
 {
-	return t->kind >= TY_COUNT && t->kind <= TY_LHIST;
+	return (t->kind >= TY_COUNT && t->kind <= TY_LHIST) || t->kind == TY_TSERIES;
+}
+
+bool type_is_castable_agg(const struct type *t)
+{
+	return t->kind == TY_COUNT || t->kind == TY_SUM || t->kind == TY_MIN ||
+	       t->kind == TY_MAX || t->kind == TY_AVG;
 }
 
 bool type_is_integer_like(const struct type *t)
@@ -311,6 +322,7 @@ void type_describe(const struct type *t, struct strbuf *sb)
 	case TY_STATS: sb_append(sb, "stats"); break;
 	case TY_HIST: sb_append(sb, "hist"); break;
 	case TY_LHIST: sb_append(sb, "lhist"); break;
+	case TY_TSERIES: sb_append(sb, "tseries"); break;
 	}
 }
 

@@ -52,7 +52,15 @@ enum type_kind {
 	 * programs) */
 	TY_BOOL,   /* u8 0 or 1 (any other byte reads as true), printed
 		    * true/false: comparisons, !, && and || make one */
+	TY_TSERIES, /* struct { s64 val; s64 meta; u64 epoch; }; the key ends
+		     * with a u64 bucket (epoch % intervals); lmin: the
+		     * interval in ns, lmax: the number of intervals, lstep:
+		     * enum tseries_agg; is_signed: the values' sign */
 };
+
+/* tseries(v, interval, n[, agg]): what one interval keeps. */
+enum tseries_agg { TSERIES_LAST, TSERIES_AVG, TSERIES_MAX, TSERIES_MIN,
+		   TSERIES_SUM };
 
 /* STACK_BUILD_ID (ustack only): no addresses but the build id of the file
  * and the offset in it, as the kernel's BPF_F_USER_BUILD_ID gives them. */
@@ -100,6 +108,8 @@ struct type {
 	int32_t btf_id;          /* RECORD from kernel BTF (0: none) */
 	/* LHIST parameters */
 	int64_t lmin, lmax, lstep;
+	/* HIST: hist(n, k)'s k, 2^k buckets per power of 2 (0..5) */
+	uint32_t hbits;
 	/* KSTACK/USTACK */
 	enum stack_mode stack_mode;
 	uint32_t stack_limit;
@@ -164,6 +174,9 @@ struct stack_frame type_stack_frame(const struct type *t, const uint8_t *ips,
 bool type_c_int(const char *text, uint32_t *size, bool *is_signed);
 bool type_equal(const struct type *a, const struct type *b);
 bool type_is_aggregation(const struct type *t);
+/* count, sum, min, max, avg: aggregations that read as one integer (their
+ * per-CPU values merged), as bpftrace 0.26's "castable" map types. */
+bool type_is_castable_agg(const struct type *t);
 bool type_is_integer_like(const struct type *t); /* INT, or PTR */
 /* "int64", "string[16]", "(int64,string[64])", "struct task_struct *" ...
  * in bpftrace's spelling, for messages. */

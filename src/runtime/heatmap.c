@@ -56,7 +56,7 @@ struct heatmap {
 static struct hist_scale scale_of(const struct type *vt)
 {
 	struct hist_scale s = { vt->kind == TY_LHIST, vt->lmin, vt->lmax,
-				vt->lstep };
+				vt->lstep, vt->hbits };
 	return s;
 }
 

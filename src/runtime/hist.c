@@ -31,14 +31,23 @@ static bool bucket_range(const uint64_t *counts, uint32_t n, uint32_t *lo,
 	return any;
 }
 
-/* 2^power with bpftrace's K/M/G/T/P/E suffixes. */
-static void log2_label(struct strbuf *sb, int power)
+/* 2^power * mult with bpftrace's K/M/G/T/P/E suffixes (mult: 2^k plus
+ * the bucket's place among the 2^k of its power, hist_index_label()). */
+static void log2_label(struct strbuf *sb, int power, uint64_t mult)
 {
 	static const char suffix[] = "\0KMGTPE";
 	int s = power / 10;
-	sb_printf(sb, "%" PRIu64, (uint64_t)1 << (power - 10 * s));
+	sb_printf(sb, "%" PRIu64, ((uint64_t)1 << (power - 10 * s)) * mult);
 	if (s)
 		sb_putc(sb, suffix[s]);
+}
+
+/* The upper edge of log2 bucket i > 2 << k: 2^power * mult. */
+static void log2k_edge(uint32_t i, uint32_t k, int *power, uint64_t *mult)
+{
+	uint32_t n = 1u << k;
+	*power = (int)(i >> k) - 1;
+	*mult = n + (i & (n - 1));
 }
 
 /* Exact multiples of 1M or 1K get a suffix (an lhist's labels when its
@@ -77,10 +86,13 @@ static struct edge edge_of(const struct hist_scale *s, uint32_t i)
 		e.v = s->min + (int64_t)i * s->step;
 		e.none = i > linear_nb(s);
 		e.sym = s->step % 1024 == 0;
-	} else if (i <= 2) {
+	} else if (i <= (2u << s->bits)) {
 		e.v = i;
 	} else {
-		e.v = (int64_t)((uint64_t)1 << (i - 1));
+		int power;
+		uint64_t mult;
+		log2k_edge(i, s->bits, &power, &mult);
+		e.v = (int64_t)(((uint64_t)1 << power) * mult);
 		e.sym = true;
 	}
 	return e;
@@ -93,8 +105,12 @@ static void put_edge(struct strbuf *sb, const struct hist_scale *s,
 		sb_printf(sb, "%" PRId64, e.v);
 	else if (s->linear)
 		linear_label(sb, e.v);
-	else
-		log2_label(sb, (int)i - 1);
+	else {
+		int power;
+		uint64_t mult;
+		log2k_edge(i, s->bits, &power, &mult);
+		log2_label(sb, power, mult);
+	}
 }
 
 /* "(..., 0)", "[0]" (a bucket of one integer), "[2, 4)", "[10, ...)". */
@@ -163,14 +179,20 @@ static void render_text(struct strbuf *sb, const struct hist_scale *s,
 void hist_text_log2(struct strbuf *sb, const uint64_t *counts, uint32_t n,
 		    uint64_t div)
 {
-	struct hist_scale s = { false, 0, 0, 0 };
+	hist_text_log2k(sb, counts, n, 0, div);
+}
+
+void hist_text_log2k(struct strbuf *sb, const uint64_t *counts, uint32_t n,
+		     uint32_t bits, uint64_t div)
+{
+	struct hist_scale s = { false, 0, 0, 0, bits };
 	render_text(sb, &s, counts, n, div);
 }
 
 void hist_text_linear(struct strbuf *sb, const uint64_t *counts, uint32_t n,
 		      int64_t min, int64_t max, int64_t step, uint64_t div)
 {
-	struct hist_scale s = { true, min, max, step };
+	struct hist_scale s = { true, min, max, step, 0 };
 	render_text(sb, &s, counts, n, div);
 }
 
@@ -214,21 +236,27 @@ static void render_json(struct strbuf *sb, const struct hist_scale *s,
 void hist_json_log2(struct strbuf *sb, const uint64_t *counts, uint32_t n,
 		    uint64_t div)
 {
-	struct hist_scale s = { false, 0, 0, 0 };
+	hist_json_log2k(sb, counts, n, 0, div);
+}
+
+void hist_json_log2k(struct strbuf *sb, const uint64_t *counts, uint32_t n,
+		     uint32_t bits, uint64_t div)
+{
+	struct hist_scale s = { false, 0, 0, 0, bits };
 	render_json(sb, &s, counts, n, div);
 }
 
 void hist_json_linear(struct strbuf *sb, const uint64_t *counts, uint32_t n,
 		      int64_t min, int64_t max, int64_t step, uint64_t div)
 {
-	struct hist_scale s = { true, min, max, step };
+	struct hist_scale s = { true, min, max, step, 0 };
 	render_json(sb, &s, counts, n, div);
 }
 
 uint32_t hist_scale_nbuckets(const struct hist_scale *s)
 {
 	if (!s->linear)
-		return HIST_LOG2_NBUCKETS;
+		return hist_log2k_nbuckets(s->bits);
 	if (s->step <= 0 || s->max < s->min)
 		return 0;
 	return hist_linear_nbuckets(s->min, s->max, s->step);
@@ -256,10 +284,9 @@ void hist_bucket_edge(struct strbuf *sb, const struct hist_scale *s,
 		}
 	} else if (i == 0) {
 		sb_append(sb, "<0");
-	} else if (i == 1) {
-		sb_putc(sb, '0');
 	} else {
-		log2_label(sb, (int)i - 2);
+		/* the lower edge: the upper one of the bucket below */
+		put_edge(sb, s, i - 1, edge_of(s, i - 1));
 	}
 }
 
@@ -273,11 +300,9 @@ bool hist_bucket_max(const struct hist_scale *s, uint32_t i, int64_t *max)
 	}
 	if (i == 0)
 		*max = -1;
-	else if (i == 1)
-		*max = 0;
-	else if (i >= HIST_LOG2_MAX_INDEX)
+	else if (i + 1 >= hist_log2k_nbuckets(s->bits))
 		*max = INT64_MAX; /* [4E, 8E): every int64 from 2^62 up */
 	else
-		*max = (int64_t)(((uint64_t)1 << (i - 1)) - 1);
+		*max = edge_of(s, i).v - 1;
 	return true;
 }

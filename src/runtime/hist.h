@@ -21,6 +21,11 @@ struct strbuf;
  * all counts are zero. */
 void hist_text_log2(struct strbuf *sb, const uint64_t *counts, uint32_t n,
 		    uint64_t div);
+/* hist(n, k): 2^k buckets per power of 2. */
+void hist_text_log2k(struct strbuf *sb, const uint64_t *counts, uint32_t n,
+		     uint32_t bits, uint64_t div);
+void hist_json_log2k(struct strbuf *sb, const uint64_t *counts, uint32_t n,
+		     uint32_t bits, uint64_t div);
 void hist_text_linear(struct strbuf *sb, const uint64_t *counts, uint32_t n,
 		      int64_t min, int64_t max, int64_t step, uint64_t div);
 
@@ -36,6 +41,7 @@ void hist_json_linear(struct strbuf *sb, const uint64_t *counts, uint32_t n,
 struct hist_scale {
 	bool linear;
 	int64_t min, max, step; /* lhist */
+	uint32_t bits; /* hist(n, k)'s k */
 };
 /* Number of bucket slots (as maplayout_nbuckets). */
 uint32_t hist_scale_nbuckets(const struct hist_scale *s);

@@ -124,7 +124,8 @@ int info_print(FILE *out, const char *version)
 			yes_no(libbpf_probe_bpf_map_type(maps[i].t, NULL) == 1));
 	fputs("\nProbe types\n", out);
 	for (int f = 0; f < FEAT__COUNT; f++)
-		if (f != FEAT_BTF && f != FEAT_TEST_RUN && f != FEAT_RINGBUF)
+		if (f != FEAT_BTF && f != FEAT_TEST_RUN && f != FEAT_RINGBUF &&
+		    f != FEAT_LOOKUP_PERCPU_ELEM && f != FEAT_KTIME_TAI)
 			fprintf(out, "  %s: %s\n", feat_name((enum feat_id)f),
 				yes_no(feat_has((enum feat_id)f)));
 	fprintf(out, "  tracepoint: %s\n  perf_event: %s\n",

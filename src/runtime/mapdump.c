@@ -11,6 +11,7 @@
 #include "runtime/hist.h"
 #include "runtime/output.h"
 #include "runtime/stdsort.h"
+#include "runtime/tseries.h"
 #include "runtime/value_fmt.h"
 #include "util/xalloc.h"
 
@@ -42,6 +43,10 @@ static void put_u64(uint8_t *p, uint64_t v)
 static void merge(const struct type *vt, const uint8_t *buf, int ncpu,
 		  uint32_t slot, uint8_t *out, uint32_t vsize)
 {
+	if (vt->kind == TY_TSERIES) {
+		tseries_merge(vt, buf, ncpu, slot, out);
+		return;
+	}
 	memcpy(out, buf, vsize);
 	if (ncpu == 1)
 		return;
@@ -372,6 +377,7 @@ const char *mapdump_value_name(const struct type *v)
 	case TY_STATS: return "stats()";
 	case TY_HIST: return "hist()";
 	case TY_LHIST: return "lhist()";
+	case TY_TSERIES: return "tseries()";
 	default: return "a value";
 	}
 }
@@ -425,6 +431,11 @@ int mapdump_print(struct out *o, const struct mapdump_map *m, uint32_t top,
 	if (err)
 		return err;
 	const struct type *vt = m->value;
+	if (vt->kind == TY_TSERIES) {
+		err = tseries_print(o, m, &r);
+		mapdump_entries_free(&r);
+		return err;
+	}
 	struct item *items = xmalloc((r.n ? r.n : 1) * sizeof(*items));
 	uint64_t *bufs = NULL;
 	size_t n = r.n;

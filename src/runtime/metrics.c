@@ -170,7 +170,8 @@ static int render_hist(struct strbuf *sb, const char *fam,
 	       "; le is the largest integer a bucket holds; no _sum: the map "
 	       "keeps only bucket counts");
 	struct hist_scale sc = { m->value->kind == TY_LHIST, m->value->lmin,
-				 m->value->lmax, m->value->lstep };
+				 m->value->lmax, m->value->lstep,
+				 m->value->hbits };
 	struct key_parts k;
 	key_parts_init(&k, m->key);
 	struct strbuf le = STRBUF_INIT;

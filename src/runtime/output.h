@@ -19,6 +19,7 @@
 
 struct strbuf;
 struct type;
+struct out_tpoint;
 
 /*
  * What a value cannot print by itself: symbols, stacks, probe and cgroup
@@ -54,6 +55,8 @@ struct out_entry {
 	const uint8_t *value;     /* value type's layout (merged); not hists */
 	const uint64_t *buckets;  /* HIST/LHIST: count per bucket index */
 	uint32_t nbuckets;
+	const struct out_tpoint *points; /* TSERIES: its intervals */
+	uint32_t npoints;
 };
 
 /* A map ready to print: entries already sorted and cut to top. */

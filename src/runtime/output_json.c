@@ -5,6 +5,7 @@
 
 #include "model/types.h"
 #include "runtime/hist.h"
+#include "runtime/tseries.h"
 #include "runtime/output.h"
 #include "runtime/value_fmt.h"
 #include "util/strbuf.h"
@@ -129,6 +130,7 @@ static const char *map_type(const struct type *vt)
 {
 	switch (vt->kind) {
 	case TY_HIST: case TY_LHIST: return "hist";
+	case TY_TSERIES: return "tseries";
 	case TY_AVG: case TY_STATS: return "stats";
 	default: return "map";
 	}
@@ -139,7 +141,10 @@ static void entry_value(struct strbuf *sb, const struct vfmt *f,
 {
 	const struct type *vt = m->value;
 	if (vt->kind == TY_HIST)
-		hist_json_log2(sb, e->buckets, e->nbuckets, m->div);
+		hist_json_log2k(sb, e->buckets, e->nbuckets, vt->hbits,
+					m->div);
+	else if (vt->kind == TY_TSERIES)
+		tseries_json(sb, e->points, e->npoints, vt->is_signed);
 	else if (vt->kind == TY_LHIST)
 		hist_json_linear(sb, e->buckets, e->nbuckets, vt->lmin,
 				 vt->lmax, vt->lstep, m->div);

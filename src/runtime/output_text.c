@@ -5,6 +5,7 @@
 
 #include "model/types.h"
 #include "runtime/hist.h"
+#include "runtime/tseries.h"
 #include "runtime/output.h"
 #include "runtime/value_fmt.h"
 #include "util/strbuf.h"
@@ -133,7 +134,12 @@ static void map(struct out *o, const struct out_map *m)
 		vfmt_key(&sb, &f, m->key, e->key);
 		if (vt->kind == TY_HIST) {
 			sb_append(&sb, ":\n");
-			hist_text_log2(&sb, e->buckets, e->nbuckets, m->div);
+			hist_text_log2k(&sb, e->buckets, e->nbuckets,
+						vt->hbits, m->div);
+			sb_putc(&sb, '\n');
+		} else if (vt->kind == TY_TSERIES) {
+			sb_append(&sb, ":\n");
+			tseries_text(&sb, e->points, e->npoints, vt->is_signed);
 			sb_putc(&sb, '\n');
 		} else if (vt->kind == TY_LHIST) {
 			sb_append(&sb, ":\n");

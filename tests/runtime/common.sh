@@ -51,6 +51,7 @@
 #                    nokprobes    the kernel has no kprobe PMU
 #                    feat:NAME    sonde --info says "NAME: yes"
 #                    nofeat:NAME  sonde --info says "NAME: no" (a fallback)
+#                    kfunc:NAME   the kernel's BTF names kernel function NAME
 #                    tty          a terminal made here (script(1)) reaches
 #                                 the tracer (not so in the VM layer)
 #                    nobreakpoints  they can be opened but never fire
@@ -184,6 +185,7 @@ missing_requirement() {
 			on_target test -d "$TRACEFS/events/${p/://}" || { echo "tracepoint ${p} not available"; return; }
 			;;
 		btf) on_target test -f /sys/kernel/btf/vmlinux || { echo "no kernel BTF"; return; } ;;
+		kfunc:*) on_target grep -qa "${w#kfunc:}" /sys/kernel/btf/vmlinux || { echo "no kernel function ${w#kfunc:} (Linux 6.6)"; return; } ;;
 		cpus:*) [ "$(on_target nproc)" -ge "${w#cpus:}" ] || { echo "needs ${w#cpus:} CPUs"; return; } ;;
 		cmd:*) command -v "${w#cmd:}" >/dev/null || { echo "no ${w#cmd:} command"; return; } ;;
 		nokprobes) on_target test ! -e /sys/bus/event_source/devices/kprobe || { echo "this kernel has kprobes (the test is of the error without them)"; return; } ;;

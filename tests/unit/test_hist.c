@@ -253,6 +253,47 @@ TEST(linear_json)
 	sb_free(&sb);
 }
 
+/* hist(n, k): the index bpftrace 0.26's log2(n, k) computes (its
+ * comment's example: 225 with k = 2 is 28), k = 0 the plain log2, and
+ * the highest index (64 - k) << k fits the bucket count. */
+TEST(log2k_index_matches_bpftrace)
+{
+	CHECK(hist_log2k_index(225, 2) == 28);
+	CHECK(hist_log2k_index(-3, 3) == 0);
+	CHECK(hist_log2k_index(0, 3) == 1);
+	CHECK(hist_log2k_index(7, 3) == 8);
+	CHECK(hist_log2k_index(15, 3) == 16);
+	CHECK(hist_log2k_index(16, 3) == 17);
+	CHECK(hist_log2k_index(17, 3) == 17);
+	CHECK(hist_log2k_index(18, 3) == 18);
+	for (int64_t v = -2; v < 5000; v += 7)
+		CHECK(hist_log2k_index(v, 0) == hist_log2_index(v));
+	for (uint32_t k = 0; k <= 5; k++)
+		CHECK(hist_log2k_index(INT64_MAX, k) + 1 ==
+		      hist_log2k_nbuckets(k));
+}
+
+/* 2^k buckets per power of 2, labelled as 0.26 labels them: integers up
+ * to 2 << k, then [16, 18) and its suffixed edges ("1024K"). */
+TEST(log2k_text)
+{
+	uint64_t counts[200] = { 0 };
+	counts[hist_log2k_index(15, 3)] = 1;
+	counts[hist_log2k_index(16, 3)] = 2;
+	counts[hist_log2k_index(1000000, 3)] = 4;
+	struct strbuf sb = STRBUF_INIT;
+	hist_text_log2k(&sb, counts, 200, 3, 1);
+	const char *t = sb_str(&sb);
+	CHECK(strncmp(t, "[15]                   1 |@@@@@@@@@@@@@ ", 40) == 0);
+	CHECK(strstr(t, "|\n[16, 18)               2 |@@@@") != NULL);
+	CHECK(strstr(t, "\n[960K, 1024K)          4 |@@@@") != NULL);
+	sb_reset(&sb);
+	hist_json_log2k(&sb, counts, 200, 3, 1);
+	CHECK(strncmp(sb_str(&sb), "[{\"min\": 15, \"max\": 15, \"count\": "
+		      "1},{\"min\": 16, \"max\": 17, \"count\": 2}", 70) == 0);
+	sb_free(&sb);
+}
+
 int main(void)
 {
 	RUN(log2_index_matches_bpftrace);
@@ -267,5 +308,7 @@ int main(void)
 	RUN(linear_text_k_m_labels);
 	RUN(log2_json);
 	RUN(linear_json);
+	RUN(log2k_index_matches_bpftrace);
+	RUN(log2k_text);
 	return check_done();
 }

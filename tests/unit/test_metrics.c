@@ -40,7 +40,7 @@ static const char *name(const struct hist_scale *s, uint32_t i)
 
 TEST(log2_buckets_described)
 {
-	struct hist_scale s = { false, 0, 0, 0 };
+	struct hist_scale s = { false, 0, 0, 0, 0 };
 	int64_t max = 0;
 	CHECK(hist_scale_nbuckets(&s) == HIST_LOG2_NBUCKETS);
 	CHECK(hist_bucket_max(&s, 0, &max) && max == -1);
@@ -65,7 +65,7 @@ TEST(log2_buckets_described)
 
 TEST(linear_buckets_described)
 {
-	struct hist_scale s = { true, 0, 20, 5 };
+	struct hist_scale s = { true, 0, 20, 5, 0 };
 	int64_t max = 0;
 	CHECK(hist_scale_nbuckets(&s) == 6);
 	CHECK(hist_bucket_max(&s, 0, &max) && max == -1);

@@ -451,7 +451,7 @@ TEST(map_through_both_formats)
 	uint8_t k[16] = { 1 };
 	memcpy(k + 8, "a", 2);
 	uint64_t v = 1;
-	struct out_entry e = { k, (uint8_t *)&v, NULL, 0 };
+	struct out_entry e = { k, (uint8_t *)&v, NULL, 0, NULL, 0 };
 	struct out_map m = { "@", key, cnt, &e, 1, 0 };
 	struct capture c;
 	cap_open(&c, "text", NULL);
