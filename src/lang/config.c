@@ -27,7 +27,7 @@ enum kind {
 };
 
 /* What sonde does, for a variable whose other values it cannot honour. */
-enum only { ONLY_ANY, ONLY_TRUE, ONLY_FALSE, ONLY_NONE };
+enum only { ONLY_ANY, ONLY_TRUE, ONLY_FALSE };
 
 struct var {
 	const char *name;
@@ -55,7 +55,10 @@ static const struct var vars[] = {
 	{ "max_probes", K_NUM, 1, UINT32_MAX, ONLY_ANY, "MAX_PROBES" },
 	/* strings live on the 512-byte BPF stack */
 	{ "max_strlen", K_NUM, 1, 200, ONLY_ANY, "STRLEN" },
-	{ "on_stack_limit", K_NUM, 0, UINT64_MAX, ONLY_NONE, NULL },
+	/* where values live is sonde's choice (stacks in a scratch map, the
+	 * rest on the BPF stack, a program past 512 bytes refused with a
+	 * located error): no result depends on it, so any limit is taken */
+	{ "on_stack_limit", K_NUM, 0, UINT64_MAX, ONLY_ANY, NULL },
 	/* the ring buffer is one map of at most 1 GiB in all */
 	{ "perf_rb_pages", K_NUM, 1, 262144, ONLY_ANY, "PERF_RB_PAGES" },
 	{ "stack_mode", K_STACK_MODE, 0, 0, ONLY_ANY, "STACK_MODE" },
@@ -170,11 +173,6 @@ static int set_var(struct sink *k, const char *key, const struct var *v,
 				return -1;
 			}
 			n = x;
-		}
-		if (v->only == ONLY_NONE) {
-			fail(k, "%s: sonde has no way to honour this "
-			     "configuration option", key);
-			return -1;
 		}
 		if (n < v->lo || n > v->hi) {
 			fail(k, "%s: sonde accepts a number from %llu to %llu, "
