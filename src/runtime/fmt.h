@@ -55,9 +55,10 @@ int fmt_format(struct strbuf *out, const struct fmt *f,
  * empty output is an error, as strftime(3) returning 0 is in bpftrace.
  *
  * strftime(fmt, ns): ns is what the BPF side recorded (ns since boot)
- * plus fmt_boot_epoch_ns(). "%f" prints the microseconds, 6 digits; like
- * bpftrace 0.17 every "%f" is replaced before strftime(3) sees the format,
- * even in "%%f". On error appends "(?)" (what bpftrace prints) and returns
+ * plus fmt_boot_epoch_ns(). "%f" prints the microseconds, 6 digits, "%k"
+ * the nanoseconds (9) and "%l" the milliseconds (3), bpftrace 0.26's
+ * extensions; as in bpftrace each is replaced before strftime(3) sees the
+ * format, even in "%%f". On error appends "(?)" (what bpftrace prints) and returns
  * -ERANGE, and the caller reports "strftime returned 0".
  */
 int fmt_strftime(struct strbuf *out, const char *fmt, uint64_t epoch_ns);

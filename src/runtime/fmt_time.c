@@ -27,12 +27,20 @@ static int format_tm(struct strbuf *out, const char *fmt, uint64_t epoch_ns)
 
 int fmt_strftime(struct strbuf *out, const char *fmt, uint64_t epoch_ns)
 {
-	unsigned usec = (unsigned)(epoch_ns % NSEC_PER_SEC / 1000);
+	unsigned nsec = (unsigned)(epoch_ns % NSEC_PER_SEC);
 	struct strbuf f = STRBUF_INIT;
-	/* A plain search for "%f", as bpftrace 0.17 does: "%%f" too. */
+	/* bpftrace 0.26's extensions, found by a plain search as its regex
+	 * does ("%%f" too): %f microseconds, %k nanoseconds, %l
+	 * milliseconds, zero-padded */
 	for (const char *s = fmt; *s;) {
 		if (s[0] == '%' && s[1] == 'f') {
-			sb_printf(&f, "%06u", usec);
+			sb_printf(&f, "%06u", nsec / 1000);
+			s += 2;
+		} else if (s[0] == '%' && s[1] == 'k') {
+			sb_printf(&f, "%09u", nsec);
+			s += 2;
+		} else if (s[0] == '%' && s[1] == 'l') {
+			sb_printf(&f, "%03u", nsec / 1000000);
 			s += 2;
 		} else {
 			sb_putc(&f, *s++);

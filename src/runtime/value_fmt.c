@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "kernel/sysnr.h"
+#include "runtime/fmt.h"
 #include "model/types.h"
 #include "runtime/output.h"
 #include "util/strbuf.h"
@@ -197,6 +198,8 @@ static void put_username(struct strbuf *sb, uint64_t uid)
 		sb_append(sb, found->pw_name);
 }
 
+/* strftime()'s value, in the one formatter printf's own strftime uses
+ * (its %f extension: the microseconds). */
 static void put_timestamp(struct strbuf *sb, const struct out_resolver *res,
 			  const struct type *t, uint64_t ns)
 {
@@ -205,12 +208,7 @@ static void put_timestamp(struct strbuf *sb, const struct out_resolver *res,
 		return;
 	}
 	int64_t wall = (int64_t)ns + (res ? res->boot_wall_ns : 0);
-	time_t secs = (time_t)(wall / 1000000000);
-	struct tm tm;
-	char buf[512];
-	localtime_r(&secs, &tm);
-	size_t n = strftime(buf, sizeof(buf), t->name, &tm);
-	sb_appendn(sb, buf, n);
+	fmt_strftime(sb, t->name, (uint64_t)wall);
 }
 
 /* A buffer's bytes: text keeps printable ASCII and writes \xNN for the

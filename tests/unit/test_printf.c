@@ -449,6 +449,10 @@ TEST(strftime_formats)
 	sb_reset(&OUT);
 	CHECK(fmt_strftime(&OUT, "%f%f|%3f|%N", T0 % 1000000000 + 1000) == 0);
 	CHECK_STR(sb_str(&OUT), "123457123457|%3f|%N");
+	/* bpftrace 0.26's %k (nanoseconds) and %l (milliseconds) */
+	sb_reset(&OUT);
+	CHECK(fmt_strftime(&OUT, "%S %k %l", T0) == 0);
+	CHECK_STR(sb_str(&OUT), "20 123456789 123");
 	sb_reset(&OUT);
 	CHECK(fmt_strftime(&OUT, "a%%%f", 5000) == 0);
 	CHECK_STR(sb_str(&OUT), "a%000005");
