@@ -40,20 +40,26 @@ static struct val map_event(struct cg *g, struct ast_expr *e,
 	return cg_no_val();
 }
 
+static struct val bytes_of(struct cg *g, struct ast_expr *a,
+			   const struct type *t, uint32_t n, uint32_t off);
+
 struct val cg_bi_str(struct cg *g, struct ast_expr *e, struct ast_expr *tg)
 {
 	struct ast_expr *src = arg(e, 0);
+	uint32_t size = e->type->size;
+	if (src->type->kind == TY_STRING && size < src->type->size) {
+		/* str(s, n) of a string: its first n - 1 bytes, then NULs */
+		return bytes_of(g, src, e->type, size - 1, 0);
+	}
 	if (src->type->kind == TY_STRING)
 		return cg_to_mem(g, cg_expr(g, src));
-	uint32_t size = e->type->size;
 	ir_reg p = cg_int(g, src);
 	ir_slot s = ir_slot_new(g->ir, size, 8);
 	cg_zero(g, s, 0, size);
 	ir_reg len = IR_NOREG;
 	if (e->u.call.args.n == 2 && arg(e, 1)->kind != E_INT) {
-		/* a run-time length: clamp it to the buffer */
+		/* a run-time length (with the NUL): clamp it to the buffer */
 		len = ir_copy(g->ir, cg_int(g, arg(e, 1)));
-		ir_alui(g->ir, BPF_ADD, len, 1);
 		ir_jlist ok = ir_jmpi(g->ir, BPF_JLE, len, (int32_t)size,
 				      IR_NOLABEL);
 		ir_movi(g->ir, len, size);

@@ -359,8 +359,17 @@ static const struct type *pointee_type(struct arena *a, const char *text,
 				       bool user)
 {
 	size_t n = strlen(text);
-	while (n && text[n - 1] == ' ')
-		n--;
+	/* a qualifier of the pointer itself ("const char *const *argv")
+	 * changes nothing read through it */
+	for (;;) {
+		while (n && text[n - 1] == ' ')
+			n--;
+		if (n > 5 && !strncmp(text + n - 5, "const", 5) &&
+		    (text[n - 6] == ' ' || text[n - 6] == '*'))
+			n -= 5;
+		else
+			break;
+	}
 	char *t = arena_strndup(a, text, n);
 	if (n && t[n - 1] == '*') {
 		t[n - 1] = '\0';

@@ -917,6 +917,18 @@ static const struct type *ty_str(struct sema *s, struct ast_expr *e,
 							 e->u.str.len + 1) :
 					     &type_none;
 	const struct type *t = sema_expr(s, arg(e, 0));
+	if (t->kind == TY_STRING && e->u.call.args.n == 2) {
+		/* a string cut to n - 1 characters: n must be known here */
+		uint32_t n;
+		if (arg(e, 1)->kind != E_INT) {
+			sema_err(s, arg(e, 1)->span, "str() of a string takes a "
+				 "literal length");
+			return &type_none;
+		}
+		if (!length_arg(s, e, 1, &n))
+			return &type_none;
+		return n && n < t->size ? type_string(s->arena, n) : t;
+	}
 	if (t->kind == TY_NONE || t->kind == TY_STRING)
 		return t;
 	if (!sema_is_intlike(t)) {
@@ -924,12 +936,14 @@ static const struct type *ty_str(struct sema *s, struct ast_expr *e,
 			 sema_tname(s, t));
 		return &type_none;
 	}
+	/* str(p, n): n bytes with the NUL, n - 1 characters at most, as
+	 * bpftrace 0.26 counts (0.17: n characters) */
 	uint32_t size = limits.strlen, len = 0;
 	if (e->u.call.args.n == 2) {
 		if (!length_arg(s, e, 1, &len))
 			return &type_none;
-		if (len && len + 1 < limits.strlen)
-			size = len + 1;
+		if (len && len < limits.strlen)
+			size = len;
 	}
 	return type_string(s->arena, size);
 }
