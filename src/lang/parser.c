@@ -1055,6 +1055,13 @@ static struct ast_stmt *parse_stmt(struct parser *p, int *needs_semi)
 		return s;
 	}
 	struct token eq = take(p);
+	if (e->kind == E_IDENT && !strcmp(e->u.name, "_") && op == OP_NONE) {
+		/* _ = e: e's value is discarded (bpftrace 0.26) */
+		s = new_stmt(p, S_EXPR, e->span);
+		s->u.expr = parse_expr(p);
+		s->span = end_span(e->span, s->u.expr->span);
+		return s;
+	}
 	if (e->kind != E_MAP && e->kind != E_VAR) {
 		diag_error(p->diag, e->span,
 			   "can only assign to a map or a variable");

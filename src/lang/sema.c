@@ -1321,8 +1321,9 @@ static const struct type *check_expr_inner(struct sema *s,
 		const struct type **el = arena_alloc(s->arena,
 						     sizeof(*el) * (n + 1));
 		for (uint32_t i = 0; i < n; i++) {
-			el[i] = literal_type(sema_expr(s, e->u.list.items[i]),
-					     e->u.list.items[i]);
+			/* a count() ... avg() map is its value there */
+			struct ast_expr *it = e->u.list.items[i];
+			el[i] = literal_type(decay(it, sema_expr(s, it)), it);
 			if (el[i]->kind == TY_NONE)
 				return &type_none;
 			if (el[i]->kind == TY_VOID ||
