@@ -96,7 +96,7 @@ static void cat_file(struct events *e, const char *path)
 {
 	FILE *f = fopen(path, "r");
 	if (!f) {
-		fprintf(e->err, "ERROR: failed to open file '%s': %s\n", path,
+		fprintf(e->err, "ERROR: failed to open file '%s' (%s)\n", path,
 			strerror(errno));
 		/* bpftrace still emits the (empty) output: JSON readers
 		 * get a cat record for every cat(). */
