@@ -20,6 +20,7 @@
 #include "probes/impl.h"
 #include "util/arena.h"
 #include "util/diag.h"
+#include "util/intern.h"
 
 /* the providers of this file, defined at its end */
 extern const struct provider probe_kprobe_prov, probe_kretprobe_prov;
@@ -45,20 +46,25 @@ static int each_function(const char *module, const char *pat,
 	if (n < 0)
 		return n;
 	bool vmlinux = module && !strcmp(module, "vmlinux");
-	const char *prev = "";
+	/* Duplicates (static functions of the same name) need not be
+	 * adjacent: 6.1 lists two vfs_* names twice apart. A kprobe by name
+	 * attaches to the first of them, so a second target would count
+	 * each event twice. */
+	struct intern seen = { 0 };
 	int rc = 0;
 	for (int i = 0; !rc && i < n; i++) {
 		const char *name = fns[i].name, *mod = fns[i].module;
 		if (module && (vmlinux ? mod != NULL :
 					 !mod || !glob_match(module, mod)))
 			continue;
-		/* duplicates (static functions of the same name) are adjacent
-		 * often enough; the rest are harmless */
-		if (!strcmp(name, prev) || !glob_match(pat, name))
+		if (!glob_match(pat, name))
 			continue;
-		prev = name;
-		rc = fn(name, ctx);
+		bool fresh = false;
+		intern(&seen, name, strlen(name), 0, &fresh);
+		if (fresh)
+			rc = fn(name, ctx);
 	}
+	intern_free(&seen);
 	return rc;
 }
 
