@@ -46,9 +46,8 @@ static int each_function(const char *module, const char *pat,
 	if (n < 0)
 		return n;
 	/* Duplicates (static functions of the same name) need not be
-	 * adjacent: 6.1 lists two vfs_* names twice apart. A kprobe by name
-	 * attaches to the first of them, so a second target would count
-	 * each event twice. */
+	 * adjacent. A kprobe by name attaches to the first of them, so a
+	 * second target would count each event twice. */
 	struct intern seen = { 0 };
 	int rc = 0;
 	for (int i = 0; !rc && i < n; i++) {
@@ -57,7 +56,9 @@ static int each_function(const char *module, const char *pat,
 		 * kprobe:vmlinu*:vfs_read finds vfs_read */
 		if (module && !glob_match(module, mod ? mod : "vmlinux"))
 			continue;
-		if (!glob_match(pat, name) || probe_kernel_func_bad(name))
+		/* as bpftrace's wildcards: no .part. clones (6.1's vfs_*
+		 * has two) nor the functions it keeps away from */
+		if (!glob_match(pat, name) || !probe_kernel_func_listed(name))
 			continue;
 		bool fresh = false;
 		intern(&seen, name, strlen(name), 0, &fresh);
