@@ -1,5 +1,5 @@
 #!/bin/bash
-# suites.sh [--kernel K]... [--suite S]... [--tool T]... [--jobs N]
+# suites.sh [--kernel K]... [--suite S]... [--tool T]... [--jobs N] [--cpus N]
 #           [--out DIR]: runs bpftrace's own runtime suites' tests that need
 # kprobes, kretprobes or fentry/fexit (kfunc) - the ones this machine skips
 # - inside qemu guests booting Debian's stock kernels (tests/vm/guest.sh),
@@ -11,6 +11,9 @@
 #                btrt26.py) and/or btrt (v0.17's, btrt.py); default both
 #   --tool T     sonde and/or bpftrace (default both)
 #   --jobs N     tests at once in the guest (default 1)
+#   --cpus N     the guest's virtual CPUs (default 1: with two, 6.12 died
+#                of an int3 left in __sys_bpf's entry while a trampoline
+#                patched it, a hazard of emulated cross-CPU code changes)
 #   --out DIR    where the results go (default build/vm/suites); DIR/K/
 #                SUITE.TOOL.txt is the runner's whole report (-v), and the
 #                summary is printed at the end
@@ -34,13 +37,14 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
-kernels=() suites=() tools=() jobs=1 out=${BUILD:-$top/build}/vm/suites
+kernels=() suites=() tools=() jobs=1 cpus=1 out=${BUILD:-$top/build}/vm/suites
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--kernel) kernels+=("$2"); shift 2 ;;
 	--suite) suites+=("$2"); shift 2 ;;
 	--tool) tools+=("$2"); shift 2 ;;
 	--jobs) jobs=$2; shift 2 ;;
+	--cpus) cpus=$2; shift 2 ;;
 	--out) out=$2; shift 2 ;;
 	-h | --help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	*) echo "suites.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
@@ -128,7 +132,7 @@ for k in "${kernels[@]}"; do
 		done
 	done
 	echo "# guest $k: started $(date -u +%H:%M:%S)"
-	"$here/guest.sh" --kernel "$k" --share "$out" --timeout "${SUITE_GUEST_TIMEOUT:-7200}" \
+	"$here/guest.sh" --kernel "$k" --cpus "$cpus" --share "$out" --timeout "${SUITE_GUEST_TIMEOUT:-7200}" \
 		-- bash "$out/guest.sh" "$k" >"$out/$k/guest.log" 2>&1
 	echo "# guest $k: exit status $?, ended $(date -u +%H:%M:%S)"
 done
