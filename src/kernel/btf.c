@@ -49,6 +49,7 @@ struct kmod {
 	int fd; /* kept open: fentry on a module function needs it */
 	struct name_index types;
 	uint8_t *aligns; /* see align_of */
+	struct btf_dump *dump; /* see kbtf_func_ctypes */
 };
 
 static struct {
@@ -59,6 +60,8 @@ static struct {
 	uint32_t nmods;
 	struct name_index types, enums; /* of vmlinux */
 	uint8_t *aligns; /* see align_of */
+	struct btf_dump *dump; /* of vmlinux, see kbtf_func_ctypes */
+	struct strbuf dump_sb; /* what the dumps print into */
 } kb;
 
 /* Kernels >= 6.16 let /sys/kernel/btf/vmlinux be mmapped: parsing from
@@ -160,8 +163,11 @@ void kbtf_unload(void)
 		close(kb.mods[i].fd);
 		free(kb.mods[i].types.slots);
 		free(kb.mods[i].aligns);
+		btf_dump__free(kb.mods[i].dump);
 	}
 	free(kb.mods);
+	btf_dump__free(kb.dump);
+	sb_free(&kb.dump_sb);
 	free(kb.types.slots);
 	free(kb.aligns);
 	free(kb.enums.slots);
@@ -742,21 +748,30 @@ int kbtf_func_ctypes(struct arena *a, const char *name, bool tp,
 				 out);
 	if (err)
 		return err;
-	struct strbuf sb = STRBUF_INIT;
-	struct btf_dump *d = btf_dump__new(r.b, decl_printf, &sb, NULL);
-	if (!d)
-		return -errno;
+	/* One dump per BTF, kept: a new one costs about 3 ms (its tables
+	 * cover every type), and -lv 'kprobe:*' asks for 40,000 functions. */
+	struct btf_dump **dp = r.slot == 0 ? &kb.dump :
+			       r.slot <= kb.nmods ? &kb.mods[r.slot - 1].dump :
+						    NULL;
+	struct btf_dump *d = dp ? *dp : NULL;
+	if (!d) {
+		d = btf_dump__new(r.b, decl_printf, &kb.dump_sb, NULL);
+		if (!d)
+			return -errno;
+		if (dp)
+			*dp = d;
+	}
 	const struct btf_type *p =
 		btf__type_by_id(r.b, skip_mods(r.b, r.proto_id));
 	if (p && btf_is_ptr(p))
 		p = btf__type_by_id(r.b, skip_mods(r.b, p->type));
 	/* fill_proto checked that p is a FUNC_PROTO with these params. */
 	for (uint32_t i = 0; i < out->nparams; i++)
-		out->params[i].ctype =
-			c_decl(a, d, &sb, btf_params(p)[i + r.skip].type);
-	out->ret_ctype = c_decl(a, d, &sb, p->type);
-	btf_dump__free(d);
-	sb_free(&sb);
+		out->params[i].ctype = c_decl(a, d, &kb.dump_sb,
+					      btf_params(p)[i + r.skip].type);
+	out->ret_ctype = c_decl(a, d, &kb.dump_sb, p->type);
+	if (!dp)
+		btf_dump__free(d);
 	return 0;
 }
 

@@ -65,6 +65,10 @@ const char *probe_btf_name(struct arena *a, const char *type,
  * functions known to make the system unstable when traced (its
  * is_bad_func, from the kernel's BPF selftests: rcu_*, idle loops). */
 bool probe_kernel_func_listed(const char *name);
+/* Whether kernel function name is one of those (bpftrace 0.26's
+ * is_bad_func): kprobes leave them out of wildcards and take them by
+ * name only with --unsafe. */
+bool probe_kernel_func_bad(const char *name);
 /* The list hook of TYPE over BTF functions (or, tp, tracepoints), as
  * bpftrace 0.26 lists them: "TYPE:MODULE:NAME" ("vmlinux" for the
  * kernel's), the pattern's part after its type matched against

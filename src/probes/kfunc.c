@@ -160,4 +160,6 @@ const struct provider probe_kretfunc_prov = {
 	.expand = expand,
 	.per_target_program = true,
 	.attach = probe_attach_raw_tp,
+	/* the trampoline runs fexit programs last attached first too */
+	.attach_reversed = true,
 };

@@ -20,6 +20,7 @@
 #include "probes/impl.h"
 #include "util/arena.h"
 #include "util/diag.h"
+#include "util/intern.h"
 
 /* the providers of this file, defined at its end */
 extern const struct provider probe_kprobe_prov, probe_kretprobe_prov;
@@ -44,21 +45,27 @@ static int each_function(const char *module, const char *pat,
 	int n = ksyms_traceable(&fns);
 	if (n < 0)
 		return n;
-	bool vmlinux = module && !strcmp(module, "vmlinux");
-	const char *prev = "";
+	/* Duplicates (static functions of the same name) need not be
+	 * adjacent. A kprobe by name attaches to the first of them, so a
+	 * second target would count each event twice. */
+	struct intern seen = { 0 };
 	int rc = 0;
 	for (int i = 0; !rc && i < n; i++) {
 		const char *name = fns[i].name, *mod = fns[i].module;
-		if (module && (vmlinux ? mod != NULL :
-					 !mod || !glob_match(module, mod)))
+		/* the kernel's own functions are module "vmlinux", so that
+		 * kprobe:vmlinu*:vfs_read finds vfs_read */
+		if (module && !glob_match(module, mod ? mod : "vmlinux"))
 			continue;
-		/* duplicates (static functions of the same name) are adjacent
-		 * often enough; the rest are harmless */
-		if (!strcmp(name, prev) || !glob_match(pat, name))
+		/* as bpftrace's wildcards: no .part. clones (6.1's vfs_*
+		 * has two) nor the functions it keeps away from */
+		if (!glob_match(pat, name) || !probe_kernel_func_listed(name))
 			continue;
-		prev = name;
-		rc = fn(name, ctx);
+		bool fresh = false;
+		intern(&seen, name, strlen(name), 0, &fresh);
+		if (fresh)
+			rc = fn(name, ctx);
 	}
+	intern_free(&seen);
 	return rc;
 }
 
@@ -157,13 +164,15 @@ static int expand(struct probe_env *env, const struct attach_point *a,
 		}
 	}
 	struct adder ad = { env, a, module, out, n, *n };
-	if (!glob_has_wildcard(spec)) {
+	if (!glob_has_wildcard(spec) && !(module && glob_has_wildcard(module))) {
 		char *func = arena_strdup(env->arena, spec);
 		func[strcspn(func, "+")] = '\0';
 		/* bpftrace 0.26: a function the kernel does not list as
-		 * traceable is warned about; with --unsafe it is still tried
-		 * (the list may be missing or stale), else it is missing. */
-		if (!ksyms_is_traceable(module, func)) {
+		 * traceable (nor one known to make the system unstable) is
+		 * warned about; with --unsafe it is still tried (the list may
+		 * be missing or stale), else it is missing. */
+		if (!ksyms_is_traceable(module, func) ||
+		    probe_kernel_func_bad(func)) {
 			if (limits.missing_probes != MISSING_IGNORE)
 				diag_warning(env->diag, a->span, "%s is not "
 					     "traceable (either non-existing, "
@@ -203,17 +212,22 @@ struct lister {
 	FILE *out;
 };
 
-bool probe_kernel_func_listed(const char *name)
+bool probe_kernel_func_bad(const char *name)
 {
 	static const char *const bad[] = { "arch_cpu_idle", "default_idle",
 					   "bpf_dispatcher_xdp_func", NULL };
-	if (strstr(name, ".part.") || !strncmp(name, "rcu_", 4) ||
+	if (!strncmp(name, "rcu_", 4) ||
 	    !strncmp(name, "__ftrace_invalid_address__", 26))
-		return false;
+		return true;
 	for (const char *const *b = bad; *b; b++)
 		if (!strcmp(name, *b))
-			return false;
-	return true;
+			return true;
+	return false;
+}
+
+bool probe_kernel_func_listed(const char *name)
+{
+	return !strstr(name, ".part.") && !probe_kernel_func_bad(name);
 }
 
 /* -lv, as bpftrace 0.26 reads a kprobe's BTF prototype: the arguments

@@ -15,6 +15,8 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "kernel/features.h"
+#include "kernel/kallsyms.h"
 #include "backend/ir.h"
 #include "model/compiled.h"
 #include "model/types.h"
@@ -487,6 +489,76 @@ static int expand(const char *text, const char *prov, const char **parts,
 	return r;
 }
 
+/* kprobe:PARTS expanded with nothing attached, over the traceable
+ * functions already set (ksyms_traceable_from); returns its result. */
+static int kexpand(const char *text, const char **parts, uint32_t nparts,
+		   struct probe_target **t, uint32_t *n)
+{
+	size_t len;
+	char *msg;
+	FILE *f = open_memstream(&msg, &len);
+	struct diag d;
+	diag_init(&d, f);
+	SRC = (struct src_file){ "stdin", text, (uint32_t)strlen(text) };
+	struct probe_env env = { .arena = &A, .diag = &d, .no_attach = true };
+	struct attach_point a = { .span = { &SRC, 0, (uint32_t)strlen(text), 1,
+					  1 },
+				.text = text, .provider = "kprobe",
+				.parts = parts, .nparts = nparts };
+	*t = NULL;
+	*n = 0;
+	int r = probe_expand(&env, &a, t, n);
+	fclose(f);
+	free(msg);
+	return r;
+}
+
+/* A name listed twice in available_filter_functions, apart, is one
+ * target: a kprobe by name attaches to the first, so two would count
+ * each event twice. The .part. clones (6.1's vfs_* has two) and the
+ * functions bpftrace 0.26 keeps away from (rcu_*, idle loops) match no
+ * wildcard, as in bpftrace, and the kernel's own are module "vmlinux" to
+ * a module wildcard. */
+TEST(provider_kprobe_functions)
+{
+	if (!feat_has(FEAT_KPROBE) && feat_has(FEAT_FENTRY))
+		SKIP("kprobe: becomes kfunc: here");
+	char path[] = "/tmp/sonde-aff-XXXXXX";
+	int fd = mkstemp(path);
+	CHECK(fd >= 0);
+	const char *list = "vfs_a\nvfs_b\nother\nvfs_a\nvfs_c [mod]\n"
+			   "vfs_b\nrcu_vfs\ndefault_idle\nvfs_d.part.0\n";
+	CHECK(write(fd, list, strlen(list)) == (ssize_t)strlen(list));
+	close(fd);
+	ksyms_unload();
+	ksyms_traceable_from(path);
+	struct probe_target *t;
+	uint32_t n;
+	const char *p1[] = { "vfs_*" };
+	CHECK(kexpand("kprobe:vfs_*", p1, 1, &t, &n) == 0);
+	CHECK(n == 3);
+	if (n == 3) {
+		CHECK_STR(t[0].name, "kprobe:vfs_a");
+		CHECK_STR(t[1].name, "kprobe:vfs_b");
+		CHECK_STR(t[2].name, "kprobe:vfs_c");
+	}
+	const char *p2[] = { "*_*" };
+	CHECK(kexpand("kprobe:*_*", p2, 1, &t, &n) == 0);
+	CHECK(n == 3);
+	const char *p3[] = { "vmlinu*", "vfs_a" };
+	CHECK(kexpand("kprobe:vmlinu*:vfs_a", p3, 2, &t, &n) == 0);
+	CHECK(n == 1 && !strcmp(t[0].func, "vfs_a"));
+	const char *p4[] = { "vmlinu*", "vfs_c" };
+	kexpand("kprobe:vmlinu*:vfs_c", p4, 2, &t, &n);
+	CHECK(n == 0);
+	const char *p5[] = { "rcu_vfs" };
+	CHECK(kexpand("kprobe:rcu_vfs", p5, 1, &t, &n) < 0);
+	CHECK(n == 0);
+	ksyms_unload();
+	ksyms_traceable_from(NULL);
+	unlink(path);
+}
+
 /* The first line of a diagnostic. */
 static char *first_line(char *s)
 {
@@ -641,6 +713,7 @@ int main(void)
 	RUN(lost_events_and_pid_exit);
 	RUN(provider_tracepoint_wildcard);
 	RUN(provider_timers);
+	RUN(provider_kprobe_functions);
 	RUN(provider_errors);
 	arena_release(&A);
 	return check_done();
