@@ -13,7 +13,8 @@
 # DIFFERENCES), the expected output is in 0.26's form.
 #
 #   PROG           the script (one line: passed with -e; block: as a file;
-#                  "file:PATH": the script file PATH, e.g. a Debian tool)
+#                  "file:PATH": the script file PATH, e.g. a Debian tool;
+#                  @TMP@ and SETUP's @KEY@ work in PATH)
 #   TOOL           instead of PROG: a file of tools/ (e.g. biolatency.bt),
 #                  run as the program; a tool that is not *.bt (a wrapper
 #                  such as tools/profile) is run itself, with PARAMS as its
@@ -364,7 +365,7 @@ run_one() {
 		subst "$T_PROG" >"$scratch/prog.bt"
 		progargs=("$scratch/prog.bt")
 	elif [[ $T_PROG == file:* ]]; then
-		progargs=("${T_PROG#file:}")
+		progargs=("$(subst "${T_PROG#file:}")")
 	else
 		progargs=(-e "$(subst "$T_PROG")")
 	fi

@@ -72,7 +72,10 @@ run_kernel() {
 		wait "$gpid"
 		return
 	fi
-	VM_AGENT=$agent VM_RUN=$TOP/tests/vm/vmrun SONDE=$agent/sonde BUILD=$run \
+	# SONDE_BIN: the binary itself, for a test that starts it inside a
+	# command it runs where the tracer runs (unshare ... SONDE_BIN)
+	VM_AGENT=$agent VM_RUN=$TOP/tests/vm/vmrun SONDE=$agent/sonde \
+		SONDE_BIN=$BUILD/sonde BUILD=$run \
 		TIMEOUT_SCALE=${TIMEOUT_SCALE:-4} \
 		RUNTIME_JOBS=${RUNTIME_JOBS:-2} "$TOP/tests/runtime/layer.sh" 2>&1
 	: >"$agent/stop"
