@@ -886,9 +886,11 @@ static struct val unary(struct cg *g, struct ast_expr *e)
 		return reg_val(e->type, cg_int(g, x));
 	case OP_DEREF: {
 		ir_reg p = cg_int(g, x);
+		enum addr_space as = type_addr_space(x->type);
 		struct val v = { .kind = V_ADDR, .type = e->type, .reg = p,
-				 .user = x->type->is_user,
-				 .any = type_addr_space(x->type) == AS_MIXED };
+				 .user = x->type->is_user ||
+					 (x->type->kind == TY_INT && as == AS_USER),
+				 .any = as == AS_MIXED };
 		return v;
 	}
 	case OP_PREINC: case OP_PREDEC: case OP_POSTINC: case OP_POSTDEC: {

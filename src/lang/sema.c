@@ -713,6 +713,18 @@ static const struct type *check_unary(struct sema *s, struct ast_expr *e)
 			break;
 		return type_int(8, t->is_signed);
 	case OP_DEREF:
+		if (t->kind == TY_INT) {
+			/* *x of an integer: an integer of x's size read at
+			 * address x (bpftrace 0.26: *kaddr("avenrun")), in the
+			 * space x holds an address of, else the probe's */
+			enum addr_space as = type_addr_space(t);
+			if (as == AS_NONE)
+				as = sema_tgt_has(s, CTX_USER) ? AS_USER :
+				     sema_tgt_has(s, CTX_KERNEL) ? AS_KERNEL :
+								   AS_MIXED;
+			e->u.unary.operand->type = type_int_addr(s->arena, t, as);
+			return type_int((int)t->size, t->is_signed);
+		}
 		if (t->kind == TY_PTR && (t->elem->kind == TY_INT ||
 					  t->elem->kind == TY_PTR))
 			return in_space(s, t, t->elem);
