@@ -302,6 +302,24 @@ struct val cg_map_read(struct cg *g, struct ast_expr *e)
 	return v;
 }
 
+/* acc += the position of n's highest set bit (n > 0; n is used up), by
+ * a 6-step binary search. */
+static void add_top_bit(struct cg *g, ir_reg n, ir_reg acc)
+{
+	for (int i = 5; i >= 0; i--) {
+		int shift = 1 << i;
+		int64_t limit = (int64_t)1 << shift;
+		/* Jump immediates are 32 bits: only 2^32 needs a register. */
+		ir_jlist small = limit <= INT32_MAX ?
+			ir_jmpi(g->ir, BPF_JLT, n, (int32_t)limit, IR_NOLABEL) :
+			ir_jmp(g->ir, BPF_JLT, n, ir_const(g->ir, limit),
+			       IR_NOLABEL);
+		ir_alui(g->ir, BPF_RSH, n, shift);
+		ir_alui(g->ir, BPF_ADD, acc, shift);
+		ir_jlist_patch_here(g->ir, small);
+	}
+}
+
 /* log2 bucket as runtime/hist.h defines it (a 6-step binary search). */
 static ir_reg log2_bucket(struct cg *g, ir_reg x)
 {
@@ -313,18 +331,7 @@ static ir_reg log2_bucket(struct cg *g, ir_reg x)
 					      IR_NOLABEL));
 	ir_reg n = ir_copy(g->ir, x);
 	ir_movi(g->ir, b, 2);
-	for (int i = 5; i >= 0; i--) {
-		int shift = 1 << i;
-		int64_t limit = (int64_t)1 << shift;
-		/* Jump immediates are 32 bits: only 2^32 needs a register. */
-		ir_jlist small = limit <= INT32_MAX ?
-			ir_jmpi(g->ir, BPF_JLT, n, (int32_t)limit, IR_NOLABEL) :
-			ir_jmp(g->ir, BPF_JLT, n, ir_const(g->ir, limit),
-			       IR_NOLABEL);
-		ir_alui(g->ir, BPF_RSH, n, shift);
-		ir_alui(g->ir, BPF_ADD, b, shift);
-		ir_jlist_patch_here(g->ir, small);
-	}
+	add_top_bit(g, n, b);
 	ir_jlist_patch_here(g->ir, done);
 	return b;
 }
@@ -342,17 +349,7 @@ static ir_reg log2k_bucket(struct cg *g, ir_reg x, uint32_t k)
 					      IR_NOLABEL));
 	/* l: the position of the highest set bit, as log2_bucket finds it */
 	ir_reg n = ir_copy(g->ir, x), l = ir_const(g->ir, 0);
-	for (int i = 5; i >= 0; i--) {
-		int shift = 1 << i;
-		int64_t limit = (int64_t)1 << shift;
-		ir_jlist small = limit <= INT32_MAX ?
-			ir_jmpi(g->ir, BPF_JLT, n, (int32_t)limit, IR_NOLABEL) :
-			ir_jmp(g->ir, BPF_JLT, n, ir_const(g->ir, limit),
-			       IR_NOLABEL);
-		ir_alui(g->ir, BPF_RSH, n, shift);
-		ir_alui(g->ir, BPF_ADD, l, shift);
-		ir_jlist_patch_here(g->ir, small);
-	}
+	add_top_bit(g, n, l);
 	ir_alui(g->ir, BPF_SUB, l, (int32_t)k);
 	/* the k bits after the highest one */
 	ir_reg t = ir_copy(g->ir, x);
