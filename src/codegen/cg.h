@@ -197,6 +197,9 @@ void cg_block(struct cg *g, const struct ast_block *b);
 void cg_end_probe(struct cg *g);
 /* loops.c: for ($x : @map) and for ($x : a..b) */
 void cg_for(struct cg *g, struct ast_stmt *s);
+/* The number of elements of map mi: what bpf_for_each_map_elem visits
+ * with a callback that goes on at each (e names the call in errors). */
+ir_reg cg_count_elems(struct cg *g, struct ast_expr *e, int32_t mi);
 /* The value variable v holds. */
 struct val cg_var_val(struct cg *g, const struct cg_var *v);
 

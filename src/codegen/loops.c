@@ -384,3 +384,36 @@ void cg_for(struct cg *g, struct ast_stmt *s)
 		ir_jlist_patch_here(g->ir, go_on);
 	}
 }
+
+ir_reg cg_count_elems(struct cg *g, struct ast_expr *e, int32_t mi)
+{
+	/* the callback: return 0, go on */
+	struct ir *cb = ir_new();
+	ir_reg z = ir_reg_new(cb);
+	ir_movi(cb, z, 0);
+	ir_exit(cb, z);
+	struct bpf_code code;
+	ir_reg r = ir_reg_new(g->ir);
+	ir_movi(g->ir, r, 0);
+	if (ir_compile(cb, &code) < 0) {
+		cg_error(g, e->span, "cannot compile len()'s count of the map: "
+			 "%s", ir_error(cb));
+		ir_free(cb);
+		return r;
+	}
+	ir_free(cb);
+	uint32_t fid = (uint32_t)g->fns.len;
+	vec_push(&g->fns, code);
+	/* the helper wants a context on the stack, which the callback never
+	 * reads */
+	ir_slot cs = ir_slot_new(g->ir, 8, 8);
+	ir_storei_slot(g->ir, 8, cs, 0, 0);
+	ir_reg fp = ir_reg_new(g->ir), mp = ir_reg_new(g->ir);
+	ir_ld_func(g->ir, fp, fid);
+	ir_ld_map(g->ir, mp, (uint32_t)mi);
+	ir_reg n = cg_call(g, BPF_FUNC_for_each_map_elem, 4, mp, fp,
+			   cg_mem_addr(g, cg_slot_mem(cs), 0),
+			   ir_const(g->ir, 0));
+	ir_mov(g->ir, r, n);
+	return r;
+}

@@ -711,9 +711,14 @@ struct val cg_bi_len(struct cg *g, struct ast_expr *call,
 		return v;
 	}
 	int32_t id = kbtf_kfunc_id("bpf_map_sum_elem_count");
-	ir_reg args[1] = { map_ref(g, cg_map_index(g, a)) };
-	ir_reg r = ir_reg_new(g->ir);
-	ir_kfunc_call(g->ir, r, id, args, 1);
+	ir_reg r;
+	if (id > 0) {
+		ir_reg args[1] = { map_ref(g, cg_map_index(g, a)) };
+		r = ir_reg_new(g->ir);
+		ir_kfunc_call(g->ir, r, id, args, 1);
+	} else {
+		r = cg_count_elems(g, call, cg_map_index(g, a));
+	}
 	struct val v = { .kind = V_REG, .type = call->type, .reg = r };
 	return v;
 }

@@ -709,7 +709,8 @@ static const struct type *ty_has_key(struct sema *s, struct ast_expr *e,
 
 /* len(@m): the number of keys of a map with keys, which the kernel
  * counts (the bpf_map_sum_elem_count kfunc of Linux 6.6, as bpftrace
- * 0.26 uses where it exists); len(stack): its number of frames. */
+ * 0.26 uses where it exists, else an iteration of the map); len(stack):
+ * its number of frames. */
 static const struct type *ty_len(struct sema *s, struct ast_expr *e,
 				 struct ast_expr *target)
 {
@@ -722,12 +723,9 @@ static const struct type *ty_len(struct sema *s, struct ast_expr *e,
 				 "explicit keys (non-scalar map)");
 			return &type_none;
 		}
-		if (s->pass > 0 && kbtf_kfunc_id("bpf_map_sum_elem_count") <= 0) {
-			sema_err(s, e->span, "len() of a map needs the kernel "
-				 "function bpf_map_sum_elem_count (Linux 6.6 or "
-				 "newer, with BTF)");
-			return &type_none;
-		}
+		/* without that kfunc codegen counts by iterating the map
+		 * (bpf_for_each_map_elem, Linux 5.13), as bpftrace 0.26
+		 * falls back */
 		return &type_s64;
 	}
 	const struct type *t = sema_expr(s, a0);
