@@ -176,9 +176,17 @@ static void copy_slot(struct cg *g, struct cg_mem dst, uint32_t doff,
 static void copy_ctx(struct cg *g, struct cg_mem dst, uint32_t doff,
 		     uint32_t ctx_off, uint32_t size)
 {
+	/* A tracepoint's first 8 bytes (the common fields) are not the
+	 * program's to read, the verifier says; no field of args is
+	 * there, so the copy of a whole record (print(args)) has zeros. */
+	bool tp = g->tgt->prov->prog_type == BPF_PROG_TYPE_TRACEPOINT;
 	ir_reg t = ir_reg_new(g->ir);
 	for (uint32_t i = 0, n; i < size; i += n) {
 		n = cg_piece(size - i, ctx_off + i, doff + i);
+		if (tp && ctx_off + i < 8) {
+			cg_zero_mem(g, dst, doff + i, n);
+			continue;
+		}
 		ir_load(g->ir, (int)n, t, ir_ctx(g->ir),
 			(int16_t)(ctx_off + i));
 		cg_mem_store(g, (int)n, dst, doff + i, t);

@@ -55,7 +55,7 @@ int funcinfo_prepare(struct funcinfo *fi, const struct bpf_insn *insns,
 		int proto = btf__add_func_proto(btf, ity);
 		int nargs = i == 0 ? 1 : 5;
 		for (int a = 0; a < nargs && proto > 0; a++) {
-			char an[8];
+			char an[16];
 			snprintf(an, sizeof(an), "a%d", a);
 			if (btf__add_func_param(btf, an, ity) < 0)
 				proto = -1;
