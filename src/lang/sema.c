@@ -8,6 +8,7 @@
 #include "sema_impl.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <linux/bpf.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -66,8 +67,11 @@ static const struct type *retuple(struct sema *s, const struct type *like,
 static const struct type *widen(struct sema *s, const struct type *t)
 {
 	if (t->kind == TY_INT)
-		return type_int_addr(s->arena, type_int(8, t->is_signed),
-				     (enum addr_space)t->addr);
+		return type_int_enum(s->arena,
+				     type_int_addr(s->arena,
+						   type_int(8, t->is_signed),
+						   (enum addr_space)t->addr),
+				     t->enm);
 	if (t->kind == TY_TUPLE) {
 		const struct type **el = arena_alloc(
 			s->arena, sizeof(*el) * (t->nfields + 1));
@@ -106,9 +110,14 @@ static const struct type *unify(struct sema *s, const struct type *a,
 		if (a->kind == TY_PTR || b->kind == TY_PTR)
 			return a->kind == TY_PTR ? a : b;
 		uint32_t size = a->size > b->size ? a->size : b->size;
-		return type_int_addr(s->arena,
-				     type_int((int)size, a->is_signed && b->is_signed),
-				     unify_addr(a->addr, b->addr));
+		const struct type *r = type_int_addr(
+			s->arena, type_int((int)size, a->is_signed && b->is_signed),
+			unify_addr(a->addr, b->addr));
+		/* values of one enum stay its; mixed with any other integer
+		 * they are plain (bpftrace 0.26's get_promoted_int) */
+		return type_same_enum(a, b) && a->enm && b->enm &&
+				       a->size == b->size ?
+			       type_int_enum(s->arena, r, a->enm) : r;
 	}
 	if (a->kind != b->kind)
 		return NULL;
@@ -500,6 +509,28 @@ static const struct type *cast_to_array(struct sema *s, struct ast_expr *e,
 	return to;
 }
 
+/* (enum Foo)x: a 64-bit value of the enum, as bpftrace 0.26 types it; a
+ * literal must be one of its enumerators' values. */
+static const struct type *cast_to_enum(struct sema *s, struct ast_expr *e,
+				       const struct type *from,
+				       const struct type *to)
+{
+	const struct ast_expr *op = e->u.cast.operand;
+	if (!sema_is_int(from) && from->kind != TY_BOOL) {
+		sema_err(s, e->span, "Cannot cast from \"%s\" to \"%s\"",
+		    sema_tname(s, from), sema_tname(s, to));
+		return &type_none;
+	}
+	if (op->kind == E_INT && !op->u.num.enm && !op->u.num.is_bool &&
+	    !type_enum_name(to->enm, op->u.num.value)) {
+		sema_err(s, e->span, "Enum: %s doesn't contain a variant value "
+			 "of %" PRId64, to->enm->name ? to->enm->name : "",
+			 (int64_t)op->u.num.value);
+		return &type_none;
+	}
+	return type_int_enum(s->arena, &type_u64, to->enm);
+}
+
 static const struct type *check_cast(struct sema *s, struct ast_expr *e)
 {
 	const struct type *from = decay(e->u.cast.operand,
@@ -514,6 +545,8 @@ static const struct type *check_cast(struct sema *s, struct ast_expr *e)
 	}
 	if (to->kind == TY_ARRAY)
 		return cast_to_array(s, e, from, to);
+	if (to->kind == TY_INT && to->enm)
+		return cast_to_enum(s, e, from, to);
 	/* an integer array of an integer's size reads as that integer */
 	if (from->kind == TY_ARRAY && to->kind == TY_INT) {
 		if (from->size != to->size || from->elem->kind == TY_RECORD) {
@@ -1118,6 +1151,7 @@ const struct type *sema_fold_const(struct ast_expr *e, uint64_t v)
 	e->u.num.value = v;
 	e->u.num.is_char = false;
 	e->u.num.is_bool = false;
+	e->u.num.enm = NULL;
 	return &type_u64;
 }
 
@@ -1172,6 +1206,9 @@ static const struct type *check_expr_inner(struct sema *s,
 	case E_INT:
 		if (e->u.num.is_bool)
 			return &type_bool;
+		/* an enumerator: bpftrace 0.26's CreateEnum(64, name) */
+		if (e->u.num.enm)
+			return type_int_enum(s->arena, &type_u64, e->u.num.enm);
 		return e->u.num.value > INT64_MAX ? &type_u64 : &type_s64;
 	case E_STRING:
 		return type_string(s->arena, e->u.str.len + 1);
@@ -1190,8 +1227,13 @@ static const struct type *check_expr_inner(struct sema *s,
 		return sema_builtin_var(s, e);
 	case E_IDENT: {
 		int64_t v;
-		if (ctypes_constant(s->ct, e->u.name, &v)) {
+		const struct type_enum *enm;
+		if (ctypes_constant(s->ct, e->u.name, &v, &enm)) {
 			sema_fold_const(e, (uint64_t)v);
+			if (enm) {
+				e->u.num.enm = enm;
+				return type_int_enum(s->arena, &type_u64, enm);
+			}
 			return v < 0 ? &type_s64 : &type_u64;
 		}
 		sema_err(s, e->span, "unknown identifier '%s'", e->u.name);
