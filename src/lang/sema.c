@@ -350,6 +350,20 @@ const char *sema_probe_kind(struct sema *s)
 
 /* ---- record fields ---- */
 
+/* A tracepoint field of a C enum type ("enum skb_drop_reason reason")
+ * has its enum's enumerators from BTF, as bpftrace 0.26 types it. */
+static void enum_field(struct sema *s, struct type_field *f)
+{
+	const struct type *t = f->type;
+	if (t->kind != TY_INT || t->enm || !t->name ||
+	    strncmp(t->name, "enum ", 5))
+		return;
+	const struct type *bt = kbtf_type_by_name(s->arena, t->name);
+	if (bt && bt->kind == TY_INT && bt->enm)
+		f->type = type_int_enum(s->arena, type_int((int)t->size, false),
+					bt->enm);
+}
+
 /* The field name of record rec (tracefs/script records carry their
  * fields; BTF shells are looked up). */
 static bool find_field(struct sema *s, const struct type *rec,
@@ -358,6 +372,7 @@ static bool find_field(struct sema *s, const struct type *rec,
 	for (uint32_t i = 0; i < rec->nfields; i++)
 		if (rec->fields[i].name && !strcmp(rec->fields[i].name, name)) {
 			*out = rec->fields[i];
+			enum_field(s, out);
 			return true;
 		}
 	if (rec->nfields)
