@@ -882,6 +882,10 @@ static void store_var(struct sema *s, struct ast_expr *e,
 	 * declared type's). */
 	if (!v->typed && !(sema_is_int(v->type) && sema_is_int(u)))
 		v->type = u;
+	/* ... but it is of an enum only while every value is */
+	if (!v->typed && v->type->kind == TY_INT && u->kind == TY_INT &&
+	    v->type->enm != u->enm)
+		v->type = type_int_enum(s->arena, v->type, u->enm);
 	e->type = v->type;
 }
 
@@ -948,6 +952,17 @@ static void check_assign(struct sema *s, struct ast_stmt *st)
 			    ast_op_str(st->u.assign.op), sema_tname(s, cur),
 			    sema_tname(s, t));
 			return;
+		}
+		/* x op= v is arithmetic: an enum's x holds plain integers
+		 * from here on, as x = x op v does */
+		if (cur->kind == TY_INT && cur->enm) {
+			const struct type *plain =
+				type_int_enum(s->arena, cur, NULL);
+			if (tgt->kind == E_MAP)
+				get_map(s, tgt)->value = plain;
+			else if (tgt->kind == E_VAR &&
+				 !target_var(s, tgt)->typed)
+				target_var(s, tgt)->type = plain;
 		}
 		/* p += n steps by the pointee, as p = p + n does */
 		enum ast_op op = st->u.assign.op;
