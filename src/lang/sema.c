@@ -461,7 +461,13 @@ static const struct type *check_field(struct sema *s, struct ast_expr *e)
 static const struct type *resolve_typespec(struct sema *s,
 					   const struct ast_typespec *ts)
 {
-	return ctypes_resolve(s->ct, s->report, ts);
+	const struct type *t = ctypes_resolve(s->ct, s->report, ts);
+	/* `enum Foo` as a value's type (a cast, sizeof, let $x: enum Foo) is
+	 * 64 bits, as bpftrace 0.26 types it; in a struct or behind a pointer
+	 * it is C's int */
+	if (t->kind == TY_INT && t->enm)
+		return type_int_enum(s->arena, &type_u64, t->enm);
+	return t;
 }
 
 /* A map of count(), sum(), min(), max() or avg() read where an integer
