@@ -530,6 +530,20 @@ static const struct type *cast_to_array(struct sema *s, struct ast_expr *e,
 	return to;
 }
 
+/* "(enum Foo)" of a cast, where bpftrace 0.26 reports enum casts. */
+static struct span cast_type_span(const struct ast_expr *e)
+{
+	struct span sp = e->span;
+	const struct span *ts = &e->u.cast.to.span;
+	uint32_t end = ts->off + ts->len;
+	if (!sp.file || ts->file != sp.file || end < sp.off)
+		return sp;
+	while (end < sp.file->len && sp.file->text[end] != ')')
+		end++;
+	sp.len = end + 1 - sp.off;
+	return sp;
+}
+
 /* (enum Foo)x: a 64-bit value of the enum, as bpftrace 0.26 types it; a
  * literal must be one of its enumerators' values. */
 static const struct type *cast_to_enum(struct sema *s, struct ast_expr *e,
@@ -538,13 +552,13 @@ static const struct type *cast_to_enum(struct sema *s, struct ast_expr *e,
 {
 	const struct ast_expr *op = e->u.cast.operand;
 	if (!sema_is_int(from) && from->kind != TY_BOOL) {
-		sema_err(s, e->span, "Cannot cast from \"%s\" to \"%s\"",
-		    sema_tname(s, from), sema_tname(s, to));
+		sema_err(s, cast_type_span(e), "Cannot cast from \"%s\" to "
+			 "\"%s\"", sema_tname(s, from), sema_tname(s, to));
 		return &type_none;
 	}
 	if (op->kind == E_INT && !op->u.num.enm && !op->u.num.is_bool &&
 	    !type_enum_name(to->enm, op->u.num.value)) {
-		sema_err(s, e->span, "Enum: %s doesn't contain a variant value "
+		sema_err(s, cast_type_span(e), "Enum: %s doesn't contain a variant value "
 			 "of %" PRId64, to->enm->name ? to->enm->name : "",
 			 (int64_t)op->u.num.value);
 		return &type_none;
@@ -556,6 +570,17 @@ static const struct type *check_cast(struct sema *s, struct ast_expr *e)
 {
 	const struct type *from = decay(e->u.cast.operand,
 					sema_expr(s, e->u.cast.operand));
+	const struct ast_typespec *ts = &e->u.cast.to;
+	if (!strncmp(ts->base, "enum ", 5) && !ts->ptr_depth &&
+	    !ts->array_len && !ts->array_auto) {
+		/* looked up quietly: an unknown enum is the cast's error */
+		const struct type *t = ctypes_resolve(s->ct, &s->muted, ts);
+		if (t->kind == TY_NONE) {
+			sema_err(s, cast_type_span(e), "Unknown enum: %s",
+				 ts->base + 5);
+			return &type_none;
+		}
+	}
 	const struct type *to = resolve_typespec(s, &e->u.cast.to);
 	if (from->kind == TY_NONE || to->kind == TY_NONE)
 		return &type_none;
