@@ -454,6 +454,9 @@ static const struct type *record_shell(struct arena *a, uint32_t slot,
 }
 
 
+static const struct type_enum *enum_table(struct arena *a, const struct btf *b,
+					  uint32_t id);
+
 static const struct type *convert(struct arena *a, uint32_t slot,
 				  const struct btf *b, uint32_t id, int depth)
 {
@@ -474,8 +477,13 @@ static const struct type *convert(struct arena *a, uint32_t slot,
 		return type_int((int)t->size, sg);
 	}
 	case BTF_KIND_ENUM:
-	case BTF_KIND_ENUM64:
-		return type_int((int)t->size, btf_kflag(t));
+	case BTF_KIND_ENUM64: {
+		/* a named enum is unsigned, as bpftrace 0.26's CreateEnum */
+		const struct type_enum *te = enum_table(a, b, id);
+		if (!te || t->size > 8)
+			return type_int((int)t->size, btf_kflag(t));
+		return type_int_enum(a, type_int((int)t->size, false), te);
+	}
 	case BTF_KIND_PTR:
 		if (slot == SLOT_FOREIGN) /* a value to print, not to deref */
 			return type_ptr(a, &type_void, false);
@@ -891,37 +899,86 @@ static int64_t enum_value(const struct btf *b, uint32_t id, uint16_t i)
 	return btf_kflag(t) ? (int64_t)e->val : (int64_t)(uint32_t)e->val;
 }
 
-int kbtf_enum_value(const char *name, int64_t *value)
+/* The enumerator name of vmlinux: its enum's id and index, or false. */
+static bool find_enumerator(struct btf *b, const char *name, uint32_t *id,
+			    uint16_t *idx)
 {
-	struct btf *b = kbtf_vmlinux();
-	if (!b)
-		return -ENOENT;
 	if (kb.enums.slots || kb.enums.nlookups++ >= LINEAR_LOOKUPS) {
 		if (!kb.enums.slots)
 			index_enums(b);
 		for (uint32_t h = name_hash(name);; h++) {
 			uint64_t e = kb.enums.slots[h & kb.enums.mask];
 			if (!e)
-				return -ENOENT;
+				return false;
 			if (!strcmp(enumerator(b, e), name)) {
-				*value = enum_value(b, (uint32_t)(e >> 16),
-						    e & 0xffff);
-				return 0;
+				*id = (uint32_t)(e >> 16);
+				*idx = e & 0xffff;
+				return true;
 			}
 		}
 	}
 	/* The first lookups scan: scripts name few enumerators. */
 	uint32_t n = btf__type_cnt(b);
-	for (uint32_t id = 1; id < n; id++) {
-		const struct btf_type *t = btf__type_by_id(b, id);
+	for (uint32_t i = 1; i < n; i++) {
+		const struct btf_type *t = btf__type_by_id(b, i);
 		if (!btf_is_enum(t) && !btf_is_enum64(t))
 			continue;
-		for (uint16_t i = 0; i < btf_vlen(t); i++)
-			if (!strcmp(enumerator(b, (uint64_t)id << 16 | i),
+		for (uint16_t k = 0; k < btf_vlen(t); k++)
+			if (!strcmp(enumerator(b, (uint64_t)i << 16 | k),
 				    name)) {
-				*value = enum_value(b, id, i);
-				return 0;
+				*id = i;
+				*idx = k;
+				return true;
 			}
 	}
-	return -ENOENT;
+	return false;
+}
+
+/* The enumerators of enum id, copied into a: what prints its values by
+ * name (bpftrace 0.26's enum_defs_). NULL for an anonymous enum, which
+ * bpftrace types as a plain integer. */
+static const struct type_enum *enum_table(struct arena *a, const struct btf *b,
+					  uint32_t id)
+{
+	const struct btf_type *t = btf__type_by_id(b, id);
+	const char *name = btf__name_by_offset(b, t->name_off);
+	if (!name || !*name)
+		return NULL;
+	struct type_enum *te = arena_alloc(a, sizeof(*te));
+	struct type_enumerator *vals = arena_alloc(
+		a, sizeof(*vals) * ((size_t)btf_vlen(t) + 1));
+	te->name = arena_strdup(a, name);
+	te->vals = vals;
+	te->n = btf_vlen(t);
+	for (uint16_t i = 0; i < btf_vlen(t); i++) {
+		vals[i].name = arena_strdup(a, enumerator(b, (uint64_t)id << 16 | i));
+		vals[i].value = (uint64_t)enum_value(b, id, i);
+		if (!btf_is_enum64(t))
+			vals[i].value = (uint32_t)vals[i].value;
+	}
+	return te;
+}
+
+int kbtf_enum_value(const char *name, int64_t *value)
+{
+	struct btf *b = kbtf_vmlinux();
+	uint32_t id;
+	uint16_t i;
+	if (!b || !find_enumerator(b, name, &id, &i))
+		return -ENOENT;
+	*value = enum_value(b, id, i);
+	return 0;
+}
+
+int kbtf_enumerator(struct arena *a, const char *name, int64_t *value,
+		    const struct type_enum **enm)
+{
+	struct btf *b = kbtf_vmlinux();
+	uint32_t id;
+	uint16_t i;
+	if (!b || !find_enumerator(b, name, &id, &i))
+		return -ENOENT;
+	*value = enum_value(b, id, i);
+	*enm = enum_table(a, b, id);
+	return 0;
 }

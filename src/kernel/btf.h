@@ -37,6 +37,10 @@ int32_t kbtf_find(const char *name);
 int32_t kbtf_kfunc_id(const char *name);
 /* The value of a vmlinux enumerator ("TCP_ESTABLISHED"): 0 or -ENOENT. */
 int kbtf_enum_value(const char *name, int64_t *value);
+/* ... and its enum's enumerators (in a; NULL: an anonymous enum). */
+struct type_enum;
+int kbtf_enumerator(struct arena *a, const char *name, int64_t *value,
+		    const struct type_enum **enm);
 /* Converts a handle. Typedefs and qualifiers are stripped; enums are ints;
  * char arrays are strings; pointers carry their (shallow) pointee;
  * records are shells. Never NULL: unknown kinds become type_none. */

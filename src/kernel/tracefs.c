@@ -439,6 +439,15 @@ const struct type *tracefs_field_type(struct arena *a,
 	 * bpftrace's adjust_integer_types does. */
 	struct ctype_info ci;
 	bool sg = ctype_lookup(f->ctype, &ci) ? ci.is_signed : f->is_signed;
+	if ((f->size == 1 || f->size == 2 || f->size == 4 || f->size == 8) &&
+	    starts_with(f->ctype, "enum ")) {
+		/* named for sema to find its enumerators in BTF when the
+		 * field is read (reading the format needs no BTF) */
+		struct type *t = type_new(a, TY_INT, f->size);
+		t->is_signed = sg;
+		t->name = arena_strdup(a, f->ctype);
+		return t;
+	}
 	if (f->size == 1 || f->size == 2 || f->size == 4 || f->size == 8)
 		return type_int((int)f->size, sg);
 	struct type *t = type_new(a, TY_ARRAY, f->size);

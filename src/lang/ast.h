@@ -120,6 +120,8 @@ struct ast_expr {
 			uint64_t value;
 			bool is_char; /* written as 'c' */
 			bool is_bool; /* true or false: of type bool */
+			/* an enumerator's value: its enum (sema) */
+			const struct type_enum *enm;
 		} num;
 		struct {
 			const char *bytes;

@@ -24,7 +24,20 @@ struct expander {
 	const char *active[64];
 	int nactive;
 	int failed;
+	const struct ast_program *prog;
 };
+
+/* Whether the script's C definitions have an enumerator name. */
+static bool is_enumerator(const struct ast_program *p, const char *name)
+{
+	for (uint32_t i = 0; i < p->ncdefs; i++) {
+		const struct ast_cdef *d = p->cdefs[i];
+		for (uint32_t k = 0; d->kind == CDEF_ENUM && k < d->nenums; k++)
+			if (!strcmp(d->enums[k].name, name))
+				return true;
+	}
+	return false;
+}
 
 /* "#define NAME BODY" or "#undef NAME" into *out (body NULL for #undef
  * and an empty body: no macro); false for other lines and function-like
@@ -112,6 +125,10 @@ static void expand_one(struct expander *x, struct ast_expr *e,
 	for (int i = 0; i < x->nactive; i++) {
 		if (strcmp(x->active[i], name))
 			continue;
+		/* as the C preprocessor leaves it: enum { A = 1 }; #define
+		 * A A is the enumerator, as bpftrace 0.26 accepts it */
+		if (is_enumerator(x->prog, name))
+			return;
 		struct strbuf chain = STRBUF_INIT;
 		for (int k = 0; k < x->nactive; k++)
 			sb_printf(&chain, "%s%s", k ? "->" : "", x->active[k]);
@@ -164,7 +181,7 @@ static void expand(struct ast_expr *e, void *ctx)
 
 int cmacro_expand(struct arena *a, struct diag *d, struct ast_program *p)
 {
-	struct expander x = { .a = a, .d = d };
+	struct expander x = { .a = a, .d = d, .prog = p };
 	VEC(struct macro) m = { 0 };
 	for (uint32_t i = 0; i < p->ndirectives; i++) {
 		struct macro one;

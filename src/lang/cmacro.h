@@ -6,7 +6,9 @@
  * is one expression, not text: `M*2` is (N+1)*2, as in 0.26 (0.17 pasted
  * text and made it N+1*2). Function-like macros are not expanded, as in
  * bpftrace (their use is an unknown function); a macro with no body is
- * no macro.
+ * no macro. A macro that comes back to the name of one of the script's
+ * enumerators (enum { A }; #define A A) stops there, at the enumerator,
+ * as the C preprocessor leaves it.
  */
 #ifndef SONDE_CMACRO_H
 #define SONDE_CMACRO_H

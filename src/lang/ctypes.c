@@ -16,6 +16,7 @@ struct named {
 	const char *name;
 	const struct type *type;
 	int64_t value; /* enumerators */
+	const struct type_enum *enm; /* enumerators: theirs */
 	struct named *next;
 };
 
@@ -69,6 +70,8 @@ static const struct type *base_type(struct ctypes *ct, const char *base)
 		return type_int((int)size, is_signed);
 	if (!strcmp(base, "void"))
 		return &type_void;
+	if (!strncmp(base, "enum ", 5))
+		return kbtf_type_by_name(ct->arena, base);
 	if (!strncmp(base, "struct ", 7) || !strncmp(base, "union ", 6)) {
 		/* the probed programs' own first, then the kernel's */
 		const struct type *t = dwarf_record_any(ct->arena, base);
@@ -111,6 +114,10 @@ const struct type *ctypes_resolve(struct ctypes *ct, struct diag *d,
 				  const struct ast_typespec *ts)
 {
 	const struct type *t = base_type(ct, ts->base);
+	if (!t && !strncmp(ts->base, "enum ", 5)) {
+		diag_error(d, ts->span, "Unknown enum: %s", ts->base + 5);
+		return &type_none;
+	}
 	if (!t) {
 		bool rec = !strncmp(ts->base, "struct ", 7) ||
 			   !strncmp(ts->base, "union ", 6);
@@ -160,14 +167,16 @@ static const struct {
 };
 
 bool ctypes_constant(const struct ctypes *ct, const char *name,
-		     int64_t *value)
+		     int64_t *value, const struct type_enum **enm)
 {
 	struct named *n = find(ct, name);
+	*enm = NULL;
 	if (n && !n->type) {
 		*value = n->value;
+		*enm = n->enm;
 		return true;
 	}
-	if (kbtf_enum_value(name, value) == 0)
+	if (kbtf_enumerator(ct->arena, name, value, enm) == 0)
 		return true;
 	for (size_t i = 0; i < sizeof(header_macros) / sizeof(*header_macros);
 	     i++)
@@ -389,20 +398,31 @@ struct ctypes *ctypes_build(struct arena *a, struct diag *d,
 		}
 		case CDEF_ENUM: {
 			bool neg = false;
+			struct type_enum *te = arena_alloc(a, sizeof(*te));
+			struct type_enumerator *vals = arena_alloc(
+				a, sizeof(*vals) * (def->nenums + 1));
+			te->name = def->name;
+			te->vals = vals;
 			for (uint32_t k = 0; k < def->nenums; k++) {
 				const struct ast_enumerator *en = &def->enums[k];
 				neg |= en->value < 0;
-				if (find(ct, en->name))
+				if (find(ct, en->name)) {
 					diag_c_error(d, en->span,
 						     "redefinition of '%s'",
 						     en->name);
-				else
-					add(ct, en->name, NULL, en->value);
+					continue;
+				}
+				add(ct, en->name, NULL, en->value);
+				ct->names->enm = te;
+				vals[te->n].name = en->name;
+				vals[te->n++].value = (uint64_t)en->value;
 			}
+			/* a member of the enum's type is the C int it is
+			 * (bpftrace 0.26's clang types it so) */
 			if (def->name)
 				define(ct, d, def,
 				       arena_printf(a, "enum %s", def->name),
-				       type_int(4, neg));
+				       type_int_enum(a, type_int(4, neg), te));
 			break;
 		}
 		case CDEF_TYPEDEF:

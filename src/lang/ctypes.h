@@ -40,8 +40,9 @@ bool ctypes_script_failed(const struct ctypes *ct, const char *name);
 
 /* The value of an identifier that names a constant: a script enumerator
  * or integer macro ("#define NAME 42"), a kernel enumerator (BTF), or a
- * well-known kernel header macro (AF_INET, TASK_RUNNING ...). */
+ * well-known kernel header macro (AF_INET, TASK_RUNNING ...). *enm: the
+ * enum of an enumerator, else NULL. */
 bool ctypes_constant(const struct ctypes *ct, const char *name,
-		     int64_t *value);
+		     int64_t *value, const struct type_enum **enm);
 
 #endif

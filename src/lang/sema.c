@@ -8,6 +8,7 @@
 #include "sema_impl.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <linux/bpf.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -66,8 +67,11 @@ static const struct type *retuple(struct sema *s, const struct type *like,
 static const struct type *widen(struct sema *s, const struct type *t)
 {
 	if (t->kind == TY_INT)
-		return type_int_addr(s->arena, type_int(8, t->is_signed),
-				     (enum addr_space)t->addr);
+		return type_int_enum(s->arena,
+				     type_int_addr(s->arena,
+						   type_int(8, t->is_signed),
+						   (enum addr_space)t->addr),
+				     t->enm);
 	if (t->kind == TY_TUPLE) {
 		const struct type **el = arena_alloc(
 			s->arena, sizeof(*el) * (t->nfields + 1));
@@ -106,9 +110,14 @@ static const struct type *unify(struct sema *s, const struct type *a,
 		if (a->kind == TY_PTR || b->kind == TY_PTR)
 			return a->kind == TY_PTR ? a : b;
 		uint32_t size = a->size > b->size ? a->size : b->size;
-		return type_int_addr(s->arena,
-				     type_int((int)size, a->is_signed && b->is_signed),
-				     unify_addr(a->addr, b->addr));
+		const struct type *r = type_int_addr(
+			s->arena, type_int((int)size, a->is_signed && b->is_signed),
+			unify_addr(a->addr, b->addr));
+		/* values of one enum stay its; mixed with any other integer
+		 * they are plain (bpftrace 0.26's get_promoted_int) */
+		return type_same_enum(a, b) && a->enm && b->enm &&
+				       a->size == b->size ?
+			       type_int_enum(s->arena, r, a->enm) : r;
 	}
 	if (a->kind != b->kind)
 		return NULL;
@@ -341,6 +350,20 @@ const char *sema_probe_kind(struct sema *s)
 
 /* ---- record fields ---- */
 
+/* A tracepoint field of a C enum type ("enum skb_drop_reason reason")
+ * has its enum's enumerators from BTF, as bpftrace 0.26 types it. */
+static void enum_field(struct sema *s, struct type_field *f)
+{
+	const struct type *t = f->type;
+	if (t->kind != TY_INT || t->enm || !t->name ||
+	    strncmp(t->name, "enum ", 5))
+		return;
+	const struct type *bt = kbtf_type_by_name(s->arena, t->name);
+	if (bt && bt->kind == TY_INT && bt->enm)
+		f->type = type_int_enum(s->arena, type_int((int)t->size, false),
+					bt->enm);
+}
+
 /* The field name of record rec (tracefs/script records carry their
  * fields; BTF shells are looked up). */
 static bool find_field(struct sema *s, const struct type *rec,
@@ -349,6 +372,7 @@ static bool find_field(struct sema *s, const struct type *rec,
 	for (uint32_t i = 0; i < rec->nfields; i++)
 		if (rec->fields[i].name && !strcmp(rec->fields[i].name, name)) {
 			*out = rec->fields[i];
+			enum_field(s, out);
 			return true;
 		}
 	if (rec->nfields)
@@ -437,7 +461,13 @@ static const struct type *check_field(struct sema *s, struct ast_expr *e)
 static const struct type *resolve_typespec(struct sema *s,
 					   const struct ast_typespec *ts)
 {
-	return ctypes_resolve(s->ct, s->report, ts);
+	const struct type *t = ctypes_resolve(s->ct, s->report, ts);
+	/* `enum Foo` as a value's type (a cast, sizeof, let $x: enum Foo) is
+	 * 64 bits, as bpftrace 0.26 types it; in a struct or behind a pointer
+	 * it is C's int */
+	if (t->kind == TY_INT && t->enm)
+		return type_int_enum(s->arena, &type_u64, t->enm);
+	return t;
 }
 
 /* A map of count(), sum(), min(), max() or avg() read where an integer
@@ -500,10 +530,57 @@ static const struct type *cast_to_array(struct sema *s, struct ast_expr *e,
 	return to;
 }
 
+/* "(enum Foo)" of a cast, where bpftrace 0.26 reports enum casts. */
+static struct span cast_type_span(const struct ast_expr *e)
+{
+	struct span sp = e->span;
+	const struct span *ts = &e->u.cast.to.span;
+	uint32_t end = ts->off + ts->len;
+	if (!sp.file || ts->file != sp.file || end < sp.off)
+		return sp;
+	while (end < sp.file->len && sp.file->text[end] != ')')
+		end++;
+	sp.len = end + 1 - sp.off;
+	return sp;
+}
+
+/* (enum Foo)x: a 64-bit value of the enum, as bpftrace 0.26 types it; a
+ * literal must be one of its enumerators' values. */
+static const struct type *cast_to_enum(struct sema *s, struct ast_expr *e,
+				       const struct type *from,
+				       const struct type *to)
+{
+	const struct ast_expr *op = e->u.cast.operand;
+	if (!sema_is_int(from) && from->kind != TY_BOOL) {
+		sema_err(s, cast_type_span(e), "Cannot cast from \"%s\" to "
+			 "\"%s\"", sema_tname(s, from), sema_tname(s, to));
+		return &type_none;
+	}
+	if (op->kind == E_INT && !op->u.num.enm && !op->u.num.is_bool &&
+	    !type_enum_name(to->enm, op->u.num.value)) {
+		sema_err(s, cast_type_span(e), "Enum: %s doesn't contain a variant value "
+			 "of %" PRId64, to->enm->name ? to->enm->name : "",
+			 (int64_t)op->u.num.value);
+		return &type_none;
+	}
+	return type_int_enum(s->arena, &type_u64, to->enm);
+}
+
 static const struct type *check_cast(struct sema *s, struct ast_expr *e)
 {
 	const struct type *from = decay(e->u.cast.operand,
 					sema_expr(s, e->u.cast.operand));
+	const struct ast_typespec *ts = &e->u.cast.to;
+	if (!strncmp(ts->base, "enum ", 5) && !ts->ptr_depth &&
+	    !ts->array_len && !ts->array_auto) {
+		/* looked up quietly: an unknown enum is the cast's error */
+		const struct type *t = ctypes_resolve(s->ct, &s->muted, ts);
+		if (t->kind == TY_NONE) {
+			sema_err(s, cast_type_span(e), "Unknown enum: %s",
+				 ts->base + 5);
+			return &type_none;
+		}
+	}
 	const struct type *to = resolve_typespec(s, &e->u.cast.to);
 	if (from->kind == TY_NONE || to->kind == TY_NONE)
 		return &type_none;
@@ -514,6 +591,8 @@ static const struct type *check_cast(struct sema *s, struct ast_expr *e)
 	}
 	if (to->kind == TY_ARRAY)
 		return cast_to_array(s, e, from, to);
+	if (to->kind == TY_INT && to->enm)
+		return cast_to_enum(s, e, from, to);
 	/* an integer array of an integer's size reads as that integer */
 	if (from->kind == TY_ARRAY && to->kind == TY_INT) {
 		if (from->size != to->size || from->elem->kind == TY_RECORD) {
@@ -846,6 +925,10 @@ static void store_var(struct sema *s, struct ast_expr *e,
 	 * declared type's). */
 	if (!v->typed && !(sema_is_int(v->type) && sema_is_int(u)))
 		v->type = u;
+	/* ... but it is of an enum only while every value is */
+	if (!v->typed && v->type->kind == TY_INT && u->kind == TY_INT &&
+	    v->type->enm != u->enm)
+		v->type = type_int_enum(s->arena, v->type, u->enm);
 	e->type = v->type;
 }
 
@@ -912,6 +995,17 @@ static void check_assign(struct sema *s, struct ast_stmt *st)
 			    ast_op_str(st->u.assign.op), sema_tname(s, cur),
 			    sema_tname(s, t));
 			return;
+		}
+		/* x op= v is arithmetic: an enum's x holds plain integers
+		 * from here on, as x = x op v does */
+		if (cur->kind == TY_INT && cur->enm) {
+			const struct type *plain =
+				type_int_enum(s->arena, cur, NULL);
+			if (tgt->kind == E_MAP)
+				get_map(s, tgt)->value = plain;
+			else if (tgt->kind == E_VAR &&
+				 !target_var(s, tgt)->typed)
+				target_var(s, tgt)->type = plain;
 		}
 		/* p += n steps by the pointee, as p = p + n does */
 		enum ast_op op = st->u.assign.op;
@@ -1130,6 +1224,7 @@ const struct type *sema_fold_const(struct ast_expr *e, uint64_t v)
 	e->u.num.value = v;
 	e->u.num.is_char = false;
 	e->u.num.is_bool = false;
+	e->u.num.enm = NULL;
 	return &type_u64;
 }
 
@@ -1184,6 +1279,9 @@ static const struct type *check_expr_inner(struct sema *s,
 	case E_INT:
 		if (e->u.num.is_bool)
 			return &type_bool;
+		/* an enumerator: bpftrace 0.26's CreateEnum(64, name) */
+		if (e->u.num.enm)
+			return type_int_enum(s->arena, &type_u64, e->u.num.enm);
 		return e->u.num.value > INT64_MAX ? &type_u64 : &type_s64;
 	case E_STRING:
 		return type_string(s->arena, e->u.str.len + 1);
@@ -1202,8 +1300,13 @@ static const struct type *check_expr_inner(struct sema *s,
 		return sema_builtin_var(s, e);
 	case E_IDENT: {
 		int64_t v;
-		if (ctypes_constant(s->ct, e->u.name, &v)) {
+		const struct type_enum *enm;
+		if (ctypes_constant(s->ct, e->u.name, &v, &enm)) {
 			sema_fold_const(e, (uint64_t)v);
+			if (enm) {
+				e->u.num.enm = enm;
+				return type_int_enum(s->arena, &type_u64, enm);
+			}
 			return v < 0 ? &type_s64 : &type_u64;
 		}
 		sema_err(s, e->span, "unknown identifier '%s'", e->u.name);

@@ -170,6 +170,16 @@ static void put_type(struct wr *w, const struct type *t)
 	put8(w, (uint8_t)t->stack_mode);
 	put32(w, t->stack_limit);
 	put8(w, (uint8_t)t->hbits);
+	/* an enum's names are for printing, not layout: out of the hash */
+	const struct type_enum *e = w->btf_ids ? t->enm : NULL;
+	put32(w, e ? e->n : NONE32);
+	if (e) {
+		putstr(w, e->name);
+		for (uint32_t i = 0; i < e->n; i++) {
+			putstr(w, e->vals[i].name);
+			put64(w, e->vals[i].value);
+		}
+	}
 }
 
 static void put_types(struct wr *w)
@@ -483,6 +493,25 @@ static void get_type(struct rd *r, struct type *t)
 	t->hbits = get8(r);
 	if (t->stack_mode > STACK_BUILD_ID || t->hbits > 5)
 		r->bad = true;
+	uint32_t n = get32(r);
+	if (n != NONE32 && !r->bad) {
+		if ((size_t)n * 12 > r->len - r->pos || t->kind != TY_INT) {
+			r->bad = true;
+			return;
+		}
+		struct type_enum *e = arena_alloc(r->a, sizeof(*e));
+		struct type_enumerator *v = alloc_n(r, n, sizeof(*v));
+		e->name = getstr(r);
+		e->n = n;
+		e->vals = v;
+		for (uint32_t i = 0; i < n && !r->bad; i++) {
+			v[i].name = getstr(r);
+			v[i].value = get64(r);
+			if (!v[i].name)
+				r->bad = true;
+		}
+		t->enm = e;
+	}
 }
 
 static void get_types(struct rd *r)

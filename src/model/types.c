@@ -35,7 +35,7 @@ const struct type *type_int_addr(struct arena *a, const struct type *t,
 {
 	if (t->kind != TY_INT || t->addr == as)
 		return t;
-	if (as == AS_NONE)
+	if (as == AS_NONE && !t->enm)
 		return type_int((int)t->size, t->is_signed);
 	struct type *n = type_new(a, TY_INT, t->size);
 	*n = *t;
@@ -239,6 +239,38 @@ bool type_equal(const struct type *a, const struct type *b)
 	}
 }
 
+const struct type *type_int_enum(struct arena *a, const struct type *t,
+				 const struct type_enum *e)
+{
+	if (t->kind != TY_INT || t->enm == e)
+		return t;
+	if (!e && !t->addr)
+		return type_int((int)t->size, t->is_signed);
+	struct type *n = type_new(a, TY_INT, t->size);
+	*n = *t;
+	n->enm = e;
+	return n;
+}
+
+const char *type_enum_name(const struct type_enum *e, uint64_t v)
+{
+	for (uint32_t i = 0; e && i < e->n; i++)
+		if (e->vals[i].value == v)
+			return e->vals[i].name;
+	return NULL;
+}
+
+bool type_same_enum(const struct type *a, const struct type *b)
+{
+	const struct type_enum *x = a->kind == TY_INT ? a->enm : NULL;
+	const struct type_enum *y = b->kind == TY_INT ? b->enm : NULL;
+	if (x == y)
+		return true;
+	if (!x || !y || !x->name || !y->name)
+		return false;
+	return !strcmp(x->name, y->name);
+}
+
 bool type_is_aggregation(const struct type *t)
 {
 	return (t->kind >= TY_COUNT && t->kind <= TY_LHIST) || t->kind == TY_TSERIES;
@@ -261,7 +293,12 @@ void type_describe(const struct type *t, struct strbuf *sb)
 	case TY_NONE: sb_append(sb, "none"); break;
 	case TY_VOID: sb_append(sb, "void"); break;
 	case TY_INT:
-		sb_printf(sb, "%sint%u", t->is_signed ? "" : "u", t->size * 8);
+		if (t->enm) /* bpftrace 0.26's typestr */
+			sb_printf(sb, "enum %s", t->enm->name ? t->enm->name :
+				  "<anon>");
+		else
+			sb_printf(sb, "%sint%u", t->is_signed ? "" : "u",
+				  t->size * 8);
 		break;
 	case TY_BOOL: sb_append(sb, "bool"); break;
 	case TY_STRING: sb_printf(sb, "string[%u]", t->size); break;

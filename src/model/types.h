@@ -76,6 +76,18 @@ enum addr_space { AS_NONE, AS_KERNEL, AS_USER, AS_MIXED };
 
 struct type;
 
+/* A C enum's enumerators: an integer of its type prints as the name of
+ * its value (bpftrace 0.26's Symbolic), the number when none has it. */
+struct type_enumerator {
+	const char *name;
+	uint64_t value;
+};
+struct type_enum {
+	const char *name; /* "Foo" of enum Foo; NULL: anonymous */
+	uint32_t n;
+	const struct type_enumerator *vals;
+};
+
 struct type_field {
 	const char *name;
 	const struct type *type;
@@ -113,6 +125,9 @@ struct type {
 	/* KSTACK/USTACK */
 	enum stack_mode stack_mode;
 	uint32_t stack_limit;
+	/* INT: the enum whose value it is (NULL: a plain integer). Not part
+	 * of the layout: type_equal leaves it out. */
+	const struct type_enum *enm;
 };
 
 /* Shared, immutable instances of the common scalars. */
@@ -173,6 +188,14 @@ struct stack_frame type_stack_frame(const struct type *t, const uint8_t *ips,
  * qualifiers and "signed"/"unsigned" are understood. False if unknown. */
 bool type_c_int(const char *text, uint32_t *size, bool *is_signed);
 bool type_equal(const struct type *a, const struct type *b);
+/* The integer type of size/sign that is a value of enum e (NULL: the
+ * plain integer). */
+const struct type *type_int_enum(struct arena *a, const struct type *t,
+				 const struct type_enum *e);
+/* The name of enum e's enumerator of value v, or NULL. */
+const char *type_enum_name(const struct type_enum *e, uint64_t v);
+/* Whether a and b are values of one enum (both plain: true). */
+bool type_same_enum(const struct type *a, const struct type *b);
 bool type_is_aggregation(const struct type *t);
 /* count, sum, min, max, avg: aggregations that read as one integer (their
  * per-CPU values merged), as bpftrace 0.26's "castable" map types. */

@@ -419,6 +419,18 @@ void vfmt_value(struct strbuf *sb, const struct vfmt *f, const struct type *t,
 	uint64_t div = f->div ? f->div : 1;
 	switch (t->kind) {
 	case TY_INT: {
+		if (t->enm) {
+			/* the enumerator's name in text; JSON keeps the
+			 * number, unsigned, as bpftrace 0.26's Symbolic */
+			uint64_t v = vfmt_load_int(p, t->size, false);
+			const char *name = f->json ? NULL :
+				type_enum_name(t->enm, v);
+			if (name)
+				sb_append(sb, name);
+			else
+				put_num(sb, f, v, false);
+			break;
+		}
 		/* print(@m, top, div) divides plain integers too */
 		uint64_t v = vfmt_load_int(p, t->size, t->is_signed);
 		put_num(sb, f, t->is_signed ? (uint64_t)((int64_t)v /

@@ -10,7 +10,7 @@
 cd "$TOP" || exit 1
 D=$BUILD/tests/emit
 mkdir -p "$D"
-TESTS="printf_count hist_json begin_end uprobe libbpf_load corrupt_sonde version truncated code_damaged gone_target cpid_needed refused_probe"
+TESTS="printf_count hist_json begin_end enum_names uprobe libbpf_load corrupt_sonde version truncated code_damaged gone_target cpid_needed refused_probe"
 skip_all() { for t in $TESTS; do echo "skip emit.$t: $1"; done; exit 0; }
 [ "$(id -u)" = 0 ] || skip_all "needs root"
 [ -r /sys/kernel/tracing/events/syscalls/sys_enter_write/format ] ||
@@ -63,6 +63,7 @@ same printf_count "$W { printf(\"write %d by %s, %d\\n\", args->count, comm, ela
 same hist_json "$W { @h = hist(args->count); @l[cpid == pid] = lhist(args->count, 0, 200, 50); printf(\"%d\\n\", args->count); }" \
 	-f json -c "$WL writes 2 10 writes 3 100"
 same begin_end 'BEGIN { printf("start\n"); @x = 7; } interval:ms:100 { @i++; if (@i == 2) { exit(); } } END { printf("end %d\n", @x); delete(@x); }'
+same enum_names 'enum Foo { ONE = 1, TWO = 2 }; BEGIN { $x = 2; printf("%d %s %s %s\n", ONE, TWO, (enum Foo)$x, (enum Foo)($x + 1)); @[TWO] = ONE; @t = (ONE, 5); exit(); }'
 same uprobe "uprobe:$UWL:uwl_add { printf(\"add %d %d\\n\", arg0, arg1); @[probe] = count(); } uretprobe:$UWL:uwl_add { printf(\"ret %d\\n\", retval); }" \
 	-c "$UWL"
 
@@ -82,12 +83,16 @@ else
 fi
 
 # damage: byte OFF (from the .sonde section's start, or the section SEC's)
-# of a copy of printf_count.o set to VALUE (hex)
+# of a copy of printf_count.o set to VALUE (hex; when it is VALUE already,
+# VALUE ^ 0x40, so that the byte always changes)
 damage() { # damage OUT SEC OFF VALUE
-	local off
+	local off v
 	off=$(readelf -SW "$D/printf_count.o" | awk -v s="$2" '$2 == s { print $5 } $3 == s { print $6 }' | head -1)
 	cp "$D/printf_count.o" "$1"
-	printf "\\x$4" | dd of="$1" bs=1 seek=$((0x$off + $3)) conv=notrunc status=none
+	v=$4
+	[ "$(od -An -tx1 -j $((0x$off + $3)) -N1 "$1" | tr -d ' ')" = "$v" ] &&
+		v=$(printf '%02x' $((0x$v ^ 0x40)))
+	printf "\\x$v" | dd of="$1" bs=1 seek=$((0x$off + $3)) conv=notrunc status=none
 }
 damage "$D/c1.o" .sonde 100 ff
 refused corrupt_sonde 'cannot run .*c1\.o: its \.sonde section is truncated or corrupt' --object "$D/c1.o" -c "$WL"

@@ -31,7 +31,13 @@
 //   touch PATH         creates PATH
 //   waitexit PID       waits until process PID has exited (pidfd), so a
 //                      -c CMD lives exactly as long as a background workload
+//   udp N              N UDP datagrams to 127.0.0.1 port 9, where nothing
+//                      listens: the kernel drops each (kfree_skb, reason
+//                      NO_SOCKET), in the sender's own context
 #define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
@@ -228,6 +234,17 @@ int main(int argc, char **argv)
 			while (poll(&pfd, 1, -1) < 0)
 				;
 			close(fd);
+		} else if (!strcmp(v, "udp")) {
+			need(i, 1, argc, v);
+			int fd = socket(AF_INET, SOCK_DGRAM, 0);
+			struct sockaddr_in to = { .sin_family = AF_INET,
+						  .sin_port = htons(9) };
+			to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+			for (long n = num(argv[++i]); fd >= 0 && n > 0; n--)
+				sendto(fd, "x", 1, 0, (struct sockaddr *)&to,
+				       sizeof(to));
+			if (fd >= 0)
+				close(fd);
 		} else if (!strcmp(v, "exit")) {
 			need(i, 1, argc, v);
 			_exit(num(argv[++i]));

@@ -133,6 +133,15 @@ TEST(scalars_strings_enums_typedefs)
 	CHECK(f.type == &type_s32); /* pid_t: typedef stripped */
 	const struct type *e = kbtf_type_by_name(&A, "enum pid_type");
 	CHECK(e && e->kind == TY_INT && e->size == 4);
+	/* a named enum is unsigned and knows its enumerators (bpftrace
+	 * 0.26's CreateEnum), and so does a kernel enumerator */
+	CHECK(e && !e->is_signed && e->enm);
+	CHECK_STR(e && e->enm ? type_enum_name(e->enm, 1) : NULL,
+		  "PIDTYPE_TGID");
+	int64_t v;
+	const struct type_enum *en = NULL;
+	CHECK(kbtf_enumerator(&A, "PIDTYPE_PGID", &v, &en) == 0 && v == 2);
+	CHECK(en && en->name && !strcmp(en->name, "pid_type"));
 	CHECK(kbtf_type_by_name(&A, "pid_t") == &type_s32);
 	CHECK(kbtf_type_by_name(&A, "u64") == &type_u64);
 	CHECK(kbtf_find("struct no_such_struct_anywhere") == -ENOENT);

@@ -97,6 +97,32 @@ TEST(ints_of_every_width)
 	CHECK_STR(fmt(type_ptr(&A, &type_u8, false), &p, false, NULL), "0x0");
 }
 
+/* bpftrace 0.26's Symbolic: the enumerator's name in text (keys too),
+ * the unsigned number without one and in JSON values. */
+TEST(enum_values)
+{
+	static const struct type_enumerator v[] = { { "ONE", 1 },
+						    { "NEG4", 0xfffffffcu } };
+	static const struct type_enum foo = { "Foo", 2, v };
+	const struct type *t64 = type_int_enum(&A, &type_u64, &foo);
+	const struct type *t32 = type_int_enum(&A, &type_s32, &foo);
+	uint64_t one = 1, none = 7;
+	int32_t neg = -4;
+	CHECK_STR(fmt(t64, &one, false, NULL), "ONE");
+	CHECK_STR(fmt(t64, &none, false, NULL), "7");
+	CHECK_STR(fmt(t64, &one, true, NULL), "1");
+	CHECK_STR(fmt(t32, &neg, false, NULL), "NEG4");
+	CHECK_STR(fmt(t32, &neg, true, NULL), "4294967292");
+	struct vfmt f = { .json = true };
+	sb_reset(&SB);
+	vfmt_key(&SB, &f, t64, &one);
+	CHECK_STR(sb_str(&SB), "\"ONE\"");
+	struct strbuf d = STRBUF_INIT;
+	type_describe(t64, &d);
+	CHECK_STR(sb_str(&d), "enum Foo");
+	sb_free(&d);
+}
+
 TEST(strings_and_tuples)
 {
 	char s[8] = "abc";
@@ -472,6 +498,7 @@ int main(void)
 {
 	arena_init(&A);
 	RUN(ints_of_every_width);
+	RUN(enum_values);
 	RUN(strings_and_tuples);
 	RUN(buf_escapes);
 	RUN(json_string_escapes_like_0_17);
