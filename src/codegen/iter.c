@@ -13,9 +13,6 @@
 #include "probes/provider.h"
 #include "util/strbuf.h"
 
-/* The kernel's bprintf takes at most this many arguments. */
-#define SEQ_MAX_ARGS 12
-
 bool cg_iter_ctx_field(struct cg *g, const struct ast_expr *base)
 {
 	return g->tgt && g->tgt->layout == CTXL_ITER &&
@@ -30,79 +27,27 @@ struct val cg_iter_checked(struct cg *g, struct val v)
 	return cg_reg_val(v.type, r);
 }
 
-/* The conversion as the kernel's bprintf takes it (flags 0 + - and
- * space, a width, l or ll, then d i u x X c s or p), or NULL. */
-static const char *kernel_conv(const struct fmt_seg *s)
-{
-	if (s->alt || strchr(s->text, '.') || strchr(s->text, '*'))
-		return NULL;
-	if (strcmp(s->length, "") && strcmp(s->length, "l") &&
-	    strcmp(s->length, "ll"))
-		return NULL;
-	static const char *const ok[] = { "d", "i", "u", "x", "X", "c", "s",
-					  "p", NULL };
-	for (const char *const *k = ok; *k; k++)
-		if (!strcmp(s->name, *k))
-			return s->text;
-	return NULL;
-}
-
-static bool int_like(const struct type *t)
-{
-	return t->kind == TY_INT || t->kind == TY_PTR || t->kind == TY_BOOL;
-}
-
+/* sema refused what the kernel's bprintf cannot take (lang/sema_iter.c):
+ * the format is the script's, conversions as written. */
 struct val cg_iter_printf(struct cg *g, struct ast_expr *e)
 {
 	const struct fmt *f = e->u.call.fmt;
 	uint32_t nargs = e->u.call.args.n - 1;
-	if (nargs > SEQ_MAX_ARGS) {
-		cg_error(g, e->span, "printf in iter probes takes at most %d "
-			 "arguments (the kernel formats them)", SEQ_MAX_ARGS);
-		return cg_no_val();
-	}
 	/* The format for the kernel: text with '%' doubled again */
 	struct strbuf sb = STRBUF_INIT;
 	for (uint32_t i = 0; i < f->nsegs; i++) {
 		const struct fmt_seg *s = &f->segs[i];
-		if (!s->is_conv) {
-			for (size_t k = 0; k < s->len; k++) {
-				if (!s->text[k]) {
-					cg_error(g, e->span, "printf in iter "
-						 "probes cannot print a NUL "
-						 "byte");
-					sb_free(&sb);
-					return cg_no_val();
-				}
-				if (s->text[k] == '%')
-					sb_putc(&sb, '%');
-				sb_putc(&sb, s->text[k]);
-			}
+		if (s->is_conv) {
+			sb_append(&sb, s->text);
 			continue;
 		}
-		const char *k = kernel_conv(s);
-		const struct type *t = e->u.call.args.items[1 + s->arg]->type;
-		bool str = !strcmp(s->name, "s");
-		if (!k || (str ? t->kind != TY_STRING : !int_like(t))) {
-			struct strbuf ty = STRBUF_INIT;
-			type_describe(t, &ty);
-			cg_error(g, e->span, "printf in iter probes takes only "
-				 "%%d %%i %%u %%x %%X %%c and %%p of integers "
-				 "and %%s of strings (the kernel formats "
-				 "them), not %s of %s", s->text, sb_str(&ty));
-			sb_free(&ty);
-			sb_free(&sb);
-			return cg_no_val();
+		for (size_t k = 0; k < s->len; k++) {
+			if (s->text[k] == '%')
+				sb_putc(&sb, '%');
+			sb_putc(&sb, s->text[k]);
 		}
-		sb_append(&sb, k);
 	}
 	uint32_t flen = (uint32_t)sb.len + 1;
-	if (flen > 256) {
-		cg_error(g, e->span, "printf in iter probes takes a format of "
-			 "at most 255 bytes");
-		sb_free(&sb);
-		return cg_no_val();
-	}
 	ir_slot fs = ir_slot_new(g->ir, (flen + 7) & ~7u, 8);
 	const unsigned char *b = (const unsigned char *)sb_str(&sb);
 	for (uint32_t i = 0; i < flen; i += 4) {

@@ -149,6 +149,9 @@ static const struct type *ty_format(struct sema *s, struct ast_expr *e,
 			   arg(e, (uint32_t)fe.arg + 1)->span, "%s", fe.msg);
 		return &type_none;
 	}
+	if (e->builtin == BI_PRINTF && s->tgt &&
+	    s->tgt->layout == CTXL_ITER && !sema_iter_printf_ok(s, e, parsed))
+		return &type_none;
 	e->u.call.fmt = parsed;
 	s->uses_ringbuf = true;
 	return &type_void;

@@ -80,6 +80,11 @@ bool sema_positional_str(struct sema *s, struct ast_expr *a,
 			 struct ast_expr *into);
 /* Whether the context being checked offers feature (CTX_*). */
 bool sema_tgt_has(struct sema *s, unsigned feature);
+/* sema_iter.c: printf f of call e in an iterator probe, as the kernel
+ * formats it (false after a located error) */
+struct fmt;
+bool sema_iter_printf_ok(struct sema *s, struct ast_expr *e,
+			 const struct fmt *f);
 /* The probe type being checked, for messages ("tracepoint"). */
 const char *sema_probe_kind(struct sema *s);
 /* Types a call through the registry (target: the map it is assigned to). */
