@@ -451,6 +451,20 @@ static void agg_init(struct cg *g, const struct type *vt, ir_slot s,
 	}
 }
 
+/* The first value of a key, init, stored; what a full map refuses is
+ * counted. done: the jumps of the paths that need no store. */
+static struct val store_new(struct cg *g, int32_t mi, struct cg_mem key,
+			    ir_slot init, ir_jlist done)
+{
+	ir_reg r = update(g, mi, key, cg_slot_mem(init), BPF_ANY);
+	ir_jlist_concat(g->ir, &done, ir_jmpi(g->ir, BPF_JEQ, r, 0,
+					      IR_NOLABEL));
+	count_full(g, mi, IR_NOREG);
+	ir_jlist_patch_here(g->ir, done);
+	return cg_no_val();
+}
+
+
 /* @map = count(), sum(x) ...: the aggregation's update of map. */
 struct val cg_bi_aggregate(struct cg *g, struct ast_expr *call,
 			   struct ast_expr *map)
@@ -484,12 +498,7 @@ struct val cg_bi_aggregate(struct cg *g, struct ast_expr *call,
 	 * the key since our lookup, its count is kept and ours is stored
 	 * beside it, so there is no need to look up again. It fails only
 	 * when the key is new and the map is full: counted. */
-	ir_reg r = update(g, mi, key, cg_slot_mem(init), BPF_ANY);
-	ir_jlist_concat(g->ir, &done, ir_jmpi(g->ir, BPF_JEQ, r, 0,
-					      IR_NOLABEL));
-	count_full(g, mi, IR_NOREG);
-	ir_jlist_patch_here(g->ir, done);
-	return cg_no_val();
+	return store_new(g, mi, key, init, done);
 }
 
 /* The clock tseries() reads: CLOCK_TAI (bpftrace 0.26's sw_tai), or
@@ -588,12 +597,7 @@ struct val cg_bi_tseries(struct cg *g, struct ast_expr *call,
 	ir_reg ip = ir_reg_new(g->ir);
 	ir_slot_addr(g->ir, ip, init, 0);
 	tseries_modify(g, vt, ip, x, now, epoch);
-	ir_reg r = update(g, mi, key, cg_slot_mem(init), BPF_ANY);
-	ir_jlist_concat(g->ir, &done, ir_jmpi(g->ir, BPF_JEQ, r, 0,
-					      IR_NOLABEL));
-	count_full(g, mi, IR_NOREG);
-	ir_jlist_patch_here(g->ir, done);
-	return cg_no_val();
+	return store_new(g, mi, key, init, done);
 }
 
 static void store_value(struct cg *g, struct ast_expr *map, struct val v)
