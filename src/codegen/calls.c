@@ -54,10 +54,16 @@ struct val cg_bi_str(struct cg *g, struct ast_expr *e, struct ast_expr *tg)
 	if (src->type->kind == TY_STRING)
 		return cg_to_mem(g, cg_expr(g, src));
 	ir_reg p = cg_int(g, src);
-	ir_slot s = ir_slot_new(g->ir, size, 8);
+	/* str(p) reads one byte more than its type holds, as 0.26 does: a
+	 * string of max_strlen characters or more then has no NUL in it,
+	 * and is printed cut, with the trailer (the byte is the slot's) */
+	bool whole = e->u.call.args.n == 1;
+	ir_slot s = ir_slot_new(g->ir, size + whole, 8);
 	cg_zero(g, s, 0, size);
 	ir_reg len = IR_NOREG;
-	if (e->u.call.args.n == 2 && arg(e, 1)->kind != E_INT) {
+	if (whole) {
+		len = ir_const(g->ir, size + 1);
+	} else if (arg(e, 1)->kind != E_INT) {
 		/* a run-time length (with the NUL): clamp it to the buffer */
 		len = ir_copy(g->ir, cg_int(g, arg(e, 1)));
 		ir_jlist ok = ir_jmpi(g->ir, BPF_JLE, len, (int32_t)size,

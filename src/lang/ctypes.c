@@ -103,8 +103,13 @@ static const struct type *derive(struct ctypes *ct, const struct type *t,
 	/* char name[16] is a string, as in bpftrace and for BTF (only plain
 	 * char: int8 and unsigned char arrays stay arrays) */
 	if (!ts->ptr_depth && !ts->ninner && ts->base &&
-	    !strcmp(ts->base, "char"))
-		return type_string(ct->arena, ts->array_len);
+	    !strcmp(ts->base, "char")) {
+		struct type *s = type_new(ct->arena, TY_STRING,
+					  ts->array_len);
+		s->align = 1;
+		s->str_whole = true;
+		return s;
+	}
 	for (int i = ts->ninner - 1; i >= 0; i--)
 		t = array_of(ct, t, ts->inner[i]);
 	return array_of(ct, t, ts->array_len);

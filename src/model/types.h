@@ -108,6 +108,10 @@ struct type {
 	bool is_user;   /* PTR/RECORD/ARRAY/STRING read from user memory; INT:
 			 * a user pointer stored in a map */
 	bool is_union;  /* RECORD */
+	bool str_whole; /* STRING: a char[N] the script declared in C, whose
+			 * N bytes are the whole string: one that fills them
+			 * was not cut (bpftrace 0.26 reads such a field with
+			 * one byte more, so that a NUL after it ends it) */
 	uint8_t addr;   /* INT: enum addr_space of the address it holds;
 			 * PTR/ARRAY (not is_user): AS_MIXED when the space
 			 * is unknown (a cast in a probe of no space) */

@@ -239,7 +239,7 @@ static void put_buf(struct strbuf *sb, const struct vfmt *f,
 }
 
 /* A string: its bytes to the first NUL; one that fills its type without
- * a NUL was cut, and gets the trailer (bpftrace 0.26's str_trunc_trailer,
+ * a NUL (but a char array the script declared) was cut, and gets the trailer (bpftrace 0.26's str_trunc_trailer,
  * ".." by default). */
 static const char *str_trailer = "..";
 
@@ -253,7 +253,7 @@ static void put_string(struct strbuf *sb, const struct type *t,
 {
 	size_t n = strnlen((const char *)data, t->size);
 	sb_appendn(sb, (const char *)data, n);
-	if (n == t->size && t->size)
+	if (n == t->size && t->size && !t->str_whole)
 		sb_append(sb, str_trailer);
 }
 
