@@ -473,6 +473,17 @@ static int gen_program(struct cg *g, struct ast_probe *p,
 /* gen_program() for target t of probe i, typed as sema typed that target
  * (a program for several targets is typed as its first: their bodies read
  * nothing that differs). Returns 0, or -1 with cp's code freed. */
+/* The probes that sp's targets are, as "Attached N probes" counts them:
+ * the sites of one USDT marker (next to each other) are one probe. */
+static uint32_t distinct_names(const struct sema_probe *sp)
+{
+	uint32_t n = 0;
+	for (uint32_t k = 0; k < sp->ntargets; k++)
+		n += !k || strcmp(sp->targets[k].name,
+				  sp->targets[k - 1].name);
+	return n;
+}
+
 static int gen_for(struct cg *g, const struct sema_result *sr, uint32_t i,
 		   struct ast_probe *p, const struct probe_target *t,
 		   struct cprog *cp)
@@ -523,6 +534,7 @@ int codegen(struct arena *a, struct diag *d, struct ast_program *prog,
 			if (rc == 0) {
 				cp.targets = sp->targets;
 				cp.ntargets = sp->ntargets;
+				cp.ncounted = distinct_names(sp);
 				cp.cookies = cg_multi_cookies(&g, p, sp);
 				cp.name = arena_printf(a, "%s and %u more (one "
 						       "link)", cp.name,
@@ -540,6 +552,8 @@ int codegen(struct arena *a, struct diag *d, struct ast_program *prog,
 			if (dispatch && disp.covered[k])
 				continue;
 			rc = gen_for(&g, sr, i, p, &sp->targets[k], &cp);
+			cp.uncounted = k && !strcmp(sp->targets[k].name,
+						    sp->targets[k - 1].name);
 			if (rc == 0)
 				vec_push(&progs, cp);
 		}

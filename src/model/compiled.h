@@ -67,6 +67,10 @@ struct cprog {
 	/* the probes it stands for in "Attached N probes" (0: ntargets):
 	 * one program dispatching on the syscall number counts each */
 	uint32_t ncounted;
+	/* another site of the probe of the program before it (a USDT
+	 * marker the compiler duplicated): bpftrace counts a probe once,
+	 * however many sites it has */
+	bool uncounted;
 	bool is_begin, is_end;    /* run once through BPF_PROG_TEST_RUN */
 	bool is_signal;           /* ... on each SIGUSR1 (self:signal) */
 	bool is_bench, is_test;   /* ... under --bench, --test */

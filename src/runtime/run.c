@@ -342,6 +342,14 @@ static uint32_t attach_runs(struct run *r, uint32_t i, int *err,
 	return attached;
 }
 
+/* The probes p stands for in "Attached N probes". */
+static uint32_t counted(const struct cprog *p)
+{
+	if (p->uncounted)
+		return 0;
+	return p->ncounted ? p->ncounted : p->ntargets;
+}
+
 /* Attaches every target, in script order, but targets whose provider
  * says the kernel runs them last attached first in a second pass,
  * backwards. One that cannot be attached is judged by attach_failed, and
@@ -376,7 +384,10 @@ static int attach_all(struct run *r, uint32_t *left_out)
 				if (stop)
 					return first_err;
 				attached += got;
-				*left_out += p->ntargets - got;
+				/* in probes: the sites of one may share a run */
+				uint32_t lost = p->ntargets - got,
+					 cn = counted(p);
+				*left_out += !got ? cn : lost < cn ? lost : cn - 1;
 				done += p->ntargets;
 				progress_step(&r->pg, done);
 				continue;
@@ -396,7 +407,8 @@ static int attach_all(struct run *r, uint32_t *left_out)
 				}
 				if (attach_failed(r, t, err, &first_err))
 					return first_err;
-				*left_out += p->ncounted ? p->ncounted : 1;
+				*left_out += p->ncounted ? p->ncounted :
+					     !p->uncounted;
 			}
 		}
 	}
@@ -765,7 +777,7 @@ static bool runs_attached(const struct run *r, uint32_t left_out)
 	for (uint32_t i = 0; i < r->c->nprogs; i++) {
 		const struct cprog *p = &r->c->progs[i];
 		if (prog_attaches(p))
-			n += p->ncounted ? p->ncounted : p->ntargets;
+			n += counted(p);
 		else if (p->is_signal)
 			return true; /* they wait for their signal */
 	}
@@ -958,8 +970,7 @@ int run_program(const struct compiled *c, const struct run_opts *o)
 		tests |= c->progs[i].is_test;
 		benches |= c->progs[i].is_bench;
 		if (!c->progs[i].is_test && !c->progs[i].is_bench)
-			shown += c->progs[i].ncounted ? c->progs[i].ncounted :
-							c->progs[i].ntargets;
+			shown += counted(&c->progs[i]);
 	}
 	if (!err && !o->bench && !o->test && shown == left_out &&
 	    (tests || benches)) {
