@@ -46,6 +46,9 @@ struct ast_typespec {
 	/* int y[2][3]: array_len 2, inner {3}; the element is int[3] */
 	uint32_t inner[AST_MAX_DIMS - 1];
 	uint8_t ninner;
+	/* typeof(EXPR) (base "typeof"): the type is EXPR's, which is typed
+	 * and never run */
+	struct ast_expr *of;
 };
 
 enum ast_expr_kind {

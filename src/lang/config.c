@@ -253,10 +253,10 @@ static int set_var(struct sink *k, const char *key, const struct var *v,
 				limits.license = licenses[i];
 				return 0;
 			}
-		/* as 0.26 words it, its (hash) order of the names aside */
+		/* as 0.26 words it, in the order its table gives the names */
 		fail(k, "Invalid value for license. Found: %s. Valid values: "
-		     "GPL, GPL v2, GPL and additional rights, Dual BSD/GPL, "
-		     "Dual MIT/GPL, Dual MPL/GPL. Read more about BPF programs "
+		     "Dual MIT/GPL, Dual BSD/GPL, Dual MPL/GPL, GPL and "
+		     "additional rights, GPL v2, GPL. Read more about BPF programs "
 		     "and licensing: https://docs.kernel.org/bpf/"
 		     "bpf_licensing.html#using-bpf-programs-in-the-linux-kernel",
 		     s);

@@ -687,8 +687,7 @@ static int is_attach_stop(int c)
  * are fewer, put in place of it: text may follow ("$1func", "aa$1aa"), as
  * bpftrace 0.26 expands it in the attach point's text. A '$' not
  * followed by a digit from 1 to 9 is its error (quoting keeps it). */
-static int attach_param(struct lexer *lx, struct strbuf *whole,
-			struct strbuf *part)
+static int attach_param(struct lexer *lx, const char **value)
 {
 	struct span sp = span_here(lx);
 	advance(lx); /* '$' */
@@ -715,10 +714,7 @@ static int attach_param(struct lexer *lx, struct strbuf *whole,
 		big |= n > UINT32_MAX;
 		advance(lx);
 	}
-	const char *v = !big && n >= 1 && n <= lx->nparams ?
-				lx->params[n - 1] : "";
-	sb_append(whole, v);
-	sb_append(part, v);
+	*value = !big && n >= 1 && n <= lx->nparams ? lx->params[n - 1] : "";
 	return 0;
 }
 
@@ -769,8 +765,22 @@ struct token lex_attach_point(struct lexer *lx)
 				sb_putc(&part, (char)q);
 			}
 		} else if (c == '$' && lx->params) {
-			if (attach_param(lx, &whole, &part) < 0)
+			/* the value is the point's text there: its colons
+			 * part it too ('$1' of i:ms:1 is a whole point) */
+			const char *v = NULL;
+			if (attach_param(lx, &v) < 0)
 				failed = ended = 1;
+			for (; v && *v; v++) {
+				sb_putc(&whole, *v);
+				if (*v != ':') {
+					sb_putc(&part, *v);
+					continue;
+				}
+				vec_push(&parts, arena_strndup(lx->arena,
+							       sb_str(&part),
+							       part.len));
+				sb_reset(&part);
+			}
 		} else if (c == ':') {
 			vec_push(&parts, arena_strndup(lx->arena, sb_str(&part),
 						       part.len));

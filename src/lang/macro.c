@@ -113,6 +113,7 @@ static struct ast_expr *clone_expr(struct mx *x, const struct ast_expr *e)
 		break;
 	case E_CAST:
 		c->u.cast.operand = clone_expr(x, e->u.cast.operand);
+		c->u.cast.to.of = clone_expr(x, e->u.cast.to.of);
 		break;
 	case E_FIELD:
 		c->u.field.base = clone_expr(x, e->u.field.base);
@@ -129,6 +130,7 @@ static struct ast_expr *clone_expr(struct mx *x, const struct ast_expr *e)
 		break;
 	case E_SIZEOF:
 		c->u.size_of.expr = clone_expr(x, e->u.size_of.expr);
+		c->u.size_of.type.of = clone_expr(x, e->u.size_of.type.of);
 		break;
 	case E_BLOCK:
 		clone_block(x, &c->u.blockx.body, &e->u.blockx.body);
@@ -175,6 +177,7 @@ static struct ast_stmt *clone_stmt(struct mx *x, const struct ast_stmt *s)
 	case S_LET:
 		c->u.let.var = clone_expr(x, s->u.let.var);
 		c->u.let.value = clone_expr(x, s->u.let.value);
+		c->u.let.type.of = clone_expr(x, s->u.let.type.of);
 		break;
 	case S_FOR:
 		c->u.for_.var = clone_expr(x, s->u.for_.var);
@@ -613,6 +616,8 @@ static void expand_expr(struct mx *x, struct frame *f, struct ast_expr **ep)
 		return;
 	case E_CAST:
 		expand_expr(x, f, &e->u.cast.operand);
+		if (e->u.cast.to.of)
+			expand_expr(x, f, &e->u.cast.to.of);
 		return;
 	case E_FIELD:
 		expand_expr(x, f, &e->u.field.base);
@@ -633,6 +638,8 @@ static void expand_expr(struct mx *x, struct frame *f, struct ast_expr **ep)
 					  param_index(f, E_IDENT,
 						      e->u.size_of.expr->u.name) >= 0))
 			expand_expr(x, f, &e->u.size_of.expr);
+		if (e->u.size_of.type.of)
+			expand_expr(x, f, &e->u.size_of.type.of);
 		return;
 	case E_BLOCK:
 		expand_block(x, f, &e->u.blockx.body);
@@ -704,6 +711,8 @@ static void expand_stmt(struct mx *x, struct frame *f, struct ast_stmt *s)
 		expand_expr(x, f, &s->u.let.var);
 		if (s->u.let.value)
 			expand_expr(x, f, &s->u.let.value);
+		if (s->u.let.type.of)
+			expand_expr(x, f, &s->u.let.type.of);
 		return;
 	case S_FOR:
 		expand_expr(x, f, &s->u.for_.var);

@@ -288,16 +288,47 @@ static int is_type_word(struct parser *p, const char *w)
 	return is_qualifier(w);
 }
 
+static enum tok_kind peek2(struct parser *p);
+
+static int at_typeof(struct parser *p)
+{
+	return at(p, T_IDENT) && !strcmp(peek(p)->text, "typeof") &&
+	       peek2(p) == T_LPAREN;
+}
+
 static int starts_type(struct parser *p)
 {
 	struct token *t = peek(p);
 	return t->kind == T_STRUCT || t->kind == T_UNION || t->kind == T_ENUM ||
-	       (t->kind == T_IDENT && is_type_word(p, t->text));
+	       (t->kind == T_IDENT && is_type_word(p, t->text)) ||
+	       at_typeof(p);
+}
+
+static void parse_typespec(struct parser *p, struct ast_typespec *ts);
+
+/* typeof '(' ( typespec | expr ) ')': a type, or an expression's (0.26:
+ * a bare name there is a type, a macro only with its call syntax) */
+static void parse_typeof(struct parser *p, struct ast_typespec *ts)
+{
+	struct span kw = take(p).span;
+	expect(p, T_LPAREN, "'(' after typeof");
+	if (starts_type(p)) {
+		parse_typespec(p, ts);
+	} else {
+		memset(ts, 0, sizeof(*ts));
+		ts->base = "typeof";
+		ts->of = parse_expr(p);
+	}
+	ts->span = end_span(kw, expect(p, T_RPAREN, "')'").span);
 }
 
 /* type_base := ('struct'|'union'|'enum') IDENT | type_word { type_word } */
 static void parse_type_base(struct parser *p, struct ast_typespec *ts)
 {
+	if (at_typeof(p)) {
+		parse_typeof(p, ts);
+		return;
+	}
 	struct strbuf sb = STRBUF_INIT;
 	ts->span = peek(p)->span;
 	struct span last = ts->span;

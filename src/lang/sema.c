@@ -91,7 +91,8 @@ static enum addr_space unify_addr(uint8_t a, uint8_t b)
 }
 
 /* The common type of two values stored in one place, or NULL if they
- * cannot share it. Strings take the longer size; ints the wider. */
+ * cannot share it. Strings and buffers take the longer size; ints the
+ * wider. */
 static const struct type *unify(struct sema *s, const struct type *a,
 				const struct type *b)
 {
@@ -123,6 +124,7 @@ static const struct type *unify(struct sema *s, const struct type *a,
 		return NULL;
 	switch (a->kind) {
 	case TY_STRING:
+	case TY_BUF: /* the shorter fits the longer: its length says */
 		return a->size >= b->size ? a : b;
 	case TY_TUPLE: {
 		if (a->nfields != b->nfields ||
@@ -458,9 +460,22 @@ static const struct type *check_field(struct sema *s, struct ast_expr *e)
 
 /* ---- casts ---- */
 
+static const struct type *decay(struct ast_expr *e, const struct type *t);
+
 static const struct type *resolve_typespec(struct sema *s,
 					   const struct ast_typespec *ts)
 {
+	if (ts->of) {
+		const struct type *t = decay(ts->of, sema_expr(s, ts->of));
+		if (type_is_aggregation(t) || t->kind == TY_VOID) {
+			sema_err(s, ts->of->span, "typeof() of %s is no type a "
+				 "value has", sema_tname(s, t));
+			return &type_none;
+		}
+		for (int i = 0; i < ts->ptr_depth; i++)
+			t = type_ptr(s->arena, t, t->is_user);
+		return t;
+	}
 	const struct type *t = ctypes_resolve(s->ct, s->report, ts);
 	/* `enum Foo` as a value's type (a cast, sizeof, let $x: enum Foo) is
 	 * 64 bits, as bpftrace 0.26 types it; in a struct or behind a pointer
@@ -1678,12 +1693,49 @@ static bool block_leaves(const struct ast_block *b, bool nested)
 	return false;
 }
 
-/* Every block is a scope: what it declares ends with it. */
+/* Whether control never goes on past st: a jump, exit() (0.26 returns
+ * right after it), or an if whose two branches both end so. */
+static bool stmt_ends(const struct ast_stmt *st)
+{
+	switch (st->kind) {
+	case S_BREAK:
+	case S_CONTINUE:
+	case S_RETURN:
+		return true;
+	case S_EXPR: {
+		const struct ast_expr *e = st->u.expr;
+		return e && e->kind == E_CALL && !strcmp(e->u.call.name, "exit") &&
+		       e->u.call.args.n <= 1;
+	}
+	case S_BLOCK:
+		return st->u.block.n &&
+		       stmt_ends(st->u.block.stmts[st->u.block.n - 1]);
+	case S_IF: {
+		const struct ast_block *t = &st->u.if_.then;
+		return st->u.if_.otherwise && t->n &&
+		       stmt_ends(t->stmts[t->n - 1]) &&
+		       stmt_ends(st->u.if_.otherwise);
+	}
+	default:
+		return false;
+	}
+}
+
+/* Every block is a scope: what it declares ends with it. What follows a
+ * statement that ends the block is checked (it is typed as 0.26 types
+ * dead code) but never runs: the first of it gets 0.26's warning. */
 static void check_block(struct sema *s, struct ast_block *b)
 {
 	scope_push(&s->scopes);
-	for (uint32_t i = 0; i < b->n; i++)
+	bool dead = false;
+	for (uint32_t i = 0; i < b->n; i++) {
+		if (!dead && i && stmt_ends(b->stmts[i - 1])) {
+			dead = true;
+			diag_warning(s->report, b->stmts[i]->span,
+				     "Unreachable statement.");
+		}
 		check_stmt(s, b->stmts[i]);
+	}
 	scope_pop(&s->scopes);
 }
 

@@ -239,7 +239,7 @@ const struct type *sema_ty_ncpus(struct sema *s, struct ast_expr *e,
 	return &type_u64;
 }
 
-/* usermode: whether the probe fired in user mode, from the code segment
+/* usermode: 1 when the probe fired in user mode (uint8, as 0.26 has it), from the code segment
  * register's privilege level; BEGIN and END stand for points in sonde's
  * own code (0.26 runs them as uprobes on itself), so they are in user
  * mode. */
@@ -274,10 +274,16 @@ const struct type *sema_ty_usermode(struct sema *s, struct ast_expr *e,
 	mask->u.binary.op = OP_BAND;
 	mask->u.binary.left = call;
 	mask->u.binary.right = three;
-	e->kind = E_BINARY;
-	e->u.binary.op = OP_EQ;
-	e->u.binary.left = mask;
-	e->u.binary.right = three;
+	/* (uint8)(... == 3): 0.26 types it uint8, and prints 1, not true */
+	struct ast_expr *eq = new_expr(s, E_BINARY, sp);
+	eq->u.binary.op = OP_EQ;
+	eq->u.binary.left = mask;
+	eq->u.binary.right = three;
+	e->kind = E_CAST;
+	memset(&e->u.cast, 0, sizeof(e->u.cast));
+	e->u.cast.to.span = sp;
+	e->u.cast.to.base = "uint8";
+	e->u.cast.operand = eq;
 	return sema_expr(s, e);
 #else
 	sema_err(s, e->span, "'usermode' builtin is only supported on x86_64");
@@ -860,6 +866,31 @@ const struct type *sema_ty_socket_cookie(struct sema *s, struct ast_expr *e,
 		return &type_none;
 	}
 	return &type_u64;
+}
+
+/* comm(pid): the name of the process pid (bpf_task_from_pid), where the
+ * kernel lets the probe's program type call that kfunc, as 0.26 asks. */
+const struct type *sema_ty_comm_of(struct sema *s, struct ast_expr *e,
+				   struct ast_expr *target)
+{
+	const struct type *t = sema_expr(s, arg(e, 0));
+	if (t->kind == TY_NONE)
+		return &type_none;
+	if (!sema_is_int(t)) {
+		sema_err(s, arg(e, 0)->span, "Only integer supported for "
+			 "comm()'s pid");
+		return &type_none;
+	}
+	enum bpf_prog_type pt = s->tgt ? (s->tgt->prog_type ?
+		s->tgt->prog_type : s->tgt->prov->prog_type) :
+		BPF_PROG_TYPE_UNSPEC;
+	if (!feat_kfunc_allowed("bpf_task_from_pid", pt) ||
+	    !feat_kfunc_allowed("bpf_task_release", pt)) {
+		sema_err(s, e->span, "Syntax comm(PID) is not supported in "
+			 "this probe type yet. Type: %s", sema_probe_kind(s));
+		return &type_none;
+	}
+	return type_string(s->arena, 16);
 }
 
 /* strstr(haystack, needle): the index of needle's first match, or -1. */
