@@ -107,6 +107,43 @@ struct val cg_bi_percpu_kaddr(struct cg *g, struct ast_expr *e,
 	return cg_reg_val(e->type, r);
 }
 
+/* comm(pid): the task's comm read through the reference the kfunc
+ * takes, which is given back on the one path that has it; "N/A" when no
+ * process has that pid, as 0.26 names it. */
+struct val cg_bi_comm_of(struct cg *g, struct ast_expr *e,
+			 struct ast_expr *tg)
+{
+	struct type_field comm;
+	const struct type *task = kbtf_type_by_name(g->arena,
+						    "struct task_struct");
+	int32_t from = kbtf_kfunc_id("bpf_task_from_pid"),
+		release = kbtf_kfunc_id("bpf_task_release");
+	ir_slot s = ir_slot_new(g->ir, 16, 8);
+	if (!task || from <= 0 || release <= 0 ||
+	    kbtf_field(g->arena, task, "comm", &comm)) {
+		cg_error(g, e->span, "comm(pid): the kernel's BTF has no "
+			 "task_struct comm or bpf_task_from_pid");
+		return (struct val){ .kind = V_MEM, .type = e->type, .slot = s };
+	}
+	cg_zero(g, s, 0, 16);
+	ir_reg pid[1] = { cg_int(g, arg(e, 0)) };
+	ir_reg t = ir_reg_new(g->ir);
+	ir_kfunc_call(g->ir, t, from, pid, 1);
+	ir_jlist none = ir_jmpi(g->ir, BPF_JEQ, t, 0, IR_NOLABEL);
+	ir_reg src = ir_copy(g->ir, t), dst = ir_reg_new(g->ir);
+	ir_alui(g->ir, BPF_ADD, src, (int32_t)comm.offset);
+	ir_slot_addr(g->ir, dst, s, 0);
+	cg_call(g, BPF_FUNC_probe_read_kernel, 3, dst, ir_const(g->ir, 16),
+		src);
+	ir_reg rel[1] = { t };
+	ir_kfunc_call(g->ir, ir_reg_new(g->ir), release, rel, 1);
+	ir_jlist done = ir_ja(g->ir, IR_NOLABEL);
+	ir_jlist_patch_here(g->ir, none);
+	ir_store_slot(g->ir, 4, s, 0, ir_const(g->ir, 0x412f4e)); /* N/A */
+	ir_jlist_patch_here(g->ir, done);
+	return (struct val){ .kind = V_MEM, .type = e->type, .slot = s };
+}
+
 /* socket_cookie(args.sk) of an fentry program (sema checked) */
 struct val cg_bi_socket_cookie(struct cg *g, struct ast_expr *e,
 			       struct ast_expr *tg)

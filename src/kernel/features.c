@@ -338,6 +338,42 @@ static bool probe_write_user(struct feat_state *s)
 	return result(s, true, "bpf_probe_write_user is offered");
 }
 
+bool feat_kfunc_allowed(const char *name, enum bpf_prog_type type)
+{
+	/* a cache of the few asked: (kfunc, program type) */
+	static struct { const char *name; enum bpf_prog_type type; bool ok; }
+		seen[8];
+	static unsigned nseen;
+	for (unsigned i = 0; i < nseen; i++)
+		if (seen[i].type == type && !strcmp(seen[i].name, name))
+			return seen[i].ok;
+	int32_t id = kbtf_kfunc_id(name);
+	bool ok = false;
+	if (id > 0) {
+		/* a call of it alone: the load fails (its arguments are
+		 * unset), but the verifier first says when the type may
+		 * not call it at all, as bpftrace's kfunc_allowed reads */
+		const struct bpf_insn call[] = {
+			{ .code = BPF_JMP | BPF_CALL,
+			  .src_reg = BPF_PSEUDO_KFUNC_CALL, .imm = id },
+			{ .code = BPF_JMP | BPF_EXIT },
+		};
+		char log[4096] = "", what[160];
+		LIBBPF_OPTS(bpf_prog_load_opts, o, .log_buf = log,
+			    .log_size = sizeof(log), .log_level = 1);
+		int fd = bpf_prog_load(type, "sonde_probe", "GPL", call, 2,
+				       &o);
+		if (fd >= 0)
+			close(fd);
+		snprintf(what, sizeof(what), "calling kernel function %s is "
+			 "not allowed", name);
+		ok = !strstr(log, what) && (fd >= 0 || log[0]);
+	}
+	if (nseen < sizeof(seen) / sizeof(*seen))
+		seen[nseen++] = (typeof(seen[0])){ name, type, ok };
+	return ok;
+}
+
 static bool probe(enum feat_id f, struct feat_state *s)
 {
 	switch (f) {

@@ -35,6 +35,10 @@ enum feat_id {
 };
 
 bool feat_has(enum feat_id f);
+/* Whether programs of type (enum bpf_prog_type) may call the kernel
+ * function name, which the kernel's BTF must have. */
+#include <linux/bpf.h>
+bool feat_kfunc_allowed(const char *name, enum bpf_prog_type type);
 /* Why not (or how it was found); valid for the life of the process. */
 const char *feat_reason(enum feat_id f);
 /* Short name for listings: "kprobe", "fentry", ... */

@@ -129,6 +129,8 @@ const struct type *sema_ty_percpu_kaddr(struct sema *s, struct ast_expr *e,
 					struct ast_expr *target);
 const struct type *sema_ty_socket_cookie(struct sema *s, struct ast_expr *e,
 					 struct ast_expr *target);
+const struct type *sema_ty_comm_of(struct sema *s, struct ast_expr *e,
+				   struct ast_expr *target);
 const struct type *sema_ty_strstr(struct sema *s, struct ast_expr *e,
 				  struct ast_expr *target);
 const struct type *sema_ty_fail(struct sema *s, struct ast_expr *e,
