@@ -225,9 +225,13 @@ bench_progcost() {
 }
 
 # ------------------------------------------------------------ benchmark 2
-STARTUP_CASES=(begin three)
+STARTUP_CASES=(begin stdlib three)
+# stdlib: functions of bpftrace's standard library that 0.17 has too, so
+# that both run it (0.26 compiles its stdlib, written in its language, for
+# every script; sonde's is built into its compiler)
 declare -A STARTUP_TEXT=(
 	[begin]='BEGIN { exit(); }'
+	[stdlib]='BEGIN { printf("%d %s %d %s\n", pid, comm, strncmp(comm, "bpf", 3), strftime("%H:%M:%S", nsecs)); @h = hist(pid); @l = lhist(uid, 0, 1000, 100); @c[comm] = count(); @s = stats(pid); @m = max(tid); exit(); }'
 	[three]='tracepoint:syscalls:sys_enter_write { @ = count(); } interval:ms:100 { exit(); } END { printf("end\n"); }'
 )
 
