@@ -869,10 +869,15 @@ const struct type *sema_ty_socket_cookie(struct sema *s, struct ast_expr *e,
 }
 
 /* comm(pid): the name of the process pid (bpf_task_from_pid), where the
- * kernel lets the probe's program type call that kfunc, as 0.26 asks. */
+ * kernel lets the probe's program type call that kfunc, as 0.26 asks;
+ * comm() is the builtin. */
 const struct type *sema_ty_comm_of(struct sema *s, struct ast_expr *e,
 				   struct ast_expr *target)
 {
+	if (!e->u.call.args.n) { /* comm(): the builtin */
+		*e = *builtin_var(s, "comm", e->span);
+		return sema_expr(s, e);
+	}
 	const struct type *t = sema_expr(s, arg(e, 0));
 	if (t->kind == TY_NONE)
 		return &type_none;
