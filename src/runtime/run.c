@@ -604,10 +604,16 @@ static void report_full_maps(struct run *r)
 			continue;
 		uint64_t n = loader_counter_read_at(r->l.map_fds[m->full_counter],
 						    m->full_off);
+		/* 0.26 warns of each in these words; its hint with the map's
+		 * own name and twice its size */
 		if (n)
-			fprintf(r->err, "sonde: lost %llu updates of %s: the "
-					"map is full (%u entries)\n",
-				(unsigned long long)n, m->name, m->max_entries);
+			fprintf(r->err, "WARNING: Map full; can't update element: "
+				"lost %llu updates of %s: the map is full (%u "
+				"entries). Try increasing max_map_keys config "
+				"or manually setting the max entries in a map "
+				"declaration e.g. `let %s = hash(%llu)`\n",
+				(unsigned long long)n, m->name, m->max_entries,
+				m->name, 2ULL * m->max_entries);
 	}
 }
 
