@@ -1245,6 +1245,7 @@ const struct type *sema_fold_const(struct ast_expr *e, uint64_t v)
 
 static void check_block(struct sema *s, struct ast_block *b);
 static void check_stmt(struct sema *s, struct ast_stmt *st);
+static bool hoist_agg_block(struct sema *s, struct ast_stmt *st);
 
 /* The kind of t alone, as bpftrace 0.26's typestr(Type) names it in
  * "Invalid condition: string". */
@@ -1576,6 +1577,10 @@ static void check_stmt(struct sema *s, struct ast_stmt *st)
 		return;
 	}
 	case S_ASSIGN:
+		if (hoist_agg_block(s, st)) {
+			check_stmt(s, st);
+			return;
+		}
 		check_assign(s, st);
 		return;
 	case S_IF:
@@ -1691,6 +1696,40 @@ static bool block_leaves(const struct ast_block *b, bool nested)
 		}
 	}
 	return false;
+}
+
+/* @m = { stmts; agg(...) } (a block or a macro whose value is an
+ * aggregation): st becomes { stmts; @m = agg(...) }, which is what 0.26
+ * runs, as an aggregation is only ever the whole value stored. */
+static bool hoist_agg_block(struct sema *s, struct ast_stmt *st)
+{
+	static const char *const aggs[] = { "count", "sum", "avg", "min",
+		"max", "stats", "hist", "lhist", "tseries" };
+	struct ast_expr *v = st->u.assign.value;
+	if (st->u.assign.target->kind != E_MAP || st->u.assign.op != OP_NONE ||
+	    !v || v->kind != E_BLOCK || !v->u.blockx.value ||
+	    v->u.blockx.value->kind != E_CALL)
+		return false;
+	bool agg = false;
+	for (size_t i = 0; i < sizeof(aggs) / sizeof(*aggs); i++)
+		agg |= !strcmp(v->u.blockx.value->u.call.name, aggs[i]);
+	if (!agg)
+		return false;
+	const struct ast_block *b = &v->u.blockx.body;
+	struct ast_stmt **items = arena_alloc(s->arena,
+					      sizeof(*items) * (b->n + 1));
+	if (b->n)
+		memcpy(items, b->stmts, sizeof(*items) * b->n);
+	struct ast_stmt *as = arena_alloc(s->arena, sizeof(*as));
+	*as = *st;
+	as->u.assign.value = v->u.blockx.value;
+	items[b->n] = as;
+	st->kind = S_BLOCK;
+	memset(&st->u.block, 0, sizeof(st->u.block));
+	st->u.block.stmts = items;
+	st->u.block.n = b->n + 1;
+	st->u.block.span = st->span;
+	return true;
 }
 
 /* Whether control never goes on past st: a jump, exit() (0.26 returns
