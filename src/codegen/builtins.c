@@ -75,12 +75,11 @@ static const char *mode_of(const struct ast_expr *e)
  * initial namespace, the kernel translates them. Returns false in the
  * initial namespace. */
 #define PROC_PID_INIT_INO 0xeffffffcU
-static bool ns_pid_tid(struct cg *g, const struct ast_expr *e, bool tid,
+static bool ns_pid_tid(struct cg *g, const char *mode, bool tid,
 		       ir_reg *out)
 {
 	static int known;
 	static struct stat ns;
-	const char *mode = mode_of(e);
 	if (mode && !strcmp(mode, "init"))
 		return false;
 	if (!known)
@@ -100,10 +99,20 @@ static bool ns_pid_tid(struct cg *g, const struct ast_expr *e, bool tid,
 	return true;
 }
 
+ir_reg cg_current_pid(struct cg *g)
+{
+	ir_reg r;
+	if (ns_pid_tid(g, NULL, false, &r))
+		return r;
+	r = pid_tgid(g);
+	ir_alui(g->ir, BPF_RSH, r, 32);
+	return r;
+}
+
 struct val cg_bi_pid(struct cg *g, struct ast_expr *e, struct ast_expr *tg)
 {
 	ir_reg r;
-	if (ns_pid_tid(g, e, false, &r))
+	if (ns_pid_tid(g, mode_of(e), false, &r))
 		return cg_reg_val(e->type, r);
 	r = pid_tgid(g);
 	ir_alui(g->ir, BPF_RSH, r, 32);
@@ -113,7 +122,7 @@ struct val cg_bi_pid(struct cg *g, struct ast_expr *e, struct ast_expr *tg)
 struct val cg_bi_tid(struct cg *g, struct ast_expr *e, struct ast_expr *tg)
 {
 	ir_reg r;
-	if (ns_pid_tid(g, e, true, &r))
+	if (ns_pid_tid(g, mode_of(e), true, &r))
 		return cg_reg_val(e->type, r);
 	r = pid_tgid(g);
 	ir_alu32(g->ir, BPF_MOV, r, r);

@@ -309,6 +309,9 @@ void cg_stack_capture(struct cg *g, const struct type *t, struct cg_mem dst,
 /* Whether keys, values or records of type t are built in the scratch: they
  * hold a stack and would crowd the 512-byte BPF stack. */
 bool cg_stack_in_scratch(const struct type *t);
+/* The current process's pid as sonde's PID namespace numbers it (where
+ * /proc, and so the symbols of its maps, are found), as `pid` is. */
+ir_reg cg_current_pid(struct cg *g);
 
 
 #endif

@@ -52,9 +52,8 @@ void cg_stack_capture(struct cg *g, const struct type *t, struct cg_mem dst,
 	cg_mem_store(g, 8, dst, off, n);
 	if (!user)
 		return;
-	ir_reg pid = cg_call(g, BPF_FUNC_get_current_pid_tgid, 0);
-	ir_alui(g->ir, BPF_RSH, pid, 32);
-	cg_mem_store(g, 8, dst, off + 8, pid);
+	/* the pid as sonde's /proc names it, whose maps resolve them */
+	cg_mem_store(g, 8, dst, off + 8, cg_current_pid(g));
 }
 
 /* usym(addr) is {addr, pid}: the pid whose mappings resolve it. */
@@ -64,9 +63,7 @@ struct val cg_bi_usym(struct cg *g, struct ast_expr *e, struct ast_expr *tg)
 	ir_reg value = cg_int(g, e->u.call.args.items[0]);
 	ir_slot s = ir_slot_new(g->ir, 16, 8);
 	ir_store_slot(g->ir, 8, s, 0, value);
-	ir_reg pid = cg_call(g, BPF_FUNC_get_current_pid_tgid, 0);
-	ir_alui(g->ir, BPF_RSH, pid, 32);
-	ir_store_slot(g->ir, 8, s, 8, pid);
+	ir_store_slot(g->ir, 8, s, 8, cg_current_pid(g));
 	struct val v = { .kind = V_MEM, .type = t, .slot = s };
 	return v;
 }
