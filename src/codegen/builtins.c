@@ -222,6 +222,16 @@ struct val cg_bi_probe(struct cg *g, struct ast_expr *e, struct ast_expr *tg)
 	return cg_reg_val(e->type, ir_const(g->ir, (int64_t)g->probe_index));
 }
 
+/* __probe_name: this program's target's name (never a multi-attach
+ * program, whose targets share it: multiattach.c plans none) */
+struct val cg_bi_probe_name(struct cg *g, struct ast_expr *e,
+			    struct ast_expr *tg)
+{
+	const char *name = g->out->probe_names[g->probe_index];
+	return cg_string_const(g, e->span, e->type, name,
+			       (uint32_t)strlen(name));
+}
+
 /* Before 6.2 (strscpy, not strscpy_pad) the helper leaves the bytes after
  * the name as they were, and a comm is a map key compared on all 16 bytes:
  * the slot is zeroed first (two stores) on every kernel. */

@@ -312,6 +312,11 @@ bool cg_stack_in_scratch(const struct type *t);
 /* The current process's pid as sonde's PID namespace numbers it (where
  * /proc, and so the symbols of its maps, are found), as `pid` is. */
 ir_reg cg_current_pid(struct cg *g);
+/* A string of type t holding bytes (len of them; NULs after), built in
+ * a slot: a literal, or a name known when the program is made. */
+struct val cg_string_const(struct cg *g, struct span sp,
+			   const struct type *t, const char *bytes,
+			   uint32_t len);
 
 
 #endif

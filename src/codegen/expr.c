@@ -973,33 +973,41 @@ static struct val cast(struct cg *g, struct ast_expr *e)
 
 static struct val string_lit(struct cg *g, struct ast_expr *e)
 {
-	uint32_t size = e->type->size;
+	return cg_string_const(g, e->span, e->type, e->u.str.bytes,
+			       e->u.str.len);
+}
+
+struct val cg_string_const(struct cg *g, struct span sp,
+			   const struct type *t, const char *bytes,
+			   uint32_t len)
+{
+	uint32_t size = t->size;
 	if (size > IR_STACK_MAX) {
 		/* bpftrace's words for a literal over its string size: it
 		 * is built on the stack, which cannot hold it */
-		cg_error(g, e->span, "String is too long (over %d bytes, the "
+		cg_error(g, sp, "String is too long (over %d bytes, the "
 			 "size of BPF's stack): it takes %u bytes",
 			 IR_STACK_MAX, size);
 		size = 8;
 	}
 	ir_slot s = ir_slot_new(g->ir, size, 8);
 	uint32_t i = 0;
-	const unsigned char *b = (const unsigned char *)e->u.str.bytes;
+	const unsigned char *b = (const unsigned char *)bytes;
 	while (i < size) {
 		uint64_t w = 0;
 		uint32_t n = cg_piece(size - i, i, 0);
 		for (uint32_t k = 0; k < n; k++)
-			if (i + k < e->u.str.len)
+			if (i + k < len)
 				w |= (uint64_t)b[i + k] << (8 * k);
 		if (n == 8) {
-			ir_reg t = ir_const(g->ir, (int64_t)w);
-			ir_store_slot(g->ir, 8, s, i, t);
+			ir_reg r = ir_const(g->ir, (int64_t)w);
+			ir_store_slot(g->ir, 8, s, i, r);
 		} else {
 			ir_storei_slot(g->ir, (int)n, s, i, (int32_t)w);
 		}
 		i += n;
 	}
-	return mem_val(e->type, s, 0);
+	return mem_val(t, s, 0);
 }
 
 static struct val tuple(struct cg *g, struct ast_expr *e)

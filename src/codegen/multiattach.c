@@ -42,7 +42,9 @@ static bool all_wild(const struct sema_probe *sp)
 
 bool cg_multi_plan(const struct ast_probe *p, const struct sema_probe *sp)
 {
-	static const int ids[] = { BI_ARGS, BI_KSTACK_VAR, BI_KSTACK, BI_UADDR };
+	/* ... and the probe's name as a string, which each program holds */
+	static const int ids[] = { BI_ARGS, BI_KSTACK_VAR, BI_KSTACK, BI_UADDR,
+				   BI_PROBE_NAME };
 	if ((sp->ntargets < CG_MULTI_MIN && !all_wild(sp)) ||
 	    !sp->targets[0].prov->attach_multi ||
 	    !sp->targets[0].prov->multi_ok ||

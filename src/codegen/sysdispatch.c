@@ -36,10 +36,12 @@
 #define HAVE_SYSDISPATCH 1
 #endif
 
-/* What of the tracepoint the program would need (see above). */
+/* What of the tracepoint the program would need (see above), or its
+ * name as a string, which each program holds. */
 static bool needs_tracepoint(const struct ast_probe *p)
 {
-	static const int ids[] = { BI_ARGS, BI_CTX, BI_KSTACK_VAR, BI_KSTACK };
+	static const int ids[] = { BI_ARGS, BI_CTX, BI_KSTACK_VAR, BI_KSTACK,
+				   BI_PROBE_NAME };
 	return cg_probe_uses_any(p, ids, sizeof(ids) / sizeof(*ids));
 }
 

@@ -720,6 +720,11 @@ static const struct type *check_binary(struct sema *s, struct ast_expr *e)
 	if (l->kind == TY_NONE || r->kind == TY_NONE)
 		return &type_none;
 	if (op == OP_EQ || op == OP_NE) {
+		/* probe == "kprobe:f": the name compared as a string */
+		if (is_string_like(l) || is_string_like(r)) {
+			l = sema_probe_string(s, e->u.binary.left, l);
+			r = sema_probe_string(s, e->u.binary.right, r);
+		}
 		if (is_string_like(l) && is_string_like(r))
 			return &type_bool;
 		if (l->kind == TY_BUF && r->kind == TY_BUF)
@@ -2071,6 +2076,7 @@ int sema_check(struct arena *a, struct diag *d, struct ast_program *prog,
 	s.diag = d;
 	s.opts = opts;
 	s.prog = prog;
+	s.probes = probes;
 	s.muted = *d;
 	s.muted.out = NULL;
 	s.muted.max_errors = 0;

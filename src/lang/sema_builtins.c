@@ -1049,7 +1049,8 @@ static const struct type *ty_strcontains(struct sema *s, struct ast_expr *e,
 					 struct ast_expr *target)
 {
 	for (uint32_t i = 0; i < 2; i++) {
-		const struct type *t = sema_expr(s, arg(e, i));
+		const struct type *t = sema_probe_string(s, arg(e, i),
+						 sema_expr(s, arg(e, i)));
 		if (t->kind != TY_NONE && t->kind != TY_STRING) {
 			sema_err(s, arg(e, i)->span, "strcontains() expects "
 				 "strings, not %s", sema_tname(s, t));

@@ -131,6 +131,12 @@ const struct type *sema_ty_socket_cookie(struct sema *s, struct ast_expr *e,
 					 struct ast_expr *target);
 const struct type *sema_ty_comm_of(struct sema *s, struct ast_expr *e,
 				   struct ast_expr *target);
+const struct type *sema_ty_probe_name(struct sema *s, struct ast_expr *e,
+				      struct ast_expr *target);
+/* e of type t, where a string is wanted: `probe` becomes its name as a
+ * string (its type returned); any other e keeps t. */
+const struct type *sema_probe_string(struct sema *s, struct ast_expr *e,
+				     const struct type *t);
 const struct type *sema_ty_strstr(struct sema *s, struct ast_expr *e,
 				  struct ast_expr *target);
 const struct type *sema_ty_fail(struct sema *s, struct ast_expr *e,

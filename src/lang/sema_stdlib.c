@@ -898,6 +898,30 @@ const struct type *sema_ty_comm_of(struct sema *s, struct ast_expr *e,
 	return type_string(s->arena, 16);
 }
 
+/* __probe_name: the name `probe` prints, as a string long enough for
+ * the longest of the probe's targets (each program stores its own). */
+const struct type *sema_ty_probe_name(struct sema *s, struct ast_expr *e,
+				      struct ast_expr *target)
+{
+	const struct sema_probe *sp = &s->probes[s->probe];
+	size_t n = 1;
+	for (uint32_t k = 0; k < sp->ntargets; k++) {
+		size_t l = strlen(probe_target_label(&sp->targets[k])) + 1;
+		n = l > n ? l : n;
+	}
+	return type_string(s->arena, (uint32_t)n);
+}
+
+const struct type *sema_probe_string(struct sema *s, struct ast_expr *e,
+				     const struct type *t)
+{
+	if (t->kind != TY_PROBE || e->kind != E_BUILTIN ||
+	    e->builtin != BI_PROBE)
+		return t;
+	e->builtin = BI_PROBE_NAME;
+	return sema_expr(s, e);
+}
+
 /* strstr(haystack, needle): the index of needle's first match, or -1. */
 const struct type *sema_ty_strstr(struct sema *s, struct ast_expr *e,
 				  struct ast_expr *target)
