@@ -485,6 +485,35 @@ static struct val field(struct cg *g, struct ast_expr *e)
 	return v;
 }
 
+/* a[i] of an array (or string) held in the program, i known only when
+ * it runs: the element, read from its place; past the end, 0 and 0.26's
+ * warning (bpftrace reads on, into whatever follows: sonde does not) */
+static struct val index_in_place(struct cg *g, struct val b,
+				 struct ast_expr *e, uint32_t count)
+{
+	const struct type *et = e->type;
+	struct val m = cg_to_mem(g, b);
+	ir_reg i = ir_copy(g->ir, cg_int(g, e->u.index.index));
+	ir_slot el = ir_slot_new(g->ir, 8, 8);
+	ir_storei_slot(g->ir, 8, el, 0, 0);
+	ir_jlist oob = ir_jmpi(g->ir, BPF_JGT, i, (int32_t)(count - 1),
+			       IR_NOLABEL);
+	ir_reg src = ir_reg_new(g->ir), dst = ir_reg_new(g->ir);
+	ir_slot_addr(g->ir, src, m.slot, m.off);
+	if (et->size != 1)
+		ir_alui(g->ir, BPF_MUL, i, (int32_t)et->size);
+	ir_alu(g->ir, BPF_ADD, src, i);
+	ir_slot_addr(g->ir, dst, el, 0);
+	cg_call(g, BPF_FUNC_probe_read_kernel, 3, dst,
+		ir_const(g->ir, et->size), src);
+	ir_jlist done = ir_ja(g->ir, IR_NOLABEL);
+	ir_jlist_patch_here(g->ir, oob);
+	cg_runtime_error(g, "Array access out of bounds. This can lead to "
+			 "unexpected results.", e->span);
+	ir_jlist_patch_here(g->ir, done);
+	return mem_val(et, el, 0);
+}
+
 static struct val index_expr(struct cg *g, struct ast_expr *e)
 {
 	struct val b = cg_expr(g, e->u.index.base);
@@ -528,6 +557,9 @@ static struct val index_expr(struct cg *g, struct ast_expr *e)
 					 .user = b.user, .any = b.any };
 			return v;
 		}
+		if (count && e->u.index.index->kind != E_INT &&
+		    is_scalar(et) && scalar_size_ok(et->size))
+			return index_in_place(g, b, e, count);
 		cg_error(g, e->u.index.index->span, "the index of this array "
 			 "must be a constant between 0 and %u",
 			 count ? count - 1 : 0);
