@@ -70,6 +70,13 @@ static const struct type *base_type(struct ctypes *ct, const char *base)
 		return type_int((int)size, is_signed);
 	if (!strcmp(base, "void"))
 		return &type_void;
+	if (!strcmp(base, "float") || !strcmp(base, "double") ||
+	    !strcmp(base, "long double")) {
+		uint32_t n = base[0] == 'f' ? 4 : base[0] == 'd' ? 8 : 16;
+		struct type *f = type_new(ct->arena, TY_FLOAT, n);
+		f->align = n;
+		return f;
+	}
 	if (!strncmp(base, "enum ", 5))
 		return kbtf_type_by_name(ct->arena, base);
 	if (!strncmp(base, "struct ", 7) || !strncmp(base, "union ", 6)) {

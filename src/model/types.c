@@ -301,6 +301,10 @@ void type_describe(const struct type *t, struct strbuf *sb)
 				  t->size * 8);
 		break;
 	case TY_BOOL: sb_append(sb, "bool"); break;
+	case TY_FLOAT:
+		sb_append(sb, t->size == 4 ? "float" : t->size == 8 ? "double" :
+					       "long double");
+		break;
 	case TY_STRING: sb_printf(sb, "string[%u]", t->size); break;
 	case TY_BUF: sb_printf(sb, "buffer[%u]", t->size - 4); break;
 	case TY_TUPLE:

@@ -56,6 +56,8 @@ enum type_kind {
 		     * with a u64 bucket (epoch % intervals); lmin: the
 		     * interval in ns, lmax: the number of intervals, lstep:
 		     * enum tseries_agg; is_signed: the values' sign */
+	TY_FLOAT,  /* float, double, long double of a C definition (size 4,
+		    * 8, 16): 0.26 has no floating point, and prints null */
 };
 
 /* tseries(v, interval, n[, agg]): what one interval keeps. */

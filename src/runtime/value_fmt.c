@@ -443,6 +443,9 @@ void vfmt_value(struct strbuf *sb, const struct vfmt *f, const struct type *t,
 		/* the same words in text and JSON */
 		sb_append(sb, *p ? "true" : "false");
 		break;
+	case TY_FLOAT: /* a value of no type 0.26 has: null, as it prints */
+		sb_append(sb, "null");
+		break;
 	case TY_PTR:
 		/* hex in text; JSON has the number (bpftrace's Symbolic) */
 		if (f->json)
