@@ -1073,6 +1073,7 @@ static int compile(struct run *r, const struct options *o,
 	    macro_expand(&r->arena, diag, prog) < 0)
 		return 1;
 	vfmt_set_str_trailer(limits.str_trunc_trailer);
+	vfmt_set_debug_info(!limits.no_debug_info);
 	if ((o->dump | o->debug) & DUMP_AST) {
 		struct strbuf sb = STRBUF_INIT;
 		ast_dump(prog, &sb);

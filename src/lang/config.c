@@ -67,7 +67,7 @@ static const struct var vars[] = {
 	{ "print_maps_on_exit", K_BOOL, 0, 0, ONLY_ANY, NULL },
 	/* sonde is not built with blazesym */
 	{ "use_blazesym", K_BOOL, 0, 0, ONLY_FALSE, NULL },
-	{ "show_debug_info", K_BOOL, 0, 0, ONLY_FALSE, NULL },
+	{ "show_debug_info", K_BOOL, 0, 0, ONLY_ANY, NULL },
 	{ "unstable_import_statement", K_UNSTABLE, 0, 0, ONLY_ANY, NULL },
 	{ "unstable_tseries", K_UNSTABLE, 0, 0, ONLY_ANY, NULL },
 	{ "unstable_typeinfo", K_UNSTABLE, 0, 0, ONLY_ANY, NULL },
@@ -219,6 +219,8 @@ static int set_var(struct sink *k, const char *key, const struct var *v,
 			limits.no_cpp_demangle = !b;
 		else if (!strcmp(v->name, "print_maps_on_exit"))
 			limits.no_print_maps_on_exit = !b;
+		else if (!strcmp(v->name, "show_debug_info"))
+			limits.no_debug_info = !b;
 		return 0;
 	}
 	case K_STACK_MODE: {

@@ -24,6 +24,8 @@ struct limits {
 	int stack_mode;         /* enum stack_mode of kstack/ustack without
 				   a mode argument */
 	bool no_cpp_demangle;   /* print C++ symbols as they are mangled */
+	bool no_debug_info;     /* show_debug_info = false: user stacks
+				   without source lines and inlined calls */
 	int missing_probes;     /* enum missing_probes: an attach point that
 				   does not exist or cannot be attached */
 	const char *btf;        /* a vmlinux BTF file instead of

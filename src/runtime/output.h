@@ -26,6 +26,8 @@ struct out_tpoint;
  * names, the wall clock. The runtime fills it in; every member may be left
  * zero, and then the fallback in brackets is used.
  */
+struct srcline;
+
 struct out_resolver {
 	void *ctx;
 	/* Appends the symbol of addr: "func", or "func+0x1f" when offset.
@@ -37,6 +39,12 @@ struct out_resolver {
 	 * stacks print it). [unknown] */
 	int (*module)(void *ctx, uint64_t addr, int32_t pid,
 		      struct strbuf *sb);
+	/* The frames at user address addr of pid: the calls inlined there,
+	 * innermost first, then the function addr is in, with their source
+	 * lines (leaf: addr is the frame's own, not a return address); at
+	 * most max. Returns their number: 0 without debug info. */
+	int (*lines)(void *ctx, uint64_t addr, int32_t pid, bool leaf,
+		     struct srcline *out, int max);
 	/* Appends the path(s) of a cgroup id in the hierarchies whose names
 	 * match glob (NULL: all). [the id in decimal] */
 	int (*cgroup_path)(void *ctx, uint64_t cgid, const char *glob,

@@ -7,6 +7,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "kernel/elfsym.h"
+#include "kernel/srcline.h"
 #include "model/compiled.h"
 #include "model/types.h"
 #include "runtime/loader.h"
@@ -99,11 +101,26 @@ static int module(void *ctx, uint64_t addr, int32_t pid, struct strbuf *sb)
 	return 0;
 }
 
+static int lines(void *ctx, uint64_t addr, int32_t pid, bool leaf,
+		 struct srcline *out, int max)
+{
+	struct usyms_frame f;
+	if (pid < 0)
+		return 0;
+	usyms_frame(usyms_of(ctx), pid, addr, &f);
+	if (!f.elf || !srcline_available(f.elf->path))
+		return 0;
+	/* a return address is after its call: its line is the call's */
+	return srcline_frames(f.elf->path, leaf ? f.vaddr : f.vaddr - 1, out,
+			      max);
+}
+
 void stacks_resolver(struct stacks *s, struct out_resolver *res)
 {
 	res->ctx = s;
 	res->sym = sym;
 	res->module = module;
+	res->lines = lines;
 }
 
 void stacks_watch(struct stacks *s, int32_t pid)

@@ -8,6 +8,7 @@
 #include <sys/socket.h>
 #include <time.h>
 
+#include "kernel/srcline.h"
 #include "kernel/sysnr.h"
 #include "runtime/fmt.h"
 #include "model/types.h"
@@ -144,6 +145,63 @@ static void put_build_id_frame(struct strbuf *sb, struct stack_frame fr)
 	sb_printf(sb, " 0x%02" PRIx64, fr.ip);
 }
 
+static bool debug_info = true;
+
+void vfmt_set_debug_info(bool on)
+{
+	debug_info = on;
+}
+
+#define MAX_INLINED 16
+
+/* "@FILE:LINE" of a frame's source line (nothing when unknown). */
+static void put_line(struct strbuf *sb, const struct srcline *l)
+{
+	if (l->file && l->line)
+		sb_printf(sb, "@%s:%" PRId64, l->file, l->line);
+}
+
+/* A user frame with its debug info (show_debug_info), as bpftrace 0.26
+ * prints it: each call inlined at ip on a line of its own, innermost
+ * first ("[inlined] f@file:line"; perf mode: "ip f (inlined)"), then the
+ * function ip is in, its source line after it in bpftrace mode. Returns
+ * false when the file has none, for the plain frame. */
+static bool put_frame_lines(struct strbuf *sb, const struct vfmt *f,
+			    const struct type *t, uint64_t ip, int32_t pid,
+			    bool leaf)
+{
+	const struct out_resolver *res = f->res;
+	struct srcline l[MAX_INLINED];
+	int n = debug_info && res && res->lines ?
+		res->lines(res->ctx, ip, pid, leaf, l, MAX_INLINED) : 0;
+	if (n <= 0)
+		return false;
+	bool perf = t->stack_mode == STACK_PERF;
+	for (int i = 0; i < n - 1; i++) {
+		if (!l[i].func)
+			continue;
+		if (perf) {
+			sb_printf(sb, "\t%" PRIx64 " %s (inlined)\n", ip,
+				  l[i].func);
+			continue;
+		}
+		sb_printf(sb, "%*s[inlined] %s", f->stack_indent, "",
+			  l[i].func);
+		put_line(sb, &l[i]);
+		sb_putc(sb, '\n');
+	}
+	if (perf) {
+		sb_printf(sb, "\t%" PRIx64 " ", ip);
+		put_sym(sb, res, ip, pid, true);
+		put_module(sb, res, ip, pid);
+	} else {
+		sb_printf(sb, "%*s", f->stack_indent, "");
+		put_sym(sb, res, ip, pid, true);
+		put_line(sb, &l[n - 1]);
+	}
+	return true;
+}
+
 static void put_stack(struct strbuf *sb, const struct vfmt *f,
 		      const struct type *t, const uint8_t *data)
 {
@@ -157,6 +215,12 @@ static void put_stack(struct strbuf *sb, const struct vfmt *f,
 	for (uint32_t i = 0; i < n; i++) {
 		struct stack_frame fr = type_stack_frame(t, at, i);
 		uint64_t ip = fr.ip;
+		if (user && (t->stack_mode == STACK_BPFTRACE ||
+			     t->stack_mode == STACK_PERF) &&
+		    put_frame_lines(sb, f, t, ip, spid, i == 0)) {
+			sb_putc(sb, '\n');
+			continue;
+		}
 		switch (t->stack_mode) {
 		case STACK_BPFTRACE:
 			sb_printf(sb, "%*s", f->stack_indent, "");

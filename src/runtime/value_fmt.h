@@ -59,6 +59,9 @@ void vfmt_json_int(struct strbuf *sb, uint64_t v, bool is_signed);
 /* The trailer of a string cut to its type's size (config
  * str_trunc_trailer); NULL: none. */
 void vfmt_set_str_trailer(const char *trailer);
+/* Whether user stacks show the source lines and the inlined calls of
+ * their frames where the files have debug info (show_debug_info). */
+void vfmt_set_debug_info(bool on);
 /* The average of an AVG/STATS value {sum; count}, divided by div (0: 1),
  * signed when t is: 0 when empty. */
 uint64_t vfmt_average(const struct type *t, const void *data, uint64_t div);
