@@ -1101,7 +1101,7 @@ static int compile(struct run *r, const struct options *o,
 	r->prog = prog;
 	r->probes = probes;
 	struct strbuf ir_text = STRBUF_INIT;
-	struct codegen_opts copts = { sopts.cpid, r->stand_ins ?
+	struct codegen_opts copts = { sopts.cpid, o->pid, r->stand_ins ?
 				      r->stand_in_start : monotonic_ns(),
 				      ((o->dump | o->debug) & DUMP_IR) ?
 					      &ir_text : NULL,

@@ -416,6 +416,13 @@ static int gen_program(struct cg *g, struct ast_probe *p,
 		ir_jlist_concat(g->ir, &g->bail, ir_jmpi(g->ir, BPF_JNE, f, 0,
 							 IR_NOLABEL));
 	}
+	if (g->opts->pid > 0 && t->prov->pid_in_program) {
+		/* if (pid != PID) return, as 0.24+ puts before the body */
+		ir_reg pid = cg_current_pid(g);
+		ir_jlist_concat(g->ir, &g->bail,
+				ir_jmpi(g->ir, BPF_JNE, pid,
+					(int32_t)g->opts->pid, IR_NOLABEL));
+	}
 	ir_jlist skip = IR_NOJUMP;
 	if (p->pred)
 		skip = cg_cond_false(g, p->pred);

@@ -18,6 +18,7 @@ struct strbuf;
 
 struct codegen_opts {
 	int64_t cpid;      /* -c child's pid, 0 without -c */
+	int64_t pid;       /* -p's pid, 0 without -p */
 	uint64_t start_ns; /* bpf_ktime_get_ns() at start, for `elapsed` */
 	struct strbuf *dump_ir; /* when set, -d ir text is appended here */
 	/* bpftrace 0.26's warning level (cg_helper_check): 0 with

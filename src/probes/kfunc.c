@@ -138,6 +138,7 @@ static int list_ret(const char *pattern, bool verbose, FILE *out)
 }
 
 const struct provider probe_kfunc_prov = {
+	.pid_in_program = true,
 	.not_emittable = "it cannot be attached or tested on the "
 			 "kernels sonde is tried on",
 	.name = "fentry",
@@ -151,6 +152,7 @@ const struct provider probe_kfunc_prov = {
 };
 
 const struct provider probe_kretfunc_prov = {
+	.pid_in_program = true,
 	.not_emittable = "it cannot be attached or tested on the "
 			 "kernels sonde is tried on",
 	.name = "fexit",

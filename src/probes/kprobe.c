@@ -293,6 +293,7 @@ static int list_ret(const char *pattern, bool verbose, FILE *out)
 }
 
 const struct provider probe_kprobe_prov = {
+	.pid_in_program = true,
 	.not_emittable = "it cannot be attached or tested on the "
 			 "kernels sonde is tried on",
 	.name = "kprobe",
@@ -305,6 +306,7 @@ const struct provider probe_kprobe_prov = {
 };
 
 const struct provider probe_kretprobe_prov = {
+	.pid_in_program = true,
 	.not_emittable = "it cannot be attached or tested on the "
 			 "kernels sonde is tried on",
 	.name = "kretprobe",

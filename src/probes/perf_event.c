@@ -1,8 +1,9 @@
 /* software:EVENT[:COUNT] (alias s) and hardware:EVENT[:COUNT] (alias h):
  * a perf counter on every online CPU that runs the program every COUNT
- * events (bpftrace's default periods when COUNT is left out). Like
- * bpftrace 0.17 they count system-wide, -p and -c notwithstanding: a
- * predicate on pid selects a process. */
+ * events (bpftrace's default periods when COUNT is left out). They count
+ * system-wide, -c notwithstanding; under -p the program returns at once
+ * in other processes (pid_in_program), which follows all of its threads
+ * where a per-process counter would follow one. */
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
@@ -113,6 +114,7 @@ static int list_hw(const char *pattern, bool verbose, FILE *out)
 }
 
 const struct provider probe_software_prov = {
+	.pid_in_program = true,
 	.name = "software",
 	.aliases = (const char *const[]){ "s", NULL },
 	.prog_type = BPF_PROG_TYPE_PERF_EVENT,
@@ -123,6 +125,7 @@ const struct provider probe_software_prov = {
 };
 
 const struct provider probe_hardware_prov = {
+	.pid_in_program = true,
 	.name = "hardware",
 	.aliases = (const char *const[]){ "h", NULL },
 	.prog_type = BPF_PROG_TYPE_PERF_EVENT,

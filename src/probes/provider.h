@@ -214,6 +214,11 @@ struct provider {
 	const char *const *aliases;
 	enum probe_run run;
 	enum bpf_prog_type prog_type;
+	/* Under -p, its programs return at once in other processes (0.24+:
+	 * -p selects the process for every probe that fires on events);
+	 * uprobes, USDT and watchpoints are attached to the process itself,
+	 * the timers and the probes sonde runs are no process's. */
+	bool pid_in_program;
 	/* Appends the targets of attach point a; reports errors with a's
 	 * span and returns -1 on failure. */
 	int (*expand)(struct probe_env *env, const struct attach_point *a,

@@ -119,6 +119,7 @@ static int list(const char *pattern, bool verbose, FILE *out)
 }
 
 const struct provider probe_rawtracepoint_prov = {
+	.pid_in_program = true,
 	.name = "rawtracepoint",
 	.aliases = (const char *const[]){ "rt", NULL },
 	.prog_type = BPF_PROG_TYPE_RAW_TRACEPOINT,

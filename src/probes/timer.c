@@ -183,6 +183,7 @@ const struct provider probe_interval_prov = {
 };
 
 const struct provider probe_profile_prov = {
+	.pid_in_program = true,
 	.name = "profile",
 	.aliases = (const char *const[]){ "p", NULL },
 	.prog_type = BPF_PROG_TYPE_PERF_EVENT,

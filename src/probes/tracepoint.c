@@ -123,6 +123,7 @@ static int list(const char *pattern, bool verbose, FILE *out)
 }
 
 const struct provider probe_tracepoint_prov = {
+	.pid_in_program = true,
 	.name = "tracepoint",
 	.aliases = (const char *const[]){ "t", NULL },
 	.prog_type = BPF_PROG_TYPE_TRACEPOINT,
