@@ -729,6 +729,9 @@ static const struct type *check_binary(struct sema *s, struct ast_expr *e)
 			return &type_bool;
 		if (l->kind == TY_BUF && r->kind == TY_BUF)
 			return &type_bool;
+		/* two users are one when their uids are */
+		if (l->kind == TY_USERNAME && r->kind == TY_USERNAME)
+			return &type_bool;
 		if (l->kind == TY_ARRAY && r->kind == TY_ARRAY) {
 			/* as bpftrace: byte for byte, arrays of one type */
 			if (!type_equal(l, r) || l->elem->kind != TY_INT) {
