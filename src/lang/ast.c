@@ -2,6 +2,7 @@
 
 #include <string.h>
 
+#include "util/arena.h"
 #include "util/strbuf.h"
 
 const char *ast_op_str(enum ast_op op)
@@ -492,11 +493,54 @@ bool ast_probe_uses_builtin(const struct ast_probe *p, int id)
 	return u.found;
 }
 
-void ast_block_split_value(struct ast_block *b, struct ast_expr **value)
+/* Whether st is an if whose every branch has an else. */
+static bool full_if(const struct ast_stmt *st)
+{
+	while (st && st->kind == S_IF)
+		st = st->u.if_.otherwise;
+	return st && st->kind == S_BLOCK;
+}
+
+static struct ast_expr *block_value_expr(struct arena *a,
+					 const struct ast_block *body,
+					 struct span sp)
+{
+	struct ast_expr *e = arena_alloc(a, sizeof(*e));
+	memset(e, 0, sizeof(*e));
+	e->kind = E_BLOCK;
+	e->span = sp;
+	e->u.blockx.body = *body;
+	ast_block_split_value(a, &e->u.blockx.body, &e->u.blockx.value);
+	return e;
+}
+
+/* The if/else chain st (full_if) as c ? { a } : { b }. */
+static struct ast_expr *if_value(struct arena *a, const struct ast_stmt *st)
+{
+	struct ast_expr *e = arena_alloc(a, sizeof(*e));
+	memset(e, 0, sizeof(*e));
+	e->kind = E_TERNARY;
+	e->span = st->span;
+	e->u.ternary.cond = st->u.if_.cond;
+	e->u.ternary.then = block_value_expr(a, &st->u.if_.then,
+					     st->u.if_.then.span);
+	const struct ast_stmt *o = st->u.if_.otherwise;
+	e->u.ternary.otherwise = o->kind == S_IF ? if_value(a, o) :
+				 block_value_expr(a, &o->u.block, o->span);
+	return e;
+}
+
+void ast_block_split_value(struct arena *a, struct ast_block *b,
+			   struct ast_expr **value)
 {
 	*value = NULL;
-	if (!b->trailing || !b->n)
+	if (!b->n)
 		return;
+	if (!b->trailing) {
+		if (a && full_if(b->stmts[b->n - 1]))
+			*value = if_value(a, b->stmts[--b->n]);
+		return;
+	}
 	*value = b->stmts[--b->n]->u.expr;
 	b->trailing = false;
 }

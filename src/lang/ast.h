@@ -370,8 +370,12 @@ void ast_walk_block(struct ast_block *b, ast_expr_fn fn, void *ctx);
 bool ast_probe_uses_builtin(const struct ast_probe *p, int id);
 
 /* Moves a trailing expression of b (see ast_block.trailing) out of it
- * into *value; NULL when b has none. */
-void ast_block_split_value(struct ast_block *b, struct ast_expr **value);
+ * into *value, or a last if/else whose branches all end in an else (0.26:
+ * an if is an expression, and so the block's value), made c ? a : b of
+ * its blocks in a; NULL when b has neither. */
+struct arena;
+void ast_block_split_value(struct arena *a, struct ast_block *b,
+			   struct ast_expr **value);
 
 /* Stable, indented text form for `sonde -d ast` and the golden tests. */
 void ast_dump(const struct ast_program *p, struct strbuf *out);

@@ -469,7 +469,7 @@ static void expand_call(struct mx *x, struct ast_expr **ep,
 	e->kind = E_BLOCK;
 	e->builtin = BI_NONE;
 	clone_block(x, &e->u.blockx.body, &m->body);
-	ast_block_split_value(&e->u.blockx.body, &e->u.blockx.value);
+	ast_block_split_value(x->a, &e->u.blockx.body, &e->u.blockx.value);
 
 	struct assigned as = { x, NULL, 0, 0 };
 	assigned_in_block(&as, &m->body);

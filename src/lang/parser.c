@@ -460,8 +460,27 @@ static struct ast_expr *parse_block_expr(struct parser *p)
 {
 	struct ast_expr *e = new_expr(p, E_BLOCK, peek(p)->span);
 	parse_block(p, &e->u.blockx.body);
-	ast_block_split_value(&e->u.blockx.body, &e->u.blockx.value);
+	ast_block_split_value(p->arena, &e->u.blockx.body, &e->u.blockx.value);
 	e->span = e->u.blockx.body.span;
+	return e;
+}
+
+static struct ast_expr *parse_paren_cond(struct parser *p, const char *what);
+
+/* if_expr := 'if' cond block_expr 'else' ( if_expr | block_expr ): 0.26's
+ * if as a value, c ? a : b of its blocks' values */
+static struct ast_expr *parse_if_expr(struct parser *p)
+{
+	enter_nest(p, "block");
+	struct token kw = take(p);
+	struct ast_expr *e = new_expr(p, E_TERNARY, kw.span);
+	e->u.ternary.cond = parse_paren_cond(p, "if");
+	e->u.ternary.then = parse_block_expr(p);
+	expect(p, T_ELSE, "'else': an if whose value is used needs one");
+	e->u.ternary.otherwise = at(p, T_IF) ? parse_if_expr(p) :
+					       parse_block_expr(p);
+	e->span = end_span(kw.span, e->u.ternary.otherwise->span);
+	leave_nest(p);
 	return e;
 }
 
@@ -593,6 +612,8 @@ static struct ast_expr *parse_primary(struct parser *p)
 	}
 	case T_LBRACE:
 		return parse_block_expr(p);
+	case T_IF:
+		return parse_if_expr(p);
 	case T_SIZEOF:
 		return parse_sizeof(p);
 	case T_OFFSETOF:

@@ -1392,6 +1392,10 @@ static const struct type *check_expr_inner(struct sema *s,
 			    kind_name(c));
 			return &type_none;
 		}
+		/* a branch of no value (an if/else run for its effects, as a
+		 * macro's last statement): neither value is one */
+		if (a->kind == TY_VOID || b->kind == TY_VOID)
+			return &type_void;
 		const struct type *u = unify(s, sema_is_int(a) ? widen(s, a) : a,
 					     sema_is_int(b) ? widen(s, b) : b);
 		if (!u) {
