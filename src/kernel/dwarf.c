@@ -325,6 +325,18 @@ static bool find_in_cu(Dwarf_Die *cu, const char *func, Dwarf_Die *out)
 	return false;
 }
 
+/* The unit DIE whose children are the unit's: a skeleton unit's split
+ * one (-gsplit-dwarf: its DIEs are in a .dwo file, which libdw finds by
+ * DW_AT_dwo_name), else cu itself. */
+static Dwarf_Die *unit_die(Dwarf_Die *cu, Dwarf_Die *split)
+{
+	uint8_t type;
+	if (dwarf_cu_info(cu->cu, NULL, &type, NULL, split, NULL, NULL,
+			  NULL) == 0 && type == DW_UT_skeleton && split->addr)
+		return split;
+	return cu;
+}
+
 static bool find_func(struct dfile *f, const char *func, uint64_t vaddr,
 		      Dwarf_Die *out)
 {
@@ -332,7 +344,8 @@ static bool find_func(struct dfile *f, const char *func, uint64_t vaddr,
 	Dwarf_Die *cu = vaddr ? dwfl_module_addrdie(f->mod, vaddr + f->bias,
 						    &bias) :
 				NULL;
-	if (cu && find_in_cu(cu, func, out))
+	Dwarf_Die split;
+	if (cu && find_in_cu(unit_die(cu, &split), func, out))
 		return true;
 	/* no address ranges: every compile unit */
 	Dwarf_Off off = 0, next;
@@ -340,7 +353,7 @@ static bool find_func(struct dfile *f, const char *func, uint64_t vaddr,
 	while (dwarf_nextcu(f->dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
 		Dwarf_Die cud;
 		if (dwarf_offdie(f->dw, off + hsize, &cud) &&
-		    find_in_cu(&cud, func, out))
+		    find_in_cu(unit_die(&cud, &split), func, out))
 			return true;
 		off = next;
 	}
@@ -416,9 +429,9 @@ const struct type *dwarf_record(struct arena *a, const char *path,
 	Dwarf_Off off = 0, next;
 	size_t hsize;
 	while (dwarf_nextcu(f->dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
-		Dwarf_Die cud, r;
+		Dwarf_Die cud, r, split;
 		if (dwarf_offdie(f->dw, off + hsize, &cud) &&
-		    find_record(&cud, is_union, bare, &r)) {
+		    find_record(unit_die(&cud, &split), is_union, bare, &r)) {
 			struct conv c = { .a = a };
 			return record(&c, &r, 0);
 		}
