@@ -224,6 +224,7 @@ struct val cg_bi_assert(struct cg *g, struct ast_expr *e, struct ast_expr *tg)
 	proto.fmt = e->u.call.fmt;
 	proto.map = -1;
 	proto.at = e->span;
+	proto.from = cg_expansion_sites(g, &proto.nfrom);
 	cg_event(g, EV_ERRORF, e->u.call.args.items + 1, 1, &proto);
 	cg_exit_event(g, ir_const(g->ir, 1));
 	ir_exiti(g->ir, 0);
@@ -240,6 +241,7 @@ struct val cg_bi_warnf(struct cg *g, struct ast_expr *e, struct ast_expr *tg)
 	proto.fmt = e->u.call.fmt;
 	proto.map = -1;
 	proto.at = e->span;
+	proto.from = cg_expansion_sites(g, &proto.nfrom);
 	cg_event(g, e->builtin == BI_ERRORF ? EV_ERRORF : EV_WARNF,
 		 e->u.call.args.items + 1, e->u.call.args.n - 1, &proto);
 	return cg_no_val();

@@ -95,6 +95,8 @@ struct cg_sysdispatch {
 	uint32_t status_off;  /* task_struct.thread_info.status */
 };
 
+#define CG_EXPANSION_MAX 16
+
 struct cg {
 	struct arena *arena;
 	struct diag *diag;
@@ -136,8 +138,20 @@ struct cg {
 	ir_jlist bail;          /* jumps to the program's exit */
 	const struct ast_stmt *first_loop; /* the program's first while */
 	const struct ast_expr *at; /* the expression compiled last */
+	/* the calls of the macros whose copies are being compiled, the
+	 * outermost first (warnf and errorf name them) */
+	const struct ast_expansion *expanding[CG_EXPANSION_MAX];
+	uint32_t nexpanding;
 	bool failed;
 };
+
+/* Enters (returns true) or leaves a macro's copy, x its call (NULL:
+ * none, as the same copy met again). */
+bool cg_expansion_enter(struct cg *g, const struct ast_expansion *x);
+void cg_expansion_leave(struct cg *g, bool entered);
+/* The spans of the macro calls being compiled, innermost first, for an
+ * event (in the arena); *n their number. */
+const struct span *cg_expansion_sites(struct cg *g, uint32_t *n);
 
 static inline struct val cg_reg_val(const struct type *t, ir_reg r)
 {

@@ -262,11 +262,39 @@ void cg_block(struct cg *g, const struct ast_block *b)
 	gen_block(g, b);
 }
 
+bool cg_expansion_enter(struct cg *g, const struct ast_expansion *x)
+{
+	if (!x || g->nexpanding >= CG_EXPANSION_MAX ||
+	    (g->nexpanding && g->expanding[g->nexpanding - 1] == x))
+		return false;
+	g->expanding[g->nexpanding++] = x;
+	return true;
+}
+
+void cg_expansion_leave(struct cg *g, bool entered)
+{
+	if (entered)
+		g->nexpanding--;
+}
+
+const struct span *cg_expansion_sites(struct cg *g, uint32_t *n)
+{
+	*n = g->nexpanding;
+	if (!*n)
+		return NULL;
+	struct span *s = arena_alloc(g->arena, sizeof(*s) * *n);
+	for (uint32_t i = 0; i < *n; i++)
+		s[i] = g->expanding[*n - 1 - i]->site;
+	return s;
+}
+
 static void gen_block(struct cg *g, const struct ast_block *b)
 {
+	bool in = cg_expansion_enter(g, b->expansion);
 	/* a program past the size sonde compiles is refused: no more of it */
 	for (uint32_t i = 0; i < b->n && !ir_full(g->ir); i++)
 		gen_stmt(g, b->stmts[i]);
+	cg_expansion_leave(g, in);
 }
 
 static uint32_t name_hash(const char *s)

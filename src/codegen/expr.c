@@ -1166,11 +1166,14 @@ static struct val expr_of_kind(struct cg *g, struct ast_expr *e)
 		return mem_val(f->type, b.slot, b.off + f->offset);
 	}
 	case E_BLOCK: {
+		bool in = cg_expansion_enter(g, e->expansion);
 		cg_block(g, &e->u.blockx.body);
 		struct ast_expr *ve = e->u.blockx.value;
+		struct val v = ve ? cg_expr(g, ve) :
+				    reg_val(&type_u64, ir_const(g->ir, 0));
+		cg_expansion_leave(g, in);
 		if (!ve)
-			return reg_val(&type_u64, ir_const(g->ir, 0));
-		struct val v = cg_expr(g, ve);
+			return v;
 		if (ve->kind != E_VAR)
 			return v;
 		/* a macro's variable is shared by its expansions: the value

@@ -117,6 +117,10 @@ struct cevent {
 	int32_t map;                 /* PRINT_MAP/CLEAR/ZERO: map index */
 	uint32_t top, div;           /* PRINT_MAP */
 	struct span at;              /* HELPER_ERROR, WARNF, ERRORF */
+	/* WARNF, ERRORF: the calls of the macros at is in, innermost
+	 * first, printed as "expanded from" after it */
+	const struct span *from;
+	uint32_t nfrom;
 };
 
 struct compiled {

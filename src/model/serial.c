@@ -263,6 +263,9 @@ static void put_event(struct wr *w, const struct cevent *e)
 	put32(w, e->top);
 	put32(w, e->div);
 	put_span(w, e->at);
+	put32(w, e->nfrom);
+	for (uint32_t i = 0; i < e->nfrom; i++)
+		put_span(w, e->from[i]);
 }
 
 static void put_prog(struct wr *w, const struct cprog *p,
@@ -622,6 +625,11 @@ static void get_event(struct rd *r, struct cevent *e, uint32_t nmaps)
 	e->top = get32(r);
 	e->div = get32(r);
 	e->at = get_span(r);
+	e->nfrom = get_count(r, 20);
+	struct span *from = alloc_n(r, e->nfrom, sizeof(*from));
+	for (uint32_t i = 0; i < e->nfrom && !r->bad; i++)
+		from[i] = get_span(r);
+	e->from = from;
 	if (e->kind > EV_ERRORF || !map_ok(r, e->map, nmaps) ||
 	    (e->fmt && e->fmt->nconv > e->nargs))
 		r->bad = true;

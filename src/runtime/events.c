@@ -187,7 +187,7 @@ int events_handle(struct events *e, const void *data, size_t size)
 	case EV_ERRORF:
 		if (!(err = format(e, ev, p, len)))
 			out_located(e->o, ev->kind == EV_ERRORF, sb_str(&e->sb),
-				    e->sb.len, ev->at);
+				    e->sb.len, ev->at, ev->from, ev->nfrom);
 		break;
 	case EV_TIME:
 		sb_reset(&e->sb);

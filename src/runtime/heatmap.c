@@ -326,7 +326,8 @@ static void hm_syscall(struct out *o, const char *s, size_t l) FORWARD(syscall, 
 static void hm_join(struct out *o, const char *s, size_t l) FORWARD(join, s, l)
 static void hm_lost(struct out *o, uint64_t n) FORWARD(lost_events, n)
 static void hm_located(struct out *o, bool error, const char *s, size_t l,
-		       struct span at) FORWARD(located, error, s, l, at)
+		       struct span at, const struct span *from,
+		       uint32_t nfrom) FORWARD(located, error, s, l, at, from, nfrom)
 static void hm_helper_error(struct out *o, const char *helper, int64_t ret,
 			    struct span at) FORWARD(helper_error, helper, ret, at)
 static void hm_runtime_error(struct out *o, const char *msg,

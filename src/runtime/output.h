@@ -97,9 +97,11 @@ struct out_ops {
 	/* a runtime warning of the program (msg: what happened) at an
 	 * expression; may be NULL (nothing printed) */
 	void (*runtime_error)(struct out *o, const char *msg, struct span at);
-	/* warnf()/errorf(): the formatted text, located at the call */
+	/* warnf()/errorf(): the formatted text, located at the call, and
+	 * the calls of the macros it is in (innermost first) */
 	void (*located)(struct out *o, bool error, const char *s, size_t len,
-			struct span at);
+			struct span at, const struct span *from,
+			uint32_t nfrom);
 	/* print(expr) of a non-map value */
 	void (*value)(struct out *o, const struct type *t, const void *data);
 	/* print(@m) and the maps printed at exit */
@@ -150,9 +152,10 @@ static inline void out_runtime_error(struct out *o, const char *msg,
 }
 
 static inline void out_located(struct out *o, bool error, const char *s,
-			       size_t len, struct span at)
+			       size_t len, struct span at,
+			       const struct span *from, uint32_t nfrom)
 {
-	o->ops->located(o, error, s, len, at);
+	o->ops->located(o, error, s, len, at, from, nfrom);
 }
 static inline void out_cat(struct out *o, const char *s, size_t len)
 {

@@ -95,7 +95,7 @@ static void runtime_error(struct out *o, const char *msg, struct span at)
 
 /* As 0.26's json.cpp: the type is the function's name. */
 static void located(struct out *o, bool error, const char *s, size_t len,
-		    struct span at)
+		    struct span at, const struct span *from, uint32_t nfrom)
 {
 	struct strbuf sb = STRBUF_INIT;
 	sb_printf(&sb, "{\"type\": \"%s\", \"msg\": ",

@@ -84,14 +84,11 @@ static void runtime_error(struct out *o, const char *msg, struct span at)
 	fflush(o->err);
 }
 
-/* bpftrace 0.26's "FILE:LINE:COL-ENDCOL: ERROR: text" (FILE:LINE-ENDLINE
- * for a call over several lines), without the source line. */
-static void located(struct out *o, bool error, const char *s, size_t len,
-		    struct span at)
+/* bpftrace 0.26's "FILE:LINE:COL-ENDCOL: KIND: text" (FILE:LINE-ENDLINE
+ * for a span over several lines), then the source line and a marker. */
+static void located_line(struct out *o, const char *kind, const char *s,
+			 size_t len, struct span at)
 {
-	if (!error && o->no_warnings)
-		return;
-	fflush(o->f);
 	const char *file = at.file ? at.file->name : "";
 	uint32_t end_line = at.line;
 	for (uint32_t i = 0; at.file && i < at.len &&
@@ -102,8 +99,22 @@ static void located(struct out *o, bool error, const char *s, size_t len,
 	else
 		fprintf(o->err, "%s:%u:%u-%u: ", file, at.line, at.col,
 			at.col + at.len);
-	fprintf(o->err, "%s: %.*s\n", error ? "ERROR" : "WARNING", (int)len,
-		s);
+	fprintf(o->err, "%s: %.*s\n", kind, (int)len, s);
+	diag_source(o->err, at);
+}
+
+/* warnf()/errorf() at the call, then each macro call it came through,
+ * "expanded from", as 0.26 unpacks a location's chain. */
+static void located(struct out *o, bool error, const char *s, size_t len,
+		    struct span at, const struct span *from, uint32_t nfrom)
+{
+	if (!error && o->no_warnings)
+		return;
+	fflush(o->f);
+	const char *kind = error ? "ERROR" : "WARNING";
+	located_line(o, kind, s, len, at);
+	for (uint32_t i = 0; i < nfrom; i++)
+		located_line(o, kind, "expanded from", 13, from[i]);
 	fflush(o->err);
 }
 

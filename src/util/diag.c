@@ -102,6 +102,12 @@ static void print_source_line(FILE *out, struct span sp)
 	fputc('\n', out);
 }
 
+void diag_source(FILE *out, struct span sp)
+{
+	if (sp.file)
+		print_source_line(out, sp);
+}
+
 static void vreport(struct diag *d, const char *kind, struct span sp,
 		    const char *fmt, va_list ap)
 {

@@ -54,6 +54,8 @@ void diag_warning(struct diag *d, struct span sp, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* A located message of any kind ("WARNING" for bpftrace's run-time
  * helper errors), printed as the others; it counts as no error. */
+/* The line sp starts on and a marker under sp, as after a report. */
+void diag_source(FILE *out, struct span sp);
 void diag_report(struct diag *d, const char *kind, struct span sp,
 		 const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 /* A span covering a and b (a must come first). */
