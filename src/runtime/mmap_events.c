@@ -10,14 +10,22 @@
 #include <unistd.h>
 
 #include "runtime/usyms.h"
+#include "util/vec.h"
 #include "util/xalloc.h"
 
 #define PAGES_PER_CPU 64
+
+/* A record read, kept until the read of every CPU's buffer is done. */
+struct held {
+	uint64_t time, seq;
+	struct perf_event_header *h;
+};
 
 struct mmap_events {
 	struct usyms *u;
 	int map_fd; /* the PERF_EVENT_ARRAY libbpf keeps the events in */
 	struct perf_buffer *pb;
+	VEC(struct held) held;
 };
 
 struct rec_mmap2 {
@@ -42,11 +50,8 @@ struct rec_fork {
 	uint64_t time;
 };
 
-static enum bpf_perf_event_ret on_record(void *ctx, int cpu,
-					 struct perf_event_header *h)
+static void apply(struct mmap_events *m, const struct perf_event_header *h)
 {
-	struct mmap_events *m = ctx;
-	(void)cpu;
 	switch (h->type) {
 	case PERF_RECORD_MMAP2: {
 		const struct rec_mmap2 *r = (const void *)h;
@@ -74,7 +79,33 @@ static enum bpf_perf_event_ret on_record(void *ctx, int cpu,
 	default:
 		break;
 	}
+}
+
+/* Each CPU's buffer is in order, not the buffers among themselves: an
+ * old image's mappings (one CPU) applied after the new image's (another)
+ * would name a just-exec'd process's frames in the old binary. The
+ * records are applied in the order of their times (sample_id_all's
+ * trailing PERF_SAMPLE_TIME) once all are read. */
+static enum bpf_perf_event_ret on_record(void *ctx, int cpu,
+					 struct perf_event_header *h)
+{
+	struct mmap_events *m = ctx;
+	(void)cpu;
+	if (h->size < sizeof(*h) + 8)
+		return LIBBPF_PERF_EVENT_CONT;
+	struct held r = { .seq = m->held.len, .h = xmalloc(h->size) };
+	memcpy(r.h, h, h->size);
+	memcpy(&r.time, (const char *)h + h->size - 8, 8);
+	vec_push(&m->held, r);
 	return LIBBPF_PERF_EVENT_CONT;
+}
+
+static int by_time(const void *a, const void *b)
+{
+	const struct held *x = a, *y = b;
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
 int mmapev_open(struct mmap_events **out, struct usyms *u)
@@ -101,6 +132,8 @@ int mmapev_open(struct mmap_events **out, struct usyms *u)
 	attr.comm = 1;
 	attr.comm_exec = 1;
 	attr.task = 1;
+	attr.sample_id_all = 1;
+	attr.sample_type = PERF_SAMPLE_TIME;
 	attr.sample_period = 1;
 	attr.wakeup_events = 1;
 	m->pb = perf_buffer__new_raw(m->map_fd, PAGES_PER_CPU, &attr,
@@ -123,6 +156,14 @@ int mmapev_fd(const struct mmap_events *m)
 void mmapev_consume(struct mmap_events *m)
 {
 	perf_buffer__consume(m->pb);
+	if (!m->held.len)
+		return;
+	qsort(m->held.data, m->held.len, sizeof(*m->held.data), by_time);
+	for (size_t i = 0; i < m->held.len; i++) {
+		apply(m, m->held.data[i].h);
+		free(m->held.data[i].h);
+	}
+	m->held.len = 0;
 }
 
 void mmapev_close(struct mmap_events *m)
@@ -131,5 +172,8 @@ void mmapev_close(struct mmap_events *m)
 		return;
 	perf_buffer__free(m->pb);
 	close(m->map_fd);
+	for (size_t i = 0; i < m->held.len; i++)
+		free(m->held.data[i].h);
+	vec_free(&m->held);
 	free(m);
 }

@@ -140,6 +140,9 @@ static int ringbuf_sample(void *ctx, void *data, size_t size)
 	struct run *r = ctx;
 	if (r->discard)
 		return 0;
+	/* mappings recorded before this record must be in before its user
+	 * addresses are named (a process that just exec'd) */
+	stacks_new_record(&r->st);
 	/* After exit() the probes' later records are dropped, as bpftrace
 	 * does; END's are printed. */
 	if (!r->in_end && r->ev.exit_requested)

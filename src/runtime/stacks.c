@@ -71,6 +71,19 @@ void stacks_consume(struct stacks *s)
 {
 	if (s->mmaps)
 		mmapev_consume(s->mmaps);
+	s->behind = false;
+}
+
+void stacks_new_record(struct stacks *s)
+{
+	s->behind = s->mmaps != NULL;
+}
+
+/* Before a user address of the record being printed is named. */
+static void catch_up(struct stacks *s)
+{
+	if (s->behind)
+		stacks_consume(s);
 }
 
 void stacks_fini(struct stacks *s)
@@ -86,6 +99,7 @@ static int sym(void *ctx, uint64_t addr, int32_t pid, bool offset,
 {
 	if (pid < 0)
 		return symbols_resolve(NULL, addr, pid, offset, sb);
+	catch_up(ctx);
 	return usyms_resolve(usyms_of(ctx), pid, addr, offset, sb, NULL);
 }
 
@@ -93,6 +107,7 @@ static int module(void *ctx, uint64_t addr, int32_t pid, struct strbuf *sb)
 {
 	struct strbuf junk = STRBUF_INIT;
 	const char *path = NULL;
+	catch_up(ctx);
 	usyms_resolve(usyms_of(ctx), pid, addr, false, &junk, &path);
 	sb_free(&junk);
 	if (!path)
@@ -107,6 +122,7 @@ static int lines(void *ctx, uint64_t addr, int32_t pid, bool leaf,
 	struct usyms_frame f;
 	if (pid < 0)
 		return 0;
+	catch_up(ctx);
 	usyms_frame(usyms_of(ctx), pid, addr, &f);
 	if (!f.elf || !srcline_available(f.elf->path))
 		return 0;

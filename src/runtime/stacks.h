@@ -29,6 +29,9 @@ struct stacks {
 	bool scan;            /* some user map holds ustack/usym values */
 	uint64_t next_ms;     /* CLOCK_MONOTONIC of the next tick; 0: now */
 	uint32_t ticks;
+	/* a record is being printed whose user addresses are not yet named
+	 * against the mappings recorded up to now */
+	bool behind;
 };
 
 void stacks_init(struct stacks *s, const struct compiled *c,
@@ -38,6 +41,10 @@ void stacks_fini(struct stacks *s);
 int stacks_poll_fd(const struct stacks *s);
 /* Takes in the mappings made since the last call (before printing). */
 void stacks_consume(struct stacks *s);
+/* A record of the programs is about to be printed: the mapping records
+ * made before it are applied before its first user address is named
+ * (they come through other buffers, and may be read after it). */
+void stacks_new_record(struct stacks *s);
 /* Fills the sym and module hooks of res (ctx = s). */
 void stacks_resolver(struct stacks *s, struct out_resolver *res);
 /* The user symbol tables (made on first use), for readers that need more
