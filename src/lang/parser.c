@@ -631,10 +631,10 @@ static struct ast_expr *parse_primary(struct parser *p)
 		if (!at(p, T_COMMA)) {
 			p->in_pred = saved_pred;
 			last = expect(p, T_RPAREN, "')'").span;
-			/* As bpftrace's: a parenthesized expression, and what
-			 * is built on it, is located from its '(' (where
-			 * -k's helper errors and carets point). */
-			first->span = end_span(open.span, last);
+			/* As bpftrace 0.26's: a parenthesized expression keeps
+			 * its own place, inside the parentheses (0.17 located
+			 * it and what is built on it from the '(') */
+			(void)last;
 			return first;
 		}
 		AVEC(struct ast_expr *) v = { 0 };
