@@ -236,12 +236,12 @@ if [ -z "$why" ]; then
 	if [ -z "$m" ]; then
 		why="no mapping with stackwl's build id $bid"
 	elif [ "$(samples_total "$p" 1)" != "$(map_total "$out")" ]; then
-		why="the profile's total is not the map's"
+		why="the profile's total ($(samples_total "$p" 1)) is not the map's ($(map_total "$out"))"
 	elif ! grep -qw spin <<<"$names" || ! grep -qw main <<<"$names"; then
 		why="the offsets of stackwl's mapping do not name spin and main: $names"
 	fi
 fi
-report pprof-build-id "$why" "$err" "$scratch/bid.raw"
+report pprof-build-id "$why" "$err" "$scratch/bid.raw" "$out"
 
 # ---- pprof-endpoint ----
 # (start_sonde and stop_sonde: tests/lib.sh)
