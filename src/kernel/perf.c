@@ -180,24 +180,41 @@ int perf_bp_mode_parse(const char *s)
 	return mode;
 }
 
+static int bp_attr(struct perf_event_attr *attr, uint64_t addr, int len,
+		   int mode)
+{
+	base_attr(attr, PERF_TYPE_BREAKPOINT);
+	attr->bp_addr = addr;
+	if (mode == PERF_BP_X) {
+		attr->bp_type = HW_BREAKPOINT_X;
+		attr->bp_len = sizeof(long);
+		return 0;
+	}
+	if (len != 1 && len != 2 && len != 4 && len != 8)
+		return -EINVAL;
+	attr->bp_type = ((mode & PERF_BP_R) ? HW_BREAKPOINT_R : 0) |
+			((mode & PERF_BP_W) ? HW_BREAKPOINT_W : 0);
+	if (!attr->bp_type || (mode & PERF_BP_X))
+		return -EINVAL;
+	attr->bp_len = (uint64_t)len;
+	return 0;
+}
+
 int perf_open_breakpoint(uint64_t addr, int len, int mode, int pid, int cpu)
 {
 	struct perf_event_attr attr;
-	base_attr(&attr, PERF_TYPE_BREAKPOINT);
-	attr.bp_addr = addr;
-	if (mode == PERF_BP_X) {
-		attr.bp_type = HW_BREAKPOINT_X;
-		attr.bp_len = sizeof(long);
-	} else {
-		if (len != 1 && len != 2 && len != 4 && len != 8)
-			return -EINVAL;
-		attr.bp_type = ((mode & PERF_BP_R) ? HW_BREAKPOINT_R : 0) |
-			       ((mode & PERF_BP_W) ? HW_BREAKPOINT_W : 0);
-		if (!attr.bp_type || (mode & PERF_BP_X))
-			return -EINVAL;
-		attr.bp_len = (uint64_t)len;
-	}
-	return perf_open(&attr, pid, cpu, -1, 0);
+	int err = bp_attr(&attr, addr, len, mode);
+	return err ? err : perf_open(&attr, pid, cpu, -1, 0);
+}
+
+int perf_open_breakpoint_thread(uint64_t addr, int len, int mode, int tid)
+{
+	struct perf_event_attr attr;
+	int err = bp_attr(&attr, addr, len, mode);
+	if (err)
+		return err;
+	attr.inherit = 1;
+	return perf_open(&attr, tid, -1, -1, 0);
 }
 
 int perf_attach_bpf(int perf_fd, int prog_fd)

@@ -55,6 +55,9 @@ enum perf_bp_mode { PERF_BP_R = 1, PERF_BP_W = 2, PERF_BP_X = 4 };
 /* A hardware breakpoint: mode is PERF_BP_* bits (r, w, rw, x), len 1, 2, 4
  * or 8 (x: sizeof(long)). */
 int perf_open_breakpoint(uint64_t addr, int len, int mode, int pid, int cpu);
+/* ... bound to thread tid on any CPU, and inherited by the threads it
+ * creates after (a task's breakpoint follows one thread). */
+int perf_open_breakpoint_thread(uint64_t addr, int len, int mode, int tid);
 /* "r", "w", "rw", "x" ... (any order) to PERF_BP_* bits; -EINVAL if bad. */
 int perf_bp_mode_parse(const char *s);
 

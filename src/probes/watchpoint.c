@@ -4,7 +4,9 @@
  * it alone; without, it is a kernel address, watched on every CPU. The
  * FUNC+argN form (watch what an argument points to once FUNC is entered)
  * is in watchfunc.c. */
+#include <dirent.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -87,20 +89,52 @@ static int open_on(const struct probe_target *t, int cpu)
 				    perf_bp_mode_parse(t->u.watch.mode), -1, cpu);
 }
 
+/* A process's address: a task-bound breakpoint on each of its threads
+ * (one follows its thread across CPUs, and takes a debug register only
+ * while it runs), inherited by the threads they create. A thread gone
+ * meanwhile is no error. */
+static int attach_threads(const struct probe_target *t, int prog_fd,
+			  struct probe_attachment *att)
+{
+	int mode = perf_bp_mode_parse(t->u.watch.mode), err = -ESRCH;
+	char dir[64];
+	snprintf(dir, sizeof(dir), "/proc/%d/task", (int)t->pid);
+	DIR *d = opendir(dir);
+	if (!d)
+		return probe_attach_perf(
+			perf_open_breakpoint_thread(t->u.watch.addr,
+						    t->u.watch.len, mode,
+						    t->pid),
+			prog_fd, att);
+	bool any = false;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		char *end;
+		long tid = strtol(de->d_name, &end, 10);
+		if (de->d_name[0] == '.' || *end || tid <= 0)
+			continue;
+		int e = probe_attach_perf(
+			perf_open_breakpoint_thread(t->u.watch.addr,
+						    t->u.watch.len, mode,
+						    (int)tid),
+			prog_fd, att);
+		if (!e)
+			any = true;
+		else if (e != -ESRCH)
+			err = e;
+	}
+	closedir(d);
+	return any ? 0 : err;
+}
+
 static int attach(const struct probe_target *t, int prog_fd,
 		  struct probe_attachment *att)
 {
 	if (t->u.watch.path)
 		return probe_watch_func_attach(t, prog_fd, att);
-	/* One task-bound breakpoint follows the process across CPUs and
-	 * takes one debug register; a kernel address needs one per CPU. */
+	/* a kernel address needs one per CPU */
 	if (t->pid > 0)
-		return probe_attach_perf(
-			perf_open_breakpoint(t->u.watch.addr, t->u.watch.len,
-					     perf_bp_mode_parse(t->u.watch.mode),
-					     t->pid,
-					     -1),
-			prog_fd, att);
+		return attach_threads(t, prog_fd, att);
 	return probe_attach_cpus(t, prog_fd, att, open_on);
 }
 
