@@ -270,6 +270,7 @@ struct builder {
 	} last;
 	uint64_t main_mapping;   /* the first program's, else library's */
 	bool main_is_program;
+	uint64_t unknown_loc;    /* "[unknown]", made on first use; 0: not */
 };
 
 /* Whether path names a program rather than a library or an image. */
@@ -473,6 +474,18 @@ static void key_parts_free(part_vec *parts)
 	vec_free(parts);
 }
 
+/* The one frame of a sample whose stacks have none (a capture that
+ * failed: the map counts it, so the profile's total must too; pprof's
+ * tools leave a sample of no location out), as perf names such frames. */
+static uint64_t unknown_location(struct builder *b)
+{
+	if (!b->unknown_loc) {
+		struct pprof_line l = { function(b, "[unknown]", NULL, 0), 0 };
+		b->unknown_loc = pprof_enc_location(b->enc, 0, 0, &l, 1);
+	}
+	return b->unknown_loc;
+}
+
 /* One entry as a sample: kernel stacks first (they are on top of the
  * user ones), then user stacks, each leaf first; the rest as labels. */
 static void add_sample(struct builder *b, const part_vec *parts,
@@ -485,6 +498,8 @@ static void add_sample(struct builder *b, const part_vec *parts,
 			if (t->kind == (pass ? TY_USTACK : TY_KSTACK))
 				add_stack(b, t, key + parts->data[i].off);
 		}
+	if (!b->stack.len)
+		vec_push(&b->stack, unknown_location(b));
 	struct pprof_label labels[16];
 	struct strbuf text[16];
 	uint32_t nl = 0;

@@ -31,6 +31,10 @@
 #   pprof-build-id     @[ustack(build_id)]: frames are offsets in a mapping
 #                      named by the file's build id (what a symbolising
 #                      server needs), and they name stackwl's functions
+#   pprof-no-frames    @[kstack] of a process spinning in user space: the
+#                      samples whose stack has no frame are one [unknown]
+#                      frame, so the profile's total is the map's (pprof's
+#                      tools drop a sample of no location)
 #   pprof-endpoint     --metrics' /debug/pprof/profile?seconds=1, scraped
 #                      with curl after alpha is over: 200, octet-stream,
 #                      a profile of beta with no alpha in it although the
@@ -242,6 +246,23 @@ if [ -z "$why" ]; then
 	fi
 fi
 report pprof-build-id "$why" "$err" "$scratch/bid.raw" "$out"
+
+# ---- pprof-no-frames: a stack of no frame is still a sample ----
+p=$scratch/nof.pb.gz out=$scratch/nof.out err=$scratch/nof.err
+run_sonde "$out" "$err" -q --pprof "$p" -c "$SWL 1000" \
+	-e 'profile:hz:199 /pid == cpid/ { @[kstack] = count(); }'
+why=$(status_problem 0 "$err")
+if [ -z "$why" ]; then
+	pp -top "$p" >"$scratch/nof.top"
+	if ! grep -qaE '^@\[$' "$out" || ! grep -qaE '^\]: [0-9]+$' "$out"; then
+		why="no sample without kernel frames (the spinner ran in the kernel?)"
+	elif [ "$(samples_total "$p" 1)" != "$(map_total "$out")" ]; then
+		why="the profile's total ($(samples_total "$p" 1)) is not the map's ($(map_total "$out"))"
+	elif ! grep -qE ' \[unknown\]$' "$scratch/nof.top"; then
+		why="the samples of no frame are not [unknown]"
+	fi
+fi
+report pprof-no-frames "$why" "$err" "$out" "$scratch/nof.top"
 
 # ---- pprof-endpoint ----
 # (start_sonde and stop_sonde: tests/lib.sh)
