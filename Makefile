@@ -10,9 +10,11 @@ PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lbpf -ldw -
 
 # libmicrohttpd serves --metrics; without it sonde builds and --metrics
 # says it is missing (src/runtime/metrics_http.c).
+# It is loaded (dlopen) when a server starts, not linked: see
+# src/runtime/mhd_dl.h.
 ifeq ($(shell pkg-config --exists libmicrohttpd 2>/dev/null && echo 1),1)
   PKG_CFLAGS += $(shell pkg-config --cflags libmicrohttpd) -DSONDE_HAVE_MHD
-  PKG_LIBS   += $(shell pkg-config --libs libmicrohttpd)
+  PKG_LIBS   += -ldl
 endif
 
 WARN     := -Wall -Wextra -Werror -Wno-unused-parameter

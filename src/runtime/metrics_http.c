@@ -52,7 +52,7 @@ void metrics_close(struct metrics_server *s)
 #else
 
 #include <arpa/inet.h>
-#include <microhttpd.h>
+#include "runtime/mhd_dl.h"
 #include <netinet/in.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
@@ -206,6 +206,12 @@ int metrics_listen(struct metrics_server **out, const char *spec,
 	socklen_t len;
 	long port;
 	*out = NULL;
+	char why[256];
+	if (mhd_dl_load(why, sizeof(why))) {
+		fprintf(err, "sonde: --metrics needs libmicrohttpd, which "
+			     "cannot be loaded: %s\n", why);
+		return -ENOENT;
+	}
 	if (parse_addr(spec, &ss, &len, &port)) {
 		fprintf(err, "sonde: --metrics '%s' is not PORT, ADDR:PORT or "
 			     "[IPV6ADDR]:PORT with a numeric address and a "

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "runtime/metrics.h"
+#include "runtime/mhd_dl.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 
