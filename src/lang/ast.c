@@ -537,7 +537,7 @@ void ast_block_split_value(struct arena *a, struct ast_block *b,
 	if (!b->n)
 		return;
 	if (!b->trailing) {
-		if (a && full_if(b->stmts[b->n - 1]))
+		if (a && b->stmts && full_if(b->stmts[b->n - 1]))
 			*value = if_value(a, b->stmts[--b->n]);
 		return;
 	}

@@ -460,7 +460,9 @@ static struct ast_expr *parse_block_expr(struct parser *p)
 {
 	struct ast_expr *e = new_expr(p, E_BLOCK, peek(p)->span);
 	parse_block(p, &e->u.blockx.body);
-	ast_block_split_value(p->arena, &e->u.blockx.body, &e->u.blockx.value);
+	/* (no if made a value out of what a syntax error left) */
+	ast_block_split_value(p->diag->nerrors ? NULL : p->arena,
+			      &e->u.blockx.body, &e->u.blockx.value);
 	e->span = e->u.blockx.body.span;
 	return e;
 }
