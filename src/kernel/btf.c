@@ -959,17 +959,6 @@ static const struct type_enum *enum_table(struct arena *a, const struct btf *b,
 	return te;
 }
 
-int kbtf_enum_value(const char *name, int64_t *value)
-{
-	struct btf *b = kbtf_vmlinux();
-	uint32_t id;
-	uint16_t i;
-	if (!b || !find_enumerator(b, name, &id, &i))
-		return -ENOENT;
-	*value = enum_value(b, id, i);
-	return 0;
-}
-
 int kbtf_enumerator(struct arena *a, const char *name, int64_t *value,
 		    const struct type_enum **enm)
 {
@@ -979,6 +968,12 @@ int kbtf_enumerator(struct arena *a, const char *name, int64_t *value,
 	if (!b || !find_enumerator(b, name, &id, &i))
 		return -ENOENT;
 	*value = enum_value(b, id, i);
-	*enm = enum_table(a, b, id);
+	if (enm)
+		*enm = enum_table(a, b, id);
 	return 0;
+}
+
+int kbtf_enum_value(const char *name, int64_t *value)
+{
+	return kbtf_enumerator(NULL, name, value, NULL);
 }

@@ -37,7 +37,8 @@ int32_t kbtf_find(const char *name);
 int32_t kbtf_kfunc_id(const char *name);
 /* The value of a vmlinux enumerator ("TCP_ESTABLISHED"): 0 or -ENOENT. */
 int kbtf_enum_value(const char *name, int64_t *value);
-/* ... and its enum's enumerators (in a; NULL: an anonymous enum). */
+/* ... and its enum's enumerators (in a; NULL: an anonymous enum), when
+ * enm is not NULL. */
 struct type_enum;
 int kbtf_enumerator(struct arena *a, const char *name, int64_t *value,
 		    const struct type_enum **enm);
