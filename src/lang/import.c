@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 
 #include "lang/parser.h"
+#include "util/files.h"
 #include "util/strbuf.h"
 
 /* Nested imports deeper than this are refused (a chain of distinct files
@@ -115,33 +116,21 @@ static void import_bt(struct imp *x, const struct ast_import *at,
 			   "(more than %d)", MAX_IMPORT_DEPTH);
 		return;
 	}
-	FILE *f = fopen(path, "rb");
-	if (!f) {
+	char *text;
+	size_t len;
+	int err = files_read(path, FILES_READ_MAX, &text, &len);
+	if (err) {
 		diag_error(x->d, at->span, "error reading import \"%s\": %s",
-			   path, strerror(errno));
-		return;
-	}
-	struct strbuf sb = STRBUF_INIT;
-	char buf[65536];
-	size_t n;
-	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
-		sb_appendn(&sb, buf, n);
-	bool bad = ferror(f);
-	fclose(f);
-	if (bad || sb.len > UINT32_MAX / 2) {
-		diag_error(x->d, at->span, "error reading import \"%s\"", path);
-		sb_free(&sb);
+			   path, files_err_str(err, FILES_READ_MAX));
 		return;
 	}
 	struct src_file *sf = arena_alloc(x->a, sizeof(*sf));
-	char *text = arena_alloc(x->a, sb.len + 1);
-	if (sb.len)
-		memcpy(text, sb.buf, sb.len);
-	text[sb.len] = 0;
 	sf->name = arena_strdup(x->a, path);
-	sf->text = text;
-	sf->len = (uint32_t)sb.len;
-	sb_free(&sb);
+	char *copy = arena_alloc(x->a, len + 1);
+	memcpy(copy, text, len + 1);
+	sf->text = copy;
+	sf->len = (uint32_t)len;
+	free(text);
 	GROW(x, x->seen, x->nseen, x->capseen);
 	x->seen[x->nseen++] = real;
 	int errors = x->d->nerrors;

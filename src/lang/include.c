@@ -6,10 +6,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 
 #include "kernel/features.h"
 #include "lang/cpp_expr.h"
+#include "util/files.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 
@@ -69,32 +71,34 @@ static bool parse_include(const char *line, char *name, size_t cap,
 	return true;
 }
 
-static FILE *open_in(const char *dir, const char *name, char *path,
-		     size_t cap)
+/* Whether dir/name is there to be read, in path: as the preprocessor
+ * searches, a directory of that name is passed over. What else is there
+ * (a FIFO, a device) is found, and refused when it is read. */
+static bool exists_in(const char *dir, const char *name, char *path,
+		      size_t cap)
 {
 	int n = snprintf(path, cap, "%s/%s", dir, name);
-	if (n < 0 || (size_t)n >= cap)
-		return NULL;
-	return fopen(path, "r");
+	struct stat st;
+	return n >= 0 && (size_t)n < cap && stat(path, &st) == 0 &&
+	       !S_ISDIR(st.st_mode);
 }
 
 /* Finds name as the preprocessor would: "x" also next to the includer. */
-static FILE *find(struct inc *s, const char *name, bool angle,
-		  const char *from_dir, char *path, size_t cap)
+static bool find(struct inc *s, const char *name, bool angle,
+		 const char *from_dir, char *path, size_t cap)
 {
 	if (name[0] == '/')
-		return open_in("", name, path, cap);
-	FILE *f;
-	if (!angle && (f = open_in(from_dir, name, path, cap)))
-		return f;
+		return exists_in("", name, path, cap);
+	if (!angle && exists_in(from_dir, name, path, cap))
+		return true;
 	for (size_t i = 0; i < s->o->ndirs; i++)
-		if ((f = open_in(s->o->dirs[i], name, path, cap)))
-			return f;
+		if (exists_in(s->o->dirs[i], name, path, cap))
+			return true;
 	if (s->o->kernel_source) {
 		char dir[4096];
 		snprintf(dir, sizeof(dir), "%s/include", s->o->kernel_source);
-		if ((f = open_in(dir, name, path, cap)))
-			return f;
+		if (exists_in(dir, name, path, cap))
+			return true;
 	}
 	struct utsname u;
 	char multiarch[128] = "/usr/include/x86_64-linux-gnu";
@@ -103,9 +107,9 @@ static FILE *find(struct inc *s, const char *name, bool angle,
 			 "/usr/include/%s-linux-gnu", u.machine);
 	const char *sys[] = { "/usr/local/include", multiarch, "/usr/include" };
 	for (size_t i = 0; i < sizeof(sys) / sizeof(*sys); i++)
-		if ((f = open_in(sys[i], name, path, cap)))
-			return f;
-	return NULL;
+		if (exists_in(sys[i], name, path, cap))
+			return true;
+	return false;
 }
 
 static void push(struct inc *s, struct span sp, const char *text)
@@ -233,21 +237,30 @@ static int scan(struct inc *s, struct span sp, const struct src_file *f,
 	return rc;
 }
 
-/* The whole of file f, in the arena, as a source file named path. */
-static const struct src_file *slurp(struct arena *a, FILE *f,
-				    const char *path)
+/* The whole of the file at path (a regular one, FILES_READ_MAX at
+ * most), in the arena, as a source file named path; NULL after reporting
+ * why not, at at (the #include's name), or unlocated for an --include. */
+static const struct src_file *slurp(struct inc *s, const char *path,
+				    const char *name, struct span at)
 {
-	struct strbuf b = STRBUF_INIT;
-	char buf[8192];
-	size_t n;
-	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
-		sb_appendn(&b, buf, n);
-	struct src_file *sf = arena_alloc(a, sizeof(*sf));
-	char *text = arena_alloc(a, b.len + 1);
-	memcpy(text, sb_str(&b), b.len);
-	*sf = (struct src_file){ arena_strdup(a, path), text,
-				 (uint32_t)b.len };
-	sb_free(&b);
+	char *buf;
+	size_t len;
+	int err = files_read(path, FILES_READ_MAX, &buf, &len);
+	if (err) {
+		const char *why = files_err_str(err, FILES_READ_MAX);
+		if (at.file)
+			diag_error(s->d, at, "cannot read '%s': %s", name, why);
+		else
+			diag_error(s->d, at, "--include: cannot read '%s': %s",
+				   name, why);
+		return NULL;
+	}
+	struct src_file *sf = arena_alloc(s->a, sizeof(*sf));
+	char *text = arena_alloc(s->a, len + 1);
+	memcpy(text, buf, len + 1);
+	free(buf);
+	*sf = (struct src_file){ arena_strdup(s->a, path), text,
+				 (uint32_t)len };
 	return sf;
 }
 
@@ -263,8 +276,7 @@ static int read_header(struct inc *s, struct span sp, const char *name,
 		       struct span at)
 {
 	char path[4096];
-	FILE *f = find(s, name, angle, from_dir, path, sizeof(path));
-	if (!f) {
+	if (!find(s, name, angle, from_dir, path, sizeof(path))) {
 		s->failed = arena_strdup(s->a, name);
 		return -1;
 	}
@@ -272,19 +284,17 @@ static int read_header(struct inc *s, struct span sp, const char *name,
 	for (int k = 0; k < depth && k <= MAX_DEPTH; k++)
 		open |= !strcmp(s->stack[k], path);
 	if ((!open && in_set(&s->seen, path)) ||
-	    (open && in_set(&s->once, path))) {
-		fclose(f);
+	    (open && in_set(&s->once, path)))
 		return 0;
-	}
 	if (depth > MAX_DEPTH) {
-		fclose(f);
 		diag_error(s->d, at, "#include nested too deeply");
 		return -2;
 	}
+	const struct src_file *sf = slurp(s, path, name, at);
+	if (!sf)
+		return -2;
 	if (!open)
 		add_to_set(&s->seen, path);
-	const struct src_file *sf = slurp(s->a, f, path);
-	fclose(f);
 	s->stack[depth] = sf->name;
 	char dir[4096];
 	snprintf(dir, sizeof(dir), "%s", path);

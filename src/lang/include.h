@@ -10,7 +10,10 @@
  * BTF, which gives its types and enums. Conditionals (#ifdef, #ifndef,
  * #if/#elif through lang/cpp_expr.h, #else, #endif) are followed in the
  * headers and in the program, whose C definitions and #defines in a
- * branch left out are dropped.
+ * branch left out are dropped. A header is read only when it is a
+ * regular file of FILES_READ_MAX (16 MiB) at most: a device, a FIFO or a
+ * larger file is refused at the #include naming it (a directory is
+ * passed over in the search, as the preprocessor does).
  */
 #ifndef SONDE_INCLUDE_H
 #define SONDE_INCLUDE_H
@@ -29,8 +32,9 @@ struct include_opts {
 	const char *kernel_source; /* BPFTRACE_KERNEL_SOURCE or NULL */
 };
 
-/* Returns 0, or -1 after reporting a header that cannot be found or
- * read ("'x.h' file not found", as clang words it). */
+/* Returns 0, or -1 after reporting a header that cannot be found
+ * ("'x.h' file not found", as clang words it) or read ("cannot read
+ * 'x.h': not a regular file"). */
 int include_expand(struct arena *a, struct diag *d, struct ast_program *p,
 		   const struct include_opts *o);
 
