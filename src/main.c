@@ -38,6 +38,7 @@
 #include "runtime/info.h"
 #include "runtime/run.h"
 #include "tools/toolfind.h"
+#include "util/files.h"
 #include "util/arena.h"
 #include "util/diag.h"
 #include "util/strbuf.h"
@@ -1394,6 +1395,7 @@ static void free_options(void)
 
 int main(int argc, char **argv)
 {
+	files_guard_stdio(); /* first: nothing opened may become stdout */
 	atexit(free_options);
 	if (parse_options(argc, argv, &o) < 0 || limits_from_env(stderr) < 0 ||
 	    config_from_env(stderr) < 0)

@@ -178,7 +178,9 @@ cli_sigint_while_detaching() {
 
 # cli_write_case NAME HOW WORDS: sonde's stdout is HOW ("full": /dev/full;
 # "pipe": a pipe whose reader has gone, with SIGPIPE ignored, as some
-# service managers start programs). The workload would run 30 s; the
+# service managers start programs; "closed": no fd 1, where sonde puts a
+# read-only /dev/null before it opens anything: its epoll fd became
+# stdout, and the error said "Invalid argument"). The workload would run 30 s; the
 # failed write must stop the run at once, be said once on stderr, and
 # make sonde exit 1; WORDS are the errno's. (bpftrace 0.17 runs on: `| head -1` never ends.)
 cli_write_case() {
@@ -189,6 +191,11 @@ cli_write_case() {
 	full)
 		timeout -k 5 20 "$SONDE" -e "$prog" -c "$WL getpid 100000 sleep 30000" \
 			</dev/null >/dev/full 2>"$d/err"
+		echo $? >"$d/rc"
+		;;
+	closed)
+		timeout -k 5 20 "$SONDE" -e "$prog" -c "$WL getpid 100000 sleep 30000" \
+			</dev/null >&- 2>"$d/err"
 		echo $? >"$d/rc"
 		;;
 	pipe)
@@ -212,6 +219,7 @@ cli_write_case() {
 cli_write_errors() {
 	cli_write_case cli_write_stdout_full full "No space left on device"
 	cli_write_case cli_write_stdout_pipe pipe "Broken pipe"
+	cli_write_case cli_write_stdout_closed closed "Bad file descriptor"
 }
 
 # Exactness at a stop: the -c workload makes exactly N getpid() calls,
