@@ -25,6 +25,7 @@ PKGS=(
 	prometheus curl                       # promtool and a real Prometheus server scraping --metrics (tests/metrics)
 	qemu-system-x86 busybox-static cpio   # the VM layer (tests/vm): guests booting Debian's stock kernels
 	zstd xz-utils kmod                    # ... unpacking those kernels and their modules (depmod)
+	strace                                # runtime tests that prove what reached the kernel (bpf() calls)
 	time                                  # /usr/bin/time: CPU time and peak memory of the hostile inputs (tests/errors), the compile benchmark
 	golang-go                             # go tool pprof, the reader of every profile sonde writes (tests/pprof)
 )

@@ -50,15 +50,56 @@ show_diff() {
 	rm -f "$d"
 }
 
-# update_golden EXPECTED ACTUAL NAME: with UPDATE_GOLDEN=1, rewrites EXPECTED
-# from ACTUAL and reports NAME as ok; returns 1 (does nothing) otherwise.
+# update_golden EXPECTED ACTUAL NAME: rewrites EXPECTED from ACTUAL only
+# when the change is named: UPDATE_GOLDEN holds a comma-separated list of
+# test names or shell patterns (UPDATE_GOLDEN='errors/map_*,bpf/casts'
+# names the errors test map_* and the golden test bpf/casts; a name is
+# matched with and without its layer's prefix). The diff is always shown,
+# so a rewrite is reviewed where it is made. Returns 0 when it reported
+# NAME (rewritten, or refused because the change was not named), 1 when
+# UPDATE_GOLDEN is unset (the caller reports NAME as usual). A blanket
+# UPDATE_GOLDEN=1 names nothing: one wrong rewrite of every expectation is
+# how a bad listing once entered the history.
 update_golden() {
-	[ "${UPDATE_GOLDEN:-0}" = 1 ] || return 1
+	[ -n "${UPDATE_GOLDEN:-}" ] && [ "${UPDATE_GOLDEN}" != 0 ] || return 1
 	if [ -f "$1" ] && cmp -s "$1" "$2"; then
 		echo "ok $3"
-	else
-		cp "$2" "$1"
+		return 0
+	fi
+	local pat named=0
+	local IFS=,
+	for pat in $UPDATE_GOLDEN; do
+		# shellcheck disable=SC2053 # the name is matched as a pattern
+		if [[ $3 == $pat ]] || [[ ${LAYER:+$LAYER/}$3 == $pat ]]; then named=1; fi
+	done
+	unset IFS
+	if [ $named = 1 ]; then
 		echo "ok $3 # updated $1"
+	else
+		echo "not ok $3: differs from $1; UPDATE_GOLDEN does not name it (name it to accept: UPDATE_GOLDEN='${LAYER:+$LAYER/}$3')"
+	fi
+	if [ -f "$1" ]; then show_diff "$1" "$2"; else indent "$2" 30; fi
+	[ $named = 1 ] && cp "$2" "$1"
+	return 0
+}
+
+# layer_done: the last line of every layer. tests/run.sh counts a layer
+# that ends without it (killed, or stopped halfway by an error of its own
+# script) as a failure, whatever it printed before.
+layer_done() {
+	echo "# layer done"
+	exit 0
+}
+
+# lint_result NAME WHY: a check of the tree's text (a document mentions an
+# option, a file exists, a header includes only what its layer may), not of
+# what sonde does. tests/run.sh reports these on their own line, apart
+# from the tests. Empty WHY: passed.
+lint_result() {
+	if [ -z "$2" ]; then
+		echo "lint ok $1"
+	else
+		echo "lint not ok $1: $2"
 	fi
 }
 

@@ -83,4 +83,4 @@ if command -v zsh >/dev/null; then
 			grep -qF -- ",$o}'" "$C/_sonde" || echo "$o"; done)
 	check zsh-all-long-options "$miss" ""
 fi
-exit 0
+layer_done

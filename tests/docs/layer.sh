@@ -3,39 +3,39 @@
 # describe every option `sonde -h` shows, so that neither falls behind the
 # code. One result per option and document. Every tool of tools/ has a row
 # in the README's table and an entry in the man page's TOOLS section.
+# These are lint checks (of the documents' text), reported apart from the
+# tests. An option is matched as a whole name: --emit-elf does not count as
+# a mention of -e, nor --tools of --tool.
 # shellcheck source=tests/lib.sh
 . "$TOP/tests/lib.sh"
 
-help=$("$SONDE" -h) || { echo "not ok docs: sonde -h failed"; exit 0; }
+help=$("$SONDE" -h) || { lint_result docs "sonde -h failed"; layer_done; }
 # Long options, then short ones, as they start the lines of the help.
 opts=$(printf '%s\n' "$help" | grep -oE '^ +(-[a-zA-Z], )?--?[a-zA-Z][a-z-]*' |
 	sed -E 's/^ +//; s/^-[a-zA-Z], //' | sort -u)
-[ -n "$opts" ] || { echo "not ok docs: no options found in sonde -h"; exit 0; }
+[ -n "$opts" ] || { lint_result docs "no options found in sonde -h"; layer_done; }
 man=$TOP/docs/sonde.8
+# troff writes '-' as '\-': the man page's name of an option is its name
+# with each '-' escaped, not followed by another name character or '\-'
+# and not preceded by '-' ('\fB\-e' names -e; '\-\-emit\-elf' names
+# neither -e nor --emit).
+B='\' # one backslash
 for o in $opts; do
-	# troff writes '-' as '\-'
-	if grep -qF -- "${o//-/\\-}" "$man"; then
-		echo "ok man:$o"
-	else
-		echo "not ok man:$o: docs/sonde.8 does not mention $o"
-	fi
-	if grep -qE -- "(^|[^a-z-])$o([^a-z-]|$)" "$TOP/README.md"; then
-		echo "ok readme:$o"
-	else
-		echo "not ok readme:$o: README.md does not mention $o"
-	fi
+	troff=${o//-/[$B$B]-}
+	why=
+	grep -qE -- "(^|[^-])$troff([^a-zA-Z$B$B]|[$B$B][^-]|$)" "$man" || why="docs/sonde.8 does not mention $o"
+	lint_result "man:$o" "$why"
+	why=
+	grep -qE -- "(^|[^a-zA-Z-])$o([^a-zA-Z-]|$)" "$TOP/README.md" || why="README.md does not mention $o"
+	lint_result "readme:$o" "$why"
 done
 for f in "$TOP"/tools/*.bt; do
 	n=$(basename "$f" .bt)
-	if grep -qF "| \`$n\` |" "$TOP/README.md"; then
-		echo "ok readme-tool:$n"
-	else
-		echo "not ok readme-tool:$n: README.md's tool table has no row for $n"
-	fi
-	if grep -qE "^\.B $n( |$)" "$man"; then
-		echo "ok man-tool:$n"
-	else
-		echo "not ok man-tool:$n: docs/sonde.8 has no TOOLS entry for $n"
-	fi
+	why=
+	grep -qF "| \`$n\` |" "$TOP/README.md" || why="README.md's tool table has no row for $n"
+	lint_result "readme-tool:$n" "$why"
+	why=
+	grep -qE "^\.B $n( |$)" "$man" || why="docs/sonde.8 has no TOOLS entry for $n"
+	lint_result "man-tool:$n" "$why"
 done
-exit 0
+layer_done

@@ -23,12 +23,12 @@ RTDIR=$TOP/tests/runtime
 
 if [ "$(id -u)" != 0 ]; then
 	echo "skip flamegraph: not root (the tests load BPF programs)"
-	exit 0
+	layer_done
 fi
 scratch=$BUILD/tests/flamegraph
 rm -rf "$scratch"
 mkdir -p "$scratch"
-build_workload "$BUILD/tests/runtime" || { echo "not ok flamegraph-workload: cannot compile the workloads"; exit 0; }
+build_workload "$BUILD/tests/runtime" || { echo "not ok flamegraph-workload: cannot compile the workloads"; layer_done; }
 
 out=$scratch/out err=$scratch/err folded=$scratch/stacks.folded svg=$scratch/stacks.svg
 run_sonde "$out" "$err" -q --folded "$folded" --flamegraph "$svg" \
@@ -116,4 +116,4 @@ else
 		fi
 	done
 fi
-exit 0
+layer_done

@@ -3,9 +3,13 @@
 #   tests/golden/ast/NAME.bt  ->  sonde --dump ast NAME.bt  must print NAME.ast
 #   tests/golden/bpf/NAME.bt  ->  sonde --dump bpf NAME.bt  must print NAME.bpf
 # sonde runs from inside the directory, so paths in the output are relative.
-# Each must exit 0. Review the diff when the output changes on purpose, then
-# rewrite the expected files with:
-#   UPDATE_GOLDEN=1 tests/run.sh --layers golden
+# Each must exit 0. A listing is only as good as the kernel's word on it:
+# as root, every bpf/NAME.bt must also load through the verifier
+# (`sonde --verify`, the same compile; bpf/NAME:loads), so a listing that
+# the kernel refuses is never an expectation. Review the diff when the
+# output changes on purpose, then rewrite the files you name (a list of
+# names or patterns; see tests/lib.sh):
+#   UPDATE_GOLDEN='bpf/casts,ast/*' tests/run.sh --layers golden
 # shellcheck source=tests/lib.sh
 . "$TOP/tests/lib.sh"
 
@@ -25,7 +29,7 @@ for kind in ast bpf; do
 			if update_golden "$exp" "$out" "$kind/$name"; then
 				:
 			elif [ ! -f "$exp" ]; then
-				echo "not ok $kind/$name: no $exp (run with UPDATE_GOLDEN=1 to create it)"
+				echo "not ok $kind/$name: no $exp (create it with UPDATE_GOLDEN=$kind/$name)"
 			elif cmp -s "$exp" "$out"; then
 				echo "ok $kind/$name"
 			else
@@ -36,7 +40,24 @@ for kind in ast bpf; do
 			echo "not ok $kind/$name: $why"
 			indent "$err" 10
 		fi
+		[ "$kind" = bpf ] || continue
+		if [ "$(id -u)" != 0 ]; then
+			echo "skip $kind/$name:loads: not root (loading needs BPF)"
+			continue
+		fi
+		run_sonde "$out.verify" "$err.verify" --verify "$bt"
+		if grep -qE 'the kernel refuses [a-z_]+ programs|cannot run here' "$err.verify"; then
+			echo "skip $kind/$name:loads: this kernel lacks what it needs: $(head -n 1 "$err.verify" | sed 's/^sonde: //')"
+		elif ! why=$(status_problem 0 "$err.verify") || [ -n "$why" ]; then
+			echo "not ok $kind/$name:loads: $why"
+			indent "$err.verify" 15
+		elif ! grep -qE '^[0-9]+ programs? passed the verifier$' "$out.verify"; then
+			echo "not ok $kind/$name:loads: no verifier report"
+			indent "$out.verify" 10
+		else
+			echo "ok $kind/$name:loads"
+		fi
 	done
 done
 [ $ntests -gt 0 ] || echo "skip golden: no tests/golden/{ast,bpf}/*.bt yet"
-exit 0
+layer_done

@@ -52,16 +52,16 @@ fi
 
 if [ "$(id -u)" != 0 ]; then
 	echo "skip heatmap-term: not root (the tests load BPF programs)"
-	exit 0
+	layer_done
 fi
 if [ ! -e /sys/kernel/tracing/events/syscalls/sys_enter_nanosleep ] &&
 	[ ! -e /sys/kernel/debug/tracing/events/syscalls/sys_enter_nanosleep ]; then
 	echo "skip heatmap-term: no syscalls:sys_enter_nanosleep tracepoint"
-	exit 0
+	layer_done
 fi
 wl=$scratch/sleepwl
 ${CC:-cc} -O2 -o "$wl" "$TOP/tests/heatmap/sleepwl.c" ||
-	{ echo "not ok heatmap-workload: cannot compile sleepwl.c"; exit 0; }
+	{ echo "not ok heatmap-workload: cannot compile sleepwl.c"; layer_done; }
 
 prog='tracepoint:syscalls:sys_enter_nanosleep /pid == cpid/ { @start[tid] = nsecs; }
 tracepoint:syscalls:sys_exit_nanosleep /@start[tid]/ {
@@ -183,4 +183,4 @@ else
 		echo "ok heatmap-svg"
 	fi
 fi
-exit 0
+layer_done

@@ -16,7 +16,7 @@ cd "$TOP" || exit 1
 if ! make -s install DESTDIR="$stage" PREFIX=/usr BUILD="$BUILD" >"$log" 2>&1; then
 	echo "not ok install: make install failed"
 	indent "$log" 20
-	exit 0
+	layer_done
 fi
 bad=
 for f in usr/bin/sonde usr/share/man/man8/sonde.8 \
@@ -89,4 +89,4 @@ else
 	echo "ok uninstall"
 fi
 rm -rf "$stage"
-exit 0
+layer_done

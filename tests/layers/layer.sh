@@ -2,7 +2,8 @@
 # Layers layer (no kernel): each folder of src/ includes headers only from
 # the folders below it, as shared/DESIGN.md draws them. One result per
 # folder; a failure names every include that breaks the rule. src/main.c,
-# which ties the stages together, may include anything.
+# which ties the stages together, may include anything. Lint checks (of
+# the sources' text), reported apart from the tests.
 # shellcheck source=tests/lib.sh
 . "$TOP/tests/lib.sh"
 
@@ -24,7 +25,7 @@ folders=$(cd "$TOP/src" && find . -mindepth 1 -maxdepth 1 -type d | sed 's#^\./#
 for d in $folders; do
 	line=$(printf '%s\n' "$rules" | grep -E "^$d:")
 	if [ -z "$line" ]; then
-		echo "not ok layers:$d: src/$d has no rule in tests/layers/layer.sh"
+		lint_result "layers:$d" "src/$d has no rule in tests/layers/layer.sh"
 		continue
 	fi
 	allowed=" $d ${line#*:} "
@@ -34,10 +35,10 @@ for d in $folders; do
 			case "$allowed" in *" $dep "*) ;; *) echo "    ${hit#"$TOP"/}";; esac
 		done)
 	if [ -n "$bad" ]; then
-		echo "not ok layers:$d: includes from a folder it must not use (allowed: ${allowed# })"
+		lint_result "layers:$d" "includes from a folder it must not use (allowed: ${allowed# })"
 		printf '%s\n' "$bad"
 	else
-		echo "ok layers:$d"
+		lint_result "layers:$d" ""
 	fi
 done
-exit 0
+layer_done

@@ -7,15 +7,17 @@
 # probe (detached before printing), with a wildcard over many (stopped
 # by a flag, printed, then detached), with every syscall (one raw
 # tracepoint program) and, where the kernel has them, with libc's str*
-# functions (one uprobe_multi link).
+# functions (one uprobe_multi link). The positive control: while the run
+# is attached, its map is seen in the kernel (map_seen), so "gone" after
+# it is not the look-up failing to find anything.
 # shellcheck source=tests/lib.sh
 . "$TOP/tests/lib.sh"
 
 if [ "$(id -u)" != 0 ]; then
 	echo "skip lifecycle: not root (the tests load BPF programs)"
-	exit 0
+	layer_done
 fi
-command -v bpftool >/dev/null || { echo "skip lifecycle: no bpftool (scripts/deps.sh installs it)"; exit 0; }
+command -v bpftool >/dev/null || { echo "skip lifecycle: no bpftool (scripts/deps.sh installs it)"; layer_done; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -26,6 +28,11 @@ map_gone() {
 		sleep 0.1
 	done
 	return 1
+}
+
+# map_seen NAME: a kernel map named AT_NAME is loaded now.
+map_seen() {
+	bpftool map show 2>/dev/null | grep -q "name AT_$1 "
 }
 
 # wait_for FILE REGEX: up to 10 s for a line of FILE to match.
@@ -56,7 +63,8 @@ for probes in one many all $ulib; do
 		# BEGIN counts once, so the map is printed at exit however
 		# few events came (a map never hit prints nothing)
 		prog="BEGIN { @$name = count(); } $attach { @$name = count(); }"
-		[ $how = exit ] && prog="$prog interval:ms:100 { exit(); }"
+		# (the exit comes late enough for map_seen to look first)
+		[ $how = exit ] && prog="$prog interval:ms:700 { exit(); }"
 		out=$tmp/$name.out
 		case $how in
 		child) "$SONDE" -e "$prog" -c "sleep 0.3" >"$out" 2>&1 & ;;
@@ -67,6 +75,8 @@ for probes in one many all $ulib; do
 		why=
 		if ! wait_for "$out" '^Attached'; then
 			why="never attached"
+		elif ! map_seen "$name"; then
+			why="positive control: map AT_$name was not seen while the run was attached"
 		else
 			case $how in
 			sigint) sleep 0.2; kill -INT $spid ;;
@@ -100,4 +110,4 @@ for probes in one many all $ulib; do
 		fi
 	done
 done
-exit 0
+layer_done

@@ -31,24 +31,24 @@ fi
 
 if [ "$(id -u)" != 0 ]; then
 	echo "skip metrics-promtool: not root (the tests load BPF programs)"
-	exit 0
+	layer_done
 fi
 if ! "$SONDE" -h | grep -q -- '--metrics'; then
 	echo "not ok metrics-promtool: sonde -h does not show --metrics"
-	exit 0
+	layer_done
 fi
 run_sonde "$scratch/mhd.out" "$scratch/mhd.err" -q --metrics 127.0.0.1:0 -e 'BEGIN { exit(); }'
 if grep -q 'built without it' "$scratch/mhd.err"; then
 	echo "skip metrics-promtool: sonde was built without libmicrohttpd (apt-get install libmicrohttpd-dev; make clean all)"
-	exit 0
+	layer_done
 fi
 if ! command -v curl >/dev/null; then
 	echo "skip metrics-promtool: curl is not installed"
-	exit 0
+	layer_done
 fi
 wl=$scratch/sleepwl
 ${CC:-cc} -O2 -o "$wl" "$TOP/tests/heatmap/sleepwl.c" ||
-	{ echo "not ok metrics-workload: cannot compile sleepwl.c"; exit 0; }
+	{ echo "not ok metrics-workload: cannot compile sleepwl.c"; layer_done; }
 
 # scrape_until FILE REGEX: scrapes URL into FILE until a line matches REGEX
 # (10 s at most).
@@ -162,7 +162,7 @@ fi
 # A real Prometheus server scraping sonde every second.
 if ! command -v prometheus >/dev/null; then
 	echo "skip metrics-prometheus: prometheus is not installed (apt-get install prometheus)"
-	exit 0
+	layer_done
 fi
 # a free loopback port for Prometheus' own API
 pport=
@@ -221,4 +221,4 @@ if [ -n "$why" ]; then
 else
 	echo "ok metrics-prometheus"
 fi
-exit 0
+layer_done

@@ -2,13 +2,14 @@
 # Object layer: clang-built BPF objects run through object mode (obj_run)
 # by sonde --object, on the real kernel. Needs root, clang and
 # bpftool; without them every test is skipped with the reason.
+. "$TOP/tests/lib.sh"
 cd "$TOP" || exit 1
 D=$BUILD/tests/object
 SRC=tests/object
 mkdir -p "$D"
 TESTS="build tracepoint set json hist_keyed hist_slots ringbuf perfbuf raw_tp tp_btf uprobe perf_event kprobe_fentry prog_select broken bad_section not_an_object usdt stop_on_pid hist_json sigint write_error"
 
-skip_all() { for t in $TESTS; do echo "skip object.$t: $1"; done; exit 0; }
+skip_all() { for t in $TESTS; do echo "skip object.$t: $1"; done; layer_done; }
 [ "$(id -u)" = 0 ] || skip_all "needs root"
 command -v clang >/dev/null || skip_all "no clang"
 command -v bpftool >/dev/null || skip_all "no bpftool"
@@ -34,7 +35,7 @@ build() {
 			[ "$(basename "$f")" = broken.bpf.c ] || return 1; }
 	done
 }
-if build >>"$log" 2>&1; then ok build; else nok build "see $log" "$log"; exit 0; fi
+if build >>"$log" 2>&1; then ok build; else nok build "see $log" "$log"; layer_done; fi
 
 WL=$D/objwl
 run() { # run NAME ARGS... -> $D/NAME.out, $D/NAME.err, rc in $rc
@@ -198,3 +199,4 @@ run write_error -o /dev/full -c "$WL writes" "$D/count_write.bpf.o"
 if [ $rc = 1 ] && [ "$(grep -c '^sonde: cannot write to /dev/full: No space left on device$' "$D/write_error.err")" = 1 ]; then
 	ok write_error
 else nok write_error "want rc 1 and one 'cannot write to /dev/full' (rc=$rc)" "$D/write_error.err"; fi
+layer_done

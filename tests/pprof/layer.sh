@@ -56,22 +56,22 @@ RTDIR=$TOP/tests/runtime
 
 if [ "$(id -u)" != 0 ]; then
 	echo "skip pprof: not root (the tests load BPF programs)"
-	exit 0
+	layer_done
 fi
 if ! command -v go >/dev/null || ! go tool pprof -h >/dev/null 2>&1; then
 	echo "skip pprof: no go tool pprof (apt-get install golang-go)"
-	exit 0
+	layer_done
 fi
 scratch=$BUILD/tests/pprof
 rm -rf "$scratch"
 mkdir -p "$scratch/home"
 # go tool pprof keeps fetched profiles under $HOME/pprof
 export HOME=$scratch/home
-build_workload "$BUILD/tests/runtime" || { echo "not ok pprof-workload: cannot compile the runtime workloads"; exit 0; }
+build_workload "$BUILD/tests/runtime" || { echo "not ok pprof-workload: cannot compile the runtime workloads"; layer_done; }
 PWL=$scratch/pprofwl
 ${CC:-cc} -O2 -g -fno-omit-frame-pointer -fno-optimize-sibling-calls \
 	-o "$PWL" "$TOP/tests/pprof/pprofwl.c" 2>"$scratch/cc.err" ||
-	{ echo "not ok pprof-workload: cannot compile pprofwl.c"; indent "$scratch/cc.err"; exit 0; }
+	{ echo "not ok pprof-workload: cannot compile pprofwl.c"; indent "$scratch/cc.err"; layer_done; }
 
 pp() { go tool pprof -symbolize=none "$@" 2>&1; }
 
@@ -414,4 +414,4 @@ if [ -z "$why" ]; then
 	fi
 fi
 report pprof-tool "$why" "$scratch/tool.err" "$scratch/tool.tags"
-exit 0
+layer_done

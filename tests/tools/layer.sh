@@ -2,7 +2,8 @@
 # Tools layer: real-world scripts must parse and load. For
 #   - every bpftrace tool Debian ships (/usr/sbin/*.bt, package bpftrace);
 #   - every tool of our own (tools/*.bt)
-# `sonde --dump ast FILE` must exit 0 with nothing on stderr (NAME), and, as
+# `sonde --dump ast FILE` must exit 0 with nothing on stderr (NAME, a lint
+# check: it parses), and, as
 # root, `sonde --verify FILE` must load every program of the tool through
 # the kernel's verifier (NAME:loads). A tool that needs what this kernel
 # lacks (a probe type it cannot run, a kernel function or symbol it does
@@ -23,14 +24,15 @@ mkdir -p "$scratch"
 check() {
 	local out=$scratch/${1//\//_}.out err=$scratch/${1//\//_}.err why
 	run_sonde "$out" "$err" --dump ast "$2"
+	# parsing alone is a lint check; loading (below) is the test
 	if ! why=$(status_problem 0 "$err") || [ -n "$why" ]; then
-		echo "not ok $1: $why"
+		lint_result "$1" "$why"
 		indent "$err" 10
 	elif [ -s "$err" ]; then
-		echo "not ok $1: parsed, but printed on stderr"
+		lint_result "$1" "parsed, but printed on stderr"
 		indent "$err" 10
 	else
-		echo "ok $1"
+		lint_result "$1" ""
 	fi
 	[ "$(id -u)" = 0 ] || return 0
 	run_sonde "$out" "$err" --verify "$2"
@@ -80,11 +82,7 @@ if [ -z "${TOOLS_TESTS:-}" ]; then
 		miss=
 		head -40 "$f" | grep -qiE '^[ #*]*usage:' || miss+=" usage"
 		head -60 "$f" | grep -qE '^[ #*]*Example:' || miss+=" example"
-		if [ -n "$miss" ]; then
-			echo "not ok $f:header: its header comment has no$miss"
-		else
-			echo "ok $f:header"
-		fi
+		lint_result "$f:header" "${miss:+its header comment has no$miss}"
 	done
 fi
 
@@ -94,27 +92,26 @@ if [ -z "${TOOLS_TESTS:-}" ]; then
 		n=$(basename "$f")
 		n=${n%.bt}
 		# profile.bt's wrapper tools/profile shares its tests
-		if compgen -G "$TDIR/$n.test" >/dev/null || compgen -G "$TDIR/$n-*.test" >/dev/null; then
-			echo "ok $f:has-test"
-		else
-			echo "not ok $f:has-test: no tests/tools/$n.test or $n-*.test"
-		fi
+		why=
+		compgen -G "$TDIR/$n.test" >/dev/null || compgen -G "$TDIR/$n-*.test" >/dev/null ||
+			why="no tests/tools/$n.test or $n-*.test"
+		lint_result "$f:has-test" "$why"
 	done
 fi
 
 if [ "$(id -u)" != 0 ]; then
 	echo "skip tools-runtime: not root (the tool tests load BPF programs)"
-	exit 0
+	layer_done
 fi
 RTDIR=$TOP/tests/runtime
 # shellcheck source=tests/runtime/common.sh
 . "$RTDIR/common.sh"
 rtscratch=$BUILD/tests/runtime
-build_workload "$rtscratch" || { echo "not ok tools-workload: cannot compile $RTDIR/wl.c"; exit 0; }
+build_workload "$rtscratch" || { echo "not ok tools-workload: cannot compile $RTDIR/wl.c"; layer_done; }
 cd "$TDIR" || exit 1
 pick_tests "${TOOLS_TESTS:-}"
 for t in "${tests[@]}"; do
 	[ -f "$t" ] || { echo "not ok $t: no such test"; continue; }
 	run_test_file "$t" "tool-${t%.test}" "$scratch/tool-${t%.test}"
 done
-exit 0
+layer_done

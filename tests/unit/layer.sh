@@ -1,5 +1,6 @@
 #!/bin/bash
 # Unit layer: every built tests/unit/test_* binary (no kernel needed).
+. "$TOP/tests/lib.sh"
 cd "$TOP" || exit 1
 for src in tests/unit/test_*.c; do
 	bin=$BUILD/${src%.c}
@@ -13,3 +14,4 @@ for src in tests/unit/test_*.c; do
 		echo "not ok $name: exited with status $rc"
 	fi
 done
+layer_done

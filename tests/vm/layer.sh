@@ -23,11 +23,11 @@
 
 if [ "$(id -u)" != 0 ]; then
 	echo "skip vm: not root (the guests' tests load BPF programs)"
-	exit 0
+	layer_done
 fi
 if ! command -v qemu-system-x86_64 >/dev/null; then
 	echo "not ok vm: qemu-system-x86_64 is missing (scripts/deps.sh installs it)"
-	exit 0
+	layer_done
 fi
 
 kernels=${VM_KERNELS:-6.1 6.12}
@@ -103,4 +103,4 @@ for k in $kernels; do
 	echo "# guest $k: Debian's $(tail -n1 "$scratch/$k.prep")"
 	sed -E "s/^(ok|not ok|skip) /\1 $k:/" "$scratch/$k.out"
 done
-exit 0
+layer_done
