@@ -39,7 +39,7 @@
 /* Signals reach the poll loop through a self-pipe, so that a signal
  * arriving just before epoll_wait() still wakes it. */
 static int sig_pipe_w = -1;
-/* Set by SIGINT/SIGTERM, so that a ring buffer that never drains (events
+/* Set by SIGINT/SIGTERM/SIGHUP, so that a ring buffer that never drains (events
  * arriving faster than system() handles them) still stops. */
 static volatile sig_atomic_t stopping;
 
@@ -96,7 +96,7 @@ struct run {
 	struct events ev;
 	struct ring_buffer *rb;
 	int sig_pipe[2];
-	struct sigaction old_int, old_term, old_usr1;
+	struct sigaction old_int, old_term, old_hup, old_usr1;
 	bool handlers_set;
 	int epfd;
 	int pidfd; /* -p */
@@ -181,6 +181,12 @@ static int setup_signals(struct run *r)
 	sa.sa_flags = SA_RESTART;
 	sigaction(SIGINT, &sa, &r->old_int);
 	sigaction(SIGTERM, &sa, &r->old_term);
+	/* a closed terminal stops the run as SIGTERM does: the maps go
+	 * out (to -o FILE, where they are kept), where bpftrace dies; but
+	 * under nohup (SIGHUP ignored) the run goes on */
+	sigaction(SIGHUP, NULL, &r->old_hup);
+	if (r->old_hup.sa_handler != SIG_IGN)
+		sigaction(SIGHUP, &sa, NULL);
 	sigaction(SIGUSR1, &sa, &r->old_usr1);
 	r->handlers_set = true;
 	return 0;
@@ -656,6 +662,7 @@ static void run_close(struct run *r)
 	free(r->atts);
 	if (r->handlers_set) {
 		sigaction(SIGUSR1, &r->old_usr1, NULL);
+		sigaction(SIGHUP, &r->old_hup, NULL);
 		sigaction(SIGTERM, &r->old_term, NULL);
 		sigaction(SIGINT, &r->old_int, NULL);
 	}

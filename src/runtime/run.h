@@ -68,8 +68,8 @@ struct run_opts {
 };
 
 /*
- * Runs until exit(), Ctrl-C, SIGTERM, or the end of the -c child or -p
- * process. Everything it creates is released before it returns, also on
+ * Runs until exit(), Ctrl-C, SIGTERM, SIGHUP (unless ignored, as nohup
+ * does), or the end of the -c child or -p process. Everything it creates is released before it returns, also on
  * errors (reported to opts->err). Returns -errno, or the exit status:
  * 1 when a --test test failed, else exit(CODE)'s code (0 without one).
  */

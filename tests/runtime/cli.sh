@@ -75,7 +75,7 @@ cli_all() {
 	# closed pipe, signals at chosen moments, its output as it comes.
 	local c
 	for c in cli_stop_exact cli_write_errors cli_uprobe_multi_func \
-		cli_sigint_while_detaching; do
+		cli_sigint_while_detaching cli_sighup_ignored; do
 		if [ -n "${VM_RUN:-}" ]; then
 			echo "skip $c: it watches a tracer running here (live output and signals), not one in the VM layer's guest"
 		else
@@ -172,6 +172,28 @@ cli_sigint_while_detaching() {
 		why="exit status $RC"
 	elif [ -z "$why" ] && ! grep -qE '^sonde: the kernel is still releasing the probes \(uprobe:[^ ]+, \.\.\.\): [0-9]+ of their 23 links and perf events left, sonde ends when they are$' "$d/err"; then
 		why="the second Ctrl-C was not told what is still being detached"
+	fi
+	cli_result "$name" "$why" "$d/err"
+}
+
+# SIGHUP stops a run as SIGTERM does (sighup_stops_run.test), but not
+# under nohup, which ignores it: the workload sends SIGHUP after 3
+# getpid() calls, then sleeps 500 ms and makes 4 more, all counted, and
+# the run ends with it.
+cli_sighup_ignored() {
+	local name=cli_sighup_ignored d=$scratch/cli_sighup_ignored why=
+	mkdir -p "$d"
+	# (nohup inside timeout: timeout's own SIGHUP handler would undo
+	# an ignore set before it)
+	timeout -k 5 20 nohup "$SONDE" \
+		-e 'tracepoint:syscalls:sys_enter_getpid /pid == cpid/ { @n = count(); }' \
+		-c "$WL getpid 3 killparent 1 sleep 500 getpid 4" \
+		</dev/null >"$d/out" 2>"$d/err"
+	RC=$?
+	if [ $RC != 0 ]; then
+		why="exit status $RC"
+	elif ! grep -qx '@n: 7' "$d/out"; then
+		why="not '@n: 7' (the run did not go on to the workload's end): $(tr '\n' ' ' <"$d/out")"
 	fi
 	cli_result "$name" "$why" "$d/err"
 }
