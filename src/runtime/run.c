@@ -112,6 +112,9 @@ struct run {
 	uint64_t stop_ns;   /* when a stop signal was first seen; 0: none */
 	uint64_t unprinted; /* records dropped after a stop (see below),
 			     * reported with the kernel's lost count */
+	uint64_t lost_said;       /* lost records reported so far */
+	uint64_t loss_checked_ns; /* when the lost count was last read */
+	bool loss_pending;        /* a read put off (LOSS_CHECK_NS) */
 };
 
 /* After Ctrl-C or SIGTERM the records already sent are printed for this
@@ -119,6 +122,13 @@ struct run {
  * by a busy probe must not hold the exit for seconds. bpftrace drops them
  * all at once, silently. */
 #define STOP_DRAIN_NS (200 * 1000 * 1000ull)
+
+/* Lost records are reported while the run goes on, as bpftrace 0.26's
+ * poll loop does every 100 ms ("Lost N events": those since the last
+ * report), and their total at exit: a long run that drops events says
+ * so when it happens, and a killed one has said it. The kernel's count
+ * is read at most this often. */
+#define LOSS_CHECK_NS (100 * 1000 * 1000ull)
 
 static uint64_t mono_ns(void)
 {
@@ -135,6 +145,8 @@ static int prog_att_base(const struct compiled *c, uint32_t prog)
 	return base;
 }
 
+static void report_losses(struct run *r);
+
 static int ringbuf_sample(void *ctx, void *data, size_t size)
 {
 	struct run *r = ctx;
@@ -148,6 +160,9 @@ static int ringbuf_sample(void *ctx, void *data, size_t size)
 	if (!r->in_end && r->ev.exit_requested)
 		return r->draining ? 0 : -ECANCELED;
 	if (r->in_end || !stopping) {
+		/* a batch of slow records (system()) can take seconds */
+		if (!r->in_end && !r->draining)
+			report_losses(r);
 		events_handle(&r->ev, data, size);
 		/* a failed write ends the batch: the run stops */
 		return r->sink.err && !r->draining ? -ECANCELED : 0;
@@ -556,13 +571,62 @@ static void run_signal_progs(struct run *r)
 	consume(r);
 }
 
+static uint64_t lost_events(struct run *r)
+{
+	if (r->c->lost_counter < 0)
+		return 0;
+	return loader_counter_read(r->l.map_fds[r->c->lost_counter]);
+}
+
+/* Reports the records lost since the last report. A loss leaves records
+ * in the ring buffer, whose reading wakes the poll loop; it calls this
+ * after each wake-up, and so does each record read: a call within
+ * LOSS_CHECK_NS of the last read is put off to the loop's time-out
+ * (loss_timeout_ms). Not after exit(): its record says what was lost
+ * before it, and what comes after goes unprinted anyway. */
+static void report_losses(struct run *r)
+{
+	if (r->c->lost_counter < 0 || r->ev.exit_requested)
+		return;
+	uint64_t now = mono_ns();
+	if (r->loss_checked_ns && now - r->loss_checked_ns < LOSS_CHECK_NS) {
+		r->loss_pending = true;
+		return;
+	}
+	r->loss_pending = false;
+	r->loss_checked_ns = now;
+	uint64_t n = lost_events(r);
+	if (n > r->lost_said) {
+		out_lost_events(&r->out, n - r->lost_said);
+		r->lost_said = n;
+	}
+}
+
+/* Milliseconds until a put-off loss report is due; -1: none. */
+static int loss_timeout_ms(struct run *r)
+{
+	if (!r->loss_pending)
+		return -1;
+	uint64_t due = r->loss_checked_ns + LOSS_CHECK_NS, now = mono_ns();
+	return due > now ? (int)((due - now + 999999) / 1000000) : 0;
+}
+
+/* The sooner of two epoll_wait() time-outs (-1: none). */
+static int sooner(int a, int b)
+{
+	return a < 0 ? b : b < 0 ? a : a < b ? a : b;
+}
+
 static int poll_loop(struct run *r)
 {
 	struct child *ch = r->o->child;
 	while (!r->stop && !r->ev.exit_requested) {
 		struct epoll_event evs[4];
-		/* a timeout only when user stacks need pids snapshotted */
-		int n = epoll_wait(r->epfd, evs, 4, stacks_tick_ms(&r->st));
+		/* a timeout only when user stacks need pids snapshotted or a
+		 * loss report is due */
+		int n = epoll_wait(r->epfd, evs, 4,
+				   sooner(stacks_tick_ms(&r->st),
+					  loss_timeout_ms(r)));
 		stacks_tick(&r->st);
 		if (n < 0) {
 			if (errno == EINTR)
@@ -591,15 +655,10 @@ static int poll_loop(struct run *r)
 				consume(r);
 			}
 		}
+		if (n > 0 || r->loss_pending)
+			report_losses(r);
 	}
 	return 0;
-}
-
-static uint64_t lost_events(struct run *r)
-{
-	if (r->c->lost_counter < 0)
-		return 0;
-	return loader_counter_read(r->l.map_fds[r->c->lost_counter]);
 }
 
 /* Aggregation inserts lost because a map was full: each map that can
@@ -1056,11 +1115,17 @@ int run_program(const struct compiled *c, const struct run_opts *o)
 		/* the records after exit() go unprinted anyway */
 		if (r.ev.exit_lost_known && r.ev.lost_before_exit < lost)
 			lost = r.ev.lost_before_exit;
-		/* the records the stop-drain limit dropped are lost too:
-		 * one report, as bpftrace's */
+		/* the records the stop-drain limit dropped are lost too */
 		lost += r.unprinted;
-		if (lost)
-			out_lost_events(&r.out, lost);
+		/* (a loss reported while exit()'s record was on its way) */
+		if (lost < r.lost_said)
+			lost = r.lost_said;
+		/* those not reported yet, then the total, as 0.26 ends */
+		if (lost > r.lost_said)
+			out_lost_events(&r.out, lost - r.lost_said);
+		if (lost && !o->no_warnings)
+			fprintf(r.err, "WARNING: Total lost event count: "
+				"%llu\n", (unsigned long long)lost);
 		report_full_maps(&r);
 		sink_flush(&r.sink);
 		sink_flush(&r.console);

@@ -248,7 +248,7 @@ cli_write_errors() {
 # each a printf record, then sends SIGINT to sonde at once, while the ring
 # buffer still holds records (a small one overflows: the kernel counts
 # those lost). Every record is printed or counted, whatever the moment of
-# the signal: printed + "Lost N events" (on stderr) = N, in each of 20
+# the signal: printed + the "Lost N events" (on stderr) = N, in each of 20
 # runs (before this, the record in hand when the stop was seen was
 # neither, once or twice per stop).
 cli_stop_exact() {
@@ -268,7 +268,8 @@ cli_stop_exact() {
 			break
 		fi
 		printed=$(grep -c '^e ' "$d/out")
-		lost=$(sed -n 's/^Lost \([0-9]*\) events$/\1/p' "$d/err")
+		# (reported as they happen: the lines add up)
+		lost=$(awk '/^Lost [0-9]+ events$/ { n += $2 } END { print n + 0 }' "$d/err")
 		if [ $((printed + ${lost:-0})) != $n ]; then
 			why="run $run (${pages:-default} pages): $printed printed + ${lost:-0} lost != $n"
 			break
