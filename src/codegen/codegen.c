@@ -7,6 +7,7 @@
 
 #include "backend/ir.h"
 #include "codegen/cg.h"
+#include "model/limits.h"
 #include "util/arena.h"
 #include "util/diag.h"
 #include "util/strbuf.h"
@@ -534,6 +535,31 @@ static int gen_for(struct cg *g, const struct sema_result *sr, uint32_t i,
 	return 0;
 }
 
+/* Each user map's cmap.at: its declaration, else the config item that
+ * sized it (max_map_keys, when it is the size used: the environment
+ * wins over the block), else its first use. */
+static void locate_maps(struct cg *g, const struct ast_program *prog)
+{
+	const struct sema_result *sr = g->sr;
+	const struct ast_config *cf = prog->config;
+	for (uint32_t i = 0; i < sr->nmaps; i++) {
+		struct cmap *m = &g->maps.data[g->user_maps[i]];
+		m->at = sr->maps[i].first_use;
+		for (uint32_t k = 0; m->declared && k < prog->nmapdecls; k++)
+			if (!strcmp(prog->mapdecls[k].map, m->name))
+				m->at = prog->mapdecls[k].span;
+		bool sized = !m->declared &&
+			     m->max_entries == limits.map_keys_max &&
+			     (m->type == BPF_MAP_TYPE_HASH ||
+			      m->type == BPF_MAP_TYPE_PERCPU_HASH);
+		for (uint32_t k = 0; sized && cf && k < cf->n; k++)
+			if ((!strcmp(cf->items[k].key, "max_map_keys") ||
+			     !strcmp(cf->items[k].key, "map_keys_max")) &&
+			    cf->items[k].num == m->max_entries)
+				m->at = cf->items[k].span;
+	}
+}
+
 int codegen(struct arena *a, struct diag *d, struct ast_program *prog,
 	    const struct sema_probe *probes, const struct sema_result *sr,
 	    const struct codegen_opts *opts, struct compiled *out)
@@ -548,6 +574,7 @@ int codegen(struct arena *a, struct diag *d, struct ast_program *prog,
 	g.out = out;
 	g.ringbuf = g.lost = g.scratch = g.stop_flag = -1;
 	cg_maps_declare(&g);
+	locate_maps(&g, prog);
 	uint32_t attached = 0;
 	for (uint32_t i = 0; i < prog->nprobes; i++)
 		for (uint32_t k = 0; k < probes[i].ntargets; k++)

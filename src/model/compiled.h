@@ -49,6 +49,11 @@ struct cmap {
 	bool shared;
 	uint32_t host;
 	uint64_t slot_key;
+	/* What set its size, where the kernel's refusal to create it is
+	 * reported: its declaration (let @m = hash(N)), the config's
+	 * max_map_keys, or its first use; none (file NULL) for internal
+	 * maps and objects read back (--emit-elf). */
+	struct span at;
 };
 
 /* One BPF program and where it attaches. */

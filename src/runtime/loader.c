@@ -15,6 +15,7 @@
 #include "runtime/funcinfo.h"
 #include "runtime/loader.h"
 #include "runtime/refusal.h"
+#include "util/diag.h"
 #include "util/errstr.h"
 
 
@@ -50,6 +51,30 @@ static void obj_name(char out[BPF_OBJ_NAME_LEN], const char *name)
 	out[o] = '\0';
 }
 
+/* The kernel refused to create map m (err): located where its size was
+ * set (cmap.at; a script's map only), with the size it was asked for,
+ * since that is most often why (E2BIG, ENOMEM). Returns err. */
+static int map_refused(const struct cmap *m, int err,
+		       const struct loader_opts *o)
+{
+	struct diag d;
+	diag_init(&d, o->err);
+	diag_error(&d, m->at, "cannot create map %s: %s", m->name,
+		   err_str(-err));
+	/* an undeclared hash is as big as max_map_keys makes it, from the
+	 * config block or the environment */
+	bool keys_max = !m->declared && m->max_entries == limits.map_keys_max &&
+			(m->type == BPF_MAP_TYPE_HASH ||
+			 m->type == BPF_MAP_TYPE_PERCPU_HASH);
+	if (m->is_user)
+		diag_report(&d, "HINT", (struct span){ 0 }, "%s has %u entries"
+			    "%s of %u-byte keys and %u-byte values%s", m->name,
+			    m->max_entries, keys_max ? " (max_map_keys)" : "",
+			    m->key_size, m->value_size,
+			    m->percpu ? ", one value per CPU" : "");
+	return err;
+}
+
 static int create_maps(struct loader *l, const struct loader_opts *o)
 {
 	const struct compiled *c = l->c;
@@ -62,12 +87,8 @@ static int create_maps(struct loader *l, const struct loader_opts *o)
 		LIBBPF_OPTS(bpf_map_create_opts, mo, .map_flags = m->flags);
 		int fd = bpf_map_create(m->type, name, m->key_size,
 					m->value_size, m->max_entries, &mo);
-		if (fd < 0) {
-			int err = -errno;
-			fprintf(o->err, "sonde: cannot create map %s: %s\n",
-				m->name, err_str(-err));
-			return err;
-		}
+		if (fd < 0)
+			return map_refused(m, -errno, o);
 		l->map_fds[i] = fd;
 	}
 	for (uint32_t i = 0; i < c->nmaps; i++) {
