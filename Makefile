@@ -114,14 +114,14 @@ asan:
 	@$(MAKE) --no-print-directory BUILD=build-asan SAN=1 all unit
 	@ASAN_OPTIONS=detect_leaks=1 tests/run.sh --build build-asan --layers unit,golden,errors
 
-# FUZZ_TIME seconds in all, shared by the targets; fuzz-long runs them
-# for hours (FUZZ_LONG_TIME, default 3 h in all).
+# FUZZ_TIME seconds in all, shared by the targets; fuzz-long runs each
+# to FUZZ_RUNS inputs (1,000,000 unless given; hours in all).
 FUZZ_TIME ?= 60
 FUZZ_LONG_TIME ?= 10800
 fuzz:
 	@$(MAKE) --no-print-directory -f tests/fuzz/fuzz.mk FUZZ_TIME=$(FUZZ_TIME)
 fuzz-long:
-	@$(MAKE) --no-print-directory -f tests/fuzz/fuzz.mk FUZZ_TIME=$(FUZZ_LONG_TIME)
+	@$(MAKE) --no-print-directory -f tests/fuzz/fuzz.mk FUZZ_RUNS=$(or $(FUZZ_RUNS),1000000)
 
 bench: all
 	@bench/run.sh

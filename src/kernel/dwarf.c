@@ -440,15 +440,20 @@ const struct type *dwarf_record(struct arena *a, const char *path,
 	return NULL;
 }
 
-/* The files stay open for the run (a program names a few); at exit they
- * are closed, so that leak checkers see nothing left. */
-__attribute__((destructor)) static void close_all(void)
+void dwarf_close_files(void)
 {
 	for (uint32_t i = 0; i < nfiles; i++) {
 		dwfl_end(files[i].dwfl);
 		free(files[i].path);
 	}
 	nfiles = 0;
+}
+
+/* The files stay open for the run (a program names a few); at exit they
+ * are closed, so that leak checkers see nothing left. */
+__attribute__((destructor)) static void close_all(void)
+{
+	dwarf_close_files();
 	dwarf_forget_files();
 }
 

@@ -46,6 +46,9 @@ void dwarf_debuginfo_dirs(const char *dirs);
 /* Forgets the noted files, for a process that compiles one program after
  * another (the fuzz targets); the opened files stay open. */
 void dwarf_forget_files(void);
+/* Closes the opened files, which are kept by path: for a process that
+ * reads a changing file at one path (fuzz_elf: /proc/self/fd/N). */
+void dwarf_close_files(void);
 const struct type *dwarf_record_any(struct arena *a, const char *name);
 
 #endif

@@ -66,21 +66,33 @@ static bool parse(char *text)
 	return any_addr;
 }
 
+/* The table from text (taken over). */
+static int load_text(char *text)
+{
+	ks.text = text;
+	if (!parse(ks.text)) {
+		/* kptr_restrict (or no CAP_SYSLOG) shows every address as 0. */
+		free(ks.syms);
+		free(ks.text);
+		ks.syms = NULL;
+		ks.text = NULL;
+		ks.n = 0;
+		return ks.err = -EPERM;
+	}
+	return 0;
+}
+
 int ksyms_load(void)
 {
 	if (ks.syms)
 		return 0;
 	if (ks.err)
 		return ks.err;
-	int err = sysfs_slurp("/proc/kallsyms", &ks.text, NULL);
+	char *text;
+	int err = sysfs_slurp("/proc/kallsyms", &text, NULL);
 	if (err)
 		return ks.err = err;
-	if (!parse(ks.text)) {
-		/* kptr_restrict (or no CAP_SYSLOG) shows every address as 0. */
-		ksyms_unload();
-		return ks.err = -EPERM;
-	}
-	return 0;
+	return load_text(text);
 }
 
 uint32_t ksyms_count(void)
@@ -185,6 +197,37 @@ static const char *cut_module(char *name)
 	return mod;
 }
 
+/* The traceable functions from text (taken over): lines of
+ * available_filter_functions, or of /proc/kallsyms when syms. */
+static void traceable_parse(char *text, bool syms)
+{
+	size_t cap = 1 << 14;
+	tf.fns = xreallocarray(NULL, cap, sizeof(*tf.fns));
+	for (char *line = text; *line;) {
+		char *eol = strchr(line, '\n');
+		if (eol)
+			*eol = '\0';
+		char *name = syms ? text_symbol(line) : line;
+		const char *mod = name ? cut_module(name) : NULL;
+		if (name && *name) {
+			if (tf.n == cap)
+				tf.fns = xreallocarray(tf.fns, cap *= 2,
+						       sizeof(*tf.fns));
+			tf.fns[tf.n++] = (struct ksym_fn){ name, mod };
+		}
+		line = eol ? eol + 1 : line + strlen(line);
+	}
+	tf.text = text;
+}
+
+int ksyms_load_text(char *kallsyms, char *traceable, bool traceable_syms)
+{
+	ksyms_unload();
+	if (traceable)
+		traceable_parse(traceable, traceable_syms);
+	return kallsyms ? load_text(kallsyms) : 0;
+}
+
 static const char *tf_path;
 
 void ksyms_traceable_from(const char *path)
@@ -205,25 +248,8 @@ int ksyms_traceable(const struct ksym_fn **fns)
 		bool syms = !f;
 		if (syms && !(f = fopen("/proc/kallsyms", "r")))
 			return -errno;
-		char *text = read_all(f);
+		traceable_parse(read_all(f), syms);
 		fclose(f);
-		size_t cap = 1 << 14;
-		tf.fns = xreallocarray(NULL, cap, sizeof(*tf.fns));
-		for (char *line = text; *line;) {
-			char *eol = strchr(line, '\n');
-			if (eol)
-				*eol = '\0';
-			char *name = syms ? text_symbol(line) : line;
-			const char *mod = name ? cut_module(name) : NULL;
-			if (name && *name) {
-				if (tf.n == cap)
-					tf.fns = xreallocarray(tf.fns,
-						cap *= 2, sizeof(*tf.fns));
-				tf.fns[tf.n++] = (struct ksym_fn){ name, mod };
-			}
-			line = eol ? eol + 1 : line + strlen(line);
-		}
-		tf.text = text;
 	}
 	*fns = tf.fns;
 	return (int)tf.n;

@@ -42,6 +42,14 @@ bool ksyms_is_traceable(const char *module, const char *name);
 /* Reads the traceable functions from path (--traceable-functions, in
  * available_filter_functions' format) instead of tracefs. */
 void ksyms_traceable_from(const char *path);
+/* The symbols from kallsyms (/proc/kallsyms' format; NULL: none, read on
+ * first use) and the traceable functions from traceable
+ * (available_filter_functions' format, or /proc/kallsyms' when
+ * traceable_syms; NULL: none, read on first use), both malloc'd,
+ * NUL-terminated and taken over, in place of the files: for tests and
+ * the fuzz_kallsyms target. Returns 0, or -EPERM when every address is
+ * 0 (as ksyms_load). */
+int ksyms_load_text(char *kallsyms, char *traceable, bool traceable_syms);
 /* Frees the symbols and the traceable functions. */
 void ksyms_unload(void);
 

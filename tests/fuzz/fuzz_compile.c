@@ -31,6 +31,7 @@
 #include "lang/parser.h"
 #include "lang/sema.h"
 #include "model/compiled.h"
+#include "model/limits.h"
 #include "probes/provider.h"
 #include "util/arena.h"
 #include "util/diag.h"
@@ -57,8 +58,12 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	devnull = fopen("/dev/null", "w");
 	if (!devnull)
 		abort();
-	/* Each input expands its probes: keep a wildcard's cost bounded. */
+	/* Each input expands its probes: keep a wildcard's cost bounded.
+	 * The limit is read through limits_from_env(), as main.c reads it
+	 * (set alone, the variable was never read: the limit stayed 512). */
 	setenv("BPFTRACE_MAX_PROBES", "16", 0);
+	if (limits_from_env(stderr) < 0)
+		abort();
 #ifdef FUZZ_VERIFY
 	can_load = geteuid() == 0;
 	if (!can_load)
