@@ -726,7 +726,7 @@ static ir_jlist compare_false(struct cg *g, struct ast_expr *e)
 		return eq;
 	}
 	ir_reg a = cg_int(g, l);
-	int cond = ir_cond_negate(cmp_cond(op, both_signed(l, r)));
+	int cond = ir_cond_negate(cmp_cond(op, e->u.binary.cmp_signed));
 	if (r->kind == E_INT && r->u.num.value <= INT32_MAX)
 		return ir_jmpi(g->ir, cond, a, (int32_t)r->u.num.value,
 			       IR_NOLABEL);

@@ -156,6 +156,9 @@ struct ast_expr {
 		struct {
 			enum ast_op op;
 			struct ast_expr *left, *right;
+			/* set by sema: an ordering comparison of integers is
+			 * signed (0.26 promotes mixed signs to a signed type) */
+			bool cmp_signed;
 		} binary;
 		struct {
 			struct ast_expr *cond, *then, *otherwise;

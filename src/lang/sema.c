@@ -712,6 +712,7 @@ static const struct type *check_binary(struct sema *s, struct ast_expr *e)
 	const struct type *r = decay(e->u.binary.right,
 				     sema_expr(s, e->u.binary.right));
 	enum ast_op op = e->u.binary.op;
+	e->u.binary.cmp_signed = false;	/* pointers, strings: unsigned */
 	/* In the first pass a map read before its first store (@n = @n + 1)
 	 * is still untyped; arithmetic with an integer makes it one. */
 	if (s->pass == 0 && (l->kind == TY_NONE) != (r->kind == TY_NONE) &&
@@ -765,11 +766,6 @@ static const struct type *check_binary(struct sema *s, struct ast_expr *e)
 			    sema_tname(s, l), sema_tname(s, r), ast_op_str(op));
 		return &type_none;
 	}
-	if (op == OP_LAND || op == OP_LOR || (op >= OP_EQ && op <= OP_GE))
-		return &type_bool;
-	/* bool op bool stays one, as in bpftrace 0.26 */
-	if (l->kind == TY_BOOL && r->kind == TY_BOOL)
-		return &type_bool;
 	/* bpftrace 0.26 (get_binop_int): signed when either side is, a
 	 * non-negative literal taking the other side's sign; a difference
 	 * is always signed ((uint64)1 - (uint64)2 is -1) */
@@ -780,6 +776,15 @@ static const struct type *check_binary(struct sema *s, struct ast_expr *e)
 		ls = rs;
 	else if (rf && !lf)
 		rs = ls;
+	/* A comparison of mixed signs is made in a signed type wide enough
+	 * for both (0.26's get_promoted_int): (uint64)0 < (int8)-32 is
+	 * false, as in 0.17, where the left side was signed too. */
+	e->u.binary.cmp_signed = ls || rs;
+	if (op == OP_LAND || op == OP_LOR || (op >= OP_EQ && op <= OP_GE))
+		return &type_bool;
+	/* bool op bool stays one, as in bpftrace 0.26 */
+	if (l->kind == TY_BOOL && r->kind == TY_BOOL)
+		return &type_bool;
 	return type_int(8, ls || rs || op == OP_SUB);
 }
 
