@@ -77,9 +77,11 @@ static void percpu_value(struct cg *g, int32_t mi, const struct type *agg,
 						 IR_NOLABEL);
 			ir_jlist take = ir_jmpi(g->ir, BPF_JEQ, seen, 0,
 						IR_NOLABEL);
+			bool sg = agg->is_signed;
 			ir_jlist keep = ir_jmp(g->ir, agg->kind == TY_MIN ?
-					       BPF_JSGE : BPF_JSLE, x, best,
-					       IR_NOLABEL);
+					       (sg ? BPF_JSGE : BPF_JGE) :
+					       (sg ? BPF_JSLE : BPF_JLE),
+					       x, best, IR_NOLABEL);
 			ir_jlist_patch_here(g->ir, take);
 			ir_mov(g->ir, best, x);
 			ir_movi(g->ir, seen, 1);
@@ -105,7 +107,10 @@ static void percpu_value(struct cg *g, int32_t mi, const struct type *agg,
 		r = best;
 	} else if (agg->kind == TY_AVG) {
 		r = ir_copy(g->ir, sum);
-		ir_sdiv(g->ir, r, cnt);
+		if (agg->is_signed)
+			ir_sdiv(g->ir, r, cnt);
+		else
+			ir_alu(g->ir, BPF_DIV, r, cnt);
 	}
 	cg_mem_store(g, 8, dst, off, r);
 }

@@ -239,8 +239,9 @@ static struct val percpu_read(struct cg *g, struct ast_expr *e, int32_t mi,
 							     IR_NOLABEL));
 			ir_jlist first = ir_jmpi(g->ir, BPF_JEQ, cnt, 0,
 						 IR_NOLABEL);
-			/* compared signed, as min() and max() store them */
-			int worse = k == TY_MIN ? BPF_JSGE : BPF_JSLE;
+			/* compared in the argument's sign, as stored */
+			int worse = k == TY_MIN ? (sg ? BPF_JSGE : BPF_JGE) :
+						  (sg ? BPF_JSLE : BPF_JLE);
 			ir_jlist_concat(g->ir, &skip, ir_jmp(g->ir, worse, x, acc,
 							    IR_NOLABEL));
 			ir_jlist_patch_here(g->ir, first);
@@ -417,8 +418,10 @@ static void agg_modify(struct cg *g, const struct cmap *m, ir_reg p,
 		ir_load(g->ir, 8, t, p, 8);
 		ir_jlist unset = ir_jmpi(g->ir, BPF_JEQ, t, 0, IR_NOLABEL);
 		ir_load(g->ir, 8, t, p, 0);
-		ir_jlist keep = ir_jmp(g->ir, vt->kind == TY_MIN ? BPF_JSGE :
-								  BPF_JSLE,
+		bool sg = vt->is_signed;
+		ir_jlist keep = ir_jmp(g->ir, vt->kind == TY_MIN ?
+				       (sg ? BPF_JSGE : BPF_JGE) :
+				       (sg ? BPF_JSLE : BPF_JLE),
 				       x, t, IR_NOLABEL);
 		ir_jlist_patch_here(g->ir, unset);
 		ir_store(g->ir, 8, p, 0, x);

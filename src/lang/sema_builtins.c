@@ -506,7 +506,9 @@ static const struct type *ty_agg(struct sema *s, struct ast_expr *e,
 		b->type = &type_s64;
 		t->hbits = (uint32_t)k;
 	}
-	if (e->builtin == BI_SUM)
+	/* 0.26 (CreateSum/Min/Max/Avg/Stats(type.IsSigned())): the sign of
+	 * the argument, so max((uint64)x) compares and prints unsigned */
+	if (e->builtin != BI_COUNT && e->builtin != BI_HIST)
 		t->is_signed = arg(e, 0)->type->is_signed ||
 			       arg(e, 0)->type->kind != TY_INT;
 	return t;

@@ -71,17 +71,20 @@ static void merge(const struct type *vt, const uint8_t *buf, int ncpu,
 	}
 	case TY_MIN: case TY_MAX: {
 		bool set = false;
-		int64_t best = 0;
+		uint64_t best = 0;
+		/* unsigned ones compare above 2^63 as themselves */
+		uint64_t flip = vt->is_signed ? (uint64_t)1 << 63 : 0;
 		for (int c = 0; c < ncpu; c++) {
 			const uint8_t *p = buf + (size_t)c * slot;
-			int64_t v = (int64_t)u64_at(p);
+			uint64_t v = u64_at(p);
 			if (!u64_at(p + 8))
 				continue;
-			if (!set || (vt->kind == TY_MIN ? v < best : v > best))
+			if (!set || (vt->kind == TY_MIN ? (v ^ flip) < (best ^ flip) :
+						       (v ^ flip) > (best ^ flip)))
 				best = v;
 			set = true;
 		}
-		put_u64(out, (uint64_t)best);
+		put_u64(out, best);
 		put_u64(out + 8, set);
 		break;
 	}
