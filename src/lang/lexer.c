@@ -413,17 +413,21 @@ static int lex_escape(struct lexer *lx)
 				n++;
 			}
 			if (v > 255) {
+				/* bpftrace's words (0.17 and 0.26), which
+				 * name the escape */
 				sp.len = (uint32_t)n + 1;
 				diag_error(lx->diag, sp,
-					   "octal escape is out of range");
+					   "octal escape sequence out of range "
+					   "'%.*s'", (int)sp.len,
+					   lx->file->text + sp.off);
 				return -1;
 			}
 			return v;
 		}
 		sp.len = 2;
-		if (c >= 0x21 && c < 0x7f)
-			diag_error(lx->diag, sp, "unknown escape sequence '\\%c'",
-				   c);
+		if (c >= 0x21 && c < 0x7f) /* bpftrace's words (0.17, 0.26) */
+			diag_error(lx->diag, sp,
+				   "invalid escape character '\\%c'", c);
 		else
 			diag_error(lx->diag, sp, "invalid escape sequence");
 		if (c != -1 && c != '\n')

@@ -703,7 +703,8 @@ static struct ast_expr *parse_postfix(struct parser *p)
 					end_span(e->span, n.span));
 				if (n.num > 1000) {
 					diag_error(p->diag, n.span,
-						   "tuple index is out of range");
+						   "tuple index %llu is out of range",
+						   (unsigned long long)n.num);
 					longjmp(p->recover, 1);
 				}
 				ti->u.tindex.base = e;
