@@ -200,10 +200,12 @@ struct printer {
 static void printer_init(struct printer *pr, const char *format,
 			 const struct prog *p, struct out_resolver *res)
 {
+	/* out_init sets what it knows; the rest (no_warnings) is zero, as
+	 * in run.c's zeroed struct run */
+	memset(pr, 0, sizeof(*pr));
 	if (out_init(&pr->o, format, devnull, res))
 		abort();
 	pr->o.err = devnull;
-	memset(&pr->e, 0, sizeof(pr->e));
 	pr->e.c = &p->c;
 	pr->e.map_fds = p->map_fds;
 	pr->e.o = &pr->o;
