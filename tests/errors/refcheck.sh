@@ -13,7 +13,8 @@
 #
 # What is compared, and the normalizations (nothing else is):
 #  - the first error line of each side: "FILE:L:C: ERROR: MSG", "ERROR:
-#    MSG", or clang's "FILE:L:C: error: MSG" for C definitions; its text
+#    MSG", clang's "FILE:L:C: error: MSG" for C definitions, or LLVM's
+#    "error: MSG"; its text
 #    MSG exactly, and its place L:C (file names are not compared: 0.26's
 #    suite says stdin);
 #  - bpftrace's ranges (L:C1-C2, L1:C1-L2:C2) by their start, L:C1, as
@@ -30,7 +31,7 @@
 # A difference is listed in DIFFERENCES.md by the line
 #   - NAME REF: sonde `` SONDE `` / bpftrace `` BPFTRACE ``
 # (REF 017 or 026, each side "L:C: MSG" or "MSG"), which may go on with
-# a note; the reason is the section it is in. The line holds sonde's
+# " — " and a note; the reason is the section it is in. The line holds sonde's
 # message, so an entry stops counting when the .err changes.
 #   tests/errors/refcheck.sh            result lines
 #   tests/errors/refcheck.sh --entries  the lines DIFFERENCES.md lacks
@@ -62,6 +63,8 @@ first_error() {
 			pre = substr(line, 1, p - 1); msg = substr(line, p + 9)
 		} else if ((p = index(line, ": error: ")) > 0) {
 			pre = substr(line, 1, p - 1); msg = substr(line, p + 9)
+		} else if (line ~ /^error: /) {
+			pre = ""; msg = substr(line, 8)
 		} else if ((p = index(line, "ERROR: ")) > 0) {
 			pre = substr(line, 1, p - 1); msg = substr(line, p + 7)
 		} else
@@ -94,6 +97,7 @@ first_error() {
 			o = outcome[section]
 			if (section == 2 && o ~ /still running/) o = "accepted (dry run exit 0, ran until stopped)"
 			else if (o ~ /^exit 0/) o = "accepted (exit 0)"
+			else if (o ~ /^exit [0-9]+$/) o = o " with no error message"
 			kind = "accepted"; loc = "-"; msg = o
 		}
 		if (kind == "regex") print kind US loc US msg US src
@@ -104,10 +108,16 @@ first_error() {
 # summary LOC MSG: "L:C: MSG" or "MSG"
 summary() { if [ "$1" = - ]; then printf '%s' "$2"; else printf '%s: %s' "$1" "$2"; fi; }
 
-# listed LINE: whether DIFFERENCES.md has a line that starts with LINE
-listed() {
-	[ -f "$DIFFS" ] && LC_ALL=C awk -v want="$1" 'index($0, want) == 1 { f = 1; exit } END { exit !f }' "$DIFFS"
-}
+# The entry lines of DIFFERENCES.md, each without its note (" — ..."),
+# read once: a lookup per difference instead of a process.
+declare -A entry
+if [ -f "$DIFFS" ]; then
+	while IFS= read -r l; do
+		[[ $l == "- "* ]] && entry[${l%% — *}]=1
+	done <"$DIFFS"
+fi
+# listed LINE: whether DIFFERENCES.md has LINE (with or without a note)
+listed() { [ -n "${entry[$1]+x}" ]; }
 
 for bt in *.bt; do
 	[ -f "$bt" ] || continue
