@@ -56,6 +56,10 @@
 #                    tty          a terminal made here (script(1)) reaches
 #                                 the tracer (not so in the VM layer)
 #                    nobreakpoints  they can be opened but never fire
+#                    int80        the kernel runs 32-bit syscalls (int
+#                                 $0x80; IA32 emulation, which some
+#                                 kernels leave out or turn off: wl's
+#                                 int80 dies of SIGSEGV there)
 #   EXPECT         block: stdout must be exactly these lines (byte for byte,
 #                  each line ends with \n)
 #   EXPECT_REGEX   block: stdout must have as many lines, line i matching
@@ -206,6 +210,7 @@ missing_requirement() {
 			*) echo "hardware breakpoints cannot be opened here (canary: ${bp#none: })"; return ;;
 			esac
 			;;
+		int80) on_target "$WL" int80 1 >/dev/null 2>&1 || { echo "this kernel runs no 32-bit syscalls (int \$0x80: IA32 emulation is off or left out)"; return; } ;;
 		nobreakpoints)
 			[ "$(breakpoint_state)" = attaches ] || { echo "hardware breakpoints fire here, or cannot be opened (the test is of the error when they never fire)"; return; } ;;
 		*) echo "unknown requirement $w"; return ;;
