@@ -1,6 +1,8 @@
 #!/bin/bash
 # Layers layer (no kernel): each folder of src/ includes headers only from
-# the folders below it, as shared/DESIGN.md draws them. One result per
+# the folders below it, as docs/DESIGN.md draws them. driver/ (the
+# command line, the front end's pass list, the object runners) ties the
+# stages together, as src/main.c does. One result per
 # folder; a failure names every include that breaks the rule. src/main.c,
 # which ties the stages together, may include anything. Lint checks (of
 # the sources' text), reported apart from the tests.
@@ -19,6 +21,7 @@ codegen: util model kernel probes lang backend
 runtime: util model kernel probes
 object: util model kernel probes runtime
 tools: util
+driver: util model kernel backend probes lang codegen runtime object tools
 "
 
 folders=$(cd "$TOP/src" && find . -mindepth 1 -maxdepth 1 -type d | sed 's#^\./##' | sort)
