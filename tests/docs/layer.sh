@@ -10,9 +10,10 @@
 . "$TOP/tests/lib.sh"
 
 help=$("$SONDE" -h) || { lint_result docs "sonde -h failed"; layer_done; }
-# Long options, then short ones, as they start the lines of the help.
+# Every name of every option, as they start the lines of the help:
+# "-o, --output FILE" names -o and --output.
 opts=$(printf '%s\n' "$help" | grep -oE '^ +(-[a-zA-Z], )?--?[a-zA-Z][a-z-]*' |
-	sed -E 's/^ +//; s/^-[a-zA-Z], //' | sort -u)
+	sed -E 's/^ +//; s/, /\n/' | sort -u)
 [ -n "$opts" ] || { lint_result docs "no options found in sonde -h"; layer_done; }
 man=$TOP/docs/sonde.8
 usage=$TOP/docs/usage.md

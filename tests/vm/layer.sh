@@ -13,6 +13,11 @@
 #   VM_CPUS     virtual CPUs of each guest (default 1: with two, 6.12 once
 #               died of an int3 left in __schedule while kernel text was
 #               patched, a hazard of emulated cross-CPU code changes)
+#   VM_SMP      KERNEL:CPUS, a guest with more CPUs than this machine has
+#               (default 6.1:4), which runs the tests that need more than
+#               one CPU (REQUIRES: cpus:N): per-CPU merging and the order
+#               of events made on four CPUs. Results are named 6.1x4:NAME.
+#               Empty: none.
 #   VM_TIMEOUT  seconds a guest may live (default 1500)
 #   TIMEOUT_SCALE  the tests' time limits are this many times longer
 #               (default 4: emulation is slow)
@@ -44,10 +49,12 @@ for k in $kernels; do
 	fi
 done
 
-# run_kernel K: boots K's guest with its agent, runs the runtime layer
-# against it, stops it. Results in $scratch/K.out.
+# run_kernel K [CPUS NAME]: boots K's guest (CPUS virtual CPUs, default
+# $cpus) with its agent, runs the runtime layer against it, stops it.
+# Results in $scratch/NAME.out (NAME: K).
 run_kernel() {
-	local k=$1 run=$scratch/run-$k
+	local k=$1 ncpus=${2:-$cpus} name=${3:-$1}
+	local run=$scratch/run-$name
 	local agent=$run/agent
 	rm -rf "$run"
 	mkdir -p "$agent"
@@ -55,7 +62,7 @@ run_kernel() {
 	printf '#!/bin/sh\nexec %q %q "$@"\n' "$TOP/tests/vm/vmrun" "$BUILD/sonde" >"$agent/sonde"
 	chmod +x "$agent/sonde"
 	{
-		"$TOP/tests/vm/guest.sh" --kernel "$k" --cpus "$cpus" --share "$run" \
+		"$TOP/tests/vm/guest.sh" --kernel "$k" --cpus "$ncpus" --share "$run" \
 			--timeout "${VM_TIMEOUT:-1500}" -- bash "$TOP/tests/vm/agent.sh" "$agent"
 		echo "guest exit status $?"
 		: >"$agent/dead"
@@ -98,9 +105,28 @@ for k in $kernels; do
 done
 wait
 
-for k in $kernels; do
+# The guest with more CPUs, for the tests that need them.
+smp=${VM_SMP-6.1:4} smpname=
+if [ -n "$smp" ]; then
+	sk=${smp%%:*} sc=${smp#*:} smpname=${smp%%:*}x${smp#*:}
+	smptests=$(cd "$TOP/tests/runtime" && grep -l '^REQUIRES:.*cpus:' ./*.test | sed 's#^\./##; s#\.test$##' | tr '\n' ' ')
+	if [ -n "${RUNTIME_TESTS:-}" ]; then
+		# only those of the tests asked for
+		smptests=$(for t in $smptests; do case " $RUNTIME_TESTS " in *" $t "*) echo "$t" ;; esac; done | tr '\n' ' ')
+	fi
+	if [ -z "${smptests// /}" ]; then
+		smpname=
+	elif [ ! -s "$scratch/$sk.prep" ] || ! grep -q '^[0-9]' "$scratch/$sk.prep"; then
+		"$TOP/tests/vm/kernel.sh" "$sk" "$scratch/$sk" >"$scratch/$sk.prep" 2>&1 ||
+			{ echo "not ok vm-$smpname: cannot prepare the guest kernel"; indent "$scratch/$sk.prep" 10; smpname=; }
+	fi
+	[ -z "$smpname" ] || RUNTIME_TESTS=$smptests run_kernel "$sk" "$sc" "$smpname" >"$scratch/$smpname.out" 2>&1
+fi
+
+for k in $kernels $smpname; do
 	[ -f "$scratch/$k.out" ] || continue
-	echo "# guest $k: Debian's $(tail -n1 "$scratch/$k.prep")"
-	sed -E "s/^(ok|not ok|skip) /\1 $k:/" "$scratch/$k.out"
+	echo "# guest $k: Debian's $(tail -n1 "$scratch/${k%x*}.prep")"
+	# (the guest's runtime layer ends with its own "# layer done")
+	grep -vx '# layer done' "$scratch/$k.out" | sed -E "s/^(ok|not ok|skip) /\1 $k:/"
 done
 layer_done
