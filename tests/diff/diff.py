@@ -13,7 +13,7 @@ its seeds is run alone, so that the result line names the program.
 
 bpftrace 0.17's output is first rewritten into 0.26's form where 0.26
 prints the same values differently; each rewrite is an entry of KNOWN.md
-(N1..N6 there) and nothing else is rewritten.  One line per seed:
+(N1-N9 there) and nothing else is rewritten.  One line per seed:
 ok diff-SEED | not ok diff-SEED: why, then the program and a diff.
 """
 import argparse
@@ -35,8 +35,7 @@ ENTRY = re.compile(r"^(@s(\d+)_\w+)(\[.*\])?: (.*)$")
 OWNER = re.compile(r"^@s(\d+)_")
 ATTACHING = re.compile(r"^Attaching \d+ probes?\.\.\.$")
 STATS017 = re.compile(r"^(@.*): count (-?\d+), average (-?\d+), total (-?\d+)$")
-BUCKET = re.compile(r"^\[(-?\d+), (-?\d+)\)(.*)$")
-HIST_LINE = re.compile(r"^[\[(]")
+BUCKET = re.compile(r"^\[(-?\d+), (-?\d+)\)")
 # maps that 0.17 prints sorted by value: equal values come out in the
 # kernel hash table's order, which has a random seed (N6); and avg() and
 # stats() maps, which 0.26 sorts by average, with std::sort (N9)
@@ -156,10 +155,11 @@ def split(lines, seeds):
     return parts if i == len(want) else None
 
 
-def run(cmd, path, env=None):
+def run(cmd, path):
+    """(exit status, stdout, stderr) of cmd PATH."""
     try:
         p = subprocess.run(cmd + [path], stdin=subprocess.DEVNULL,
-                           capture_output=True, timeout=TIMEOUT, env=env)
+                           capture_output=True, timeout=TIMEOUT)
         return p.returncode, p.stdout.decode("utf-8", "replace"), \
             p.stderr.decode("utf-8", "replace")
     except subprocess.TimeoutExpired:
