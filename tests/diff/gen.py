@@ -260,6 +260,13 @@ class Gen:
         if c < 0.45 or depth >= 3:
             for _ in range(8):
                 a, b = self.iexpr(depth + 1), self.iexpr(depth + 1)
+                if r.random() < 0.4:
+                    # the boundary: equal values, or one apart
+                    v = a.v + r.choice([0, 0, -1, 1])
+                    if 0 <= v < 2**63:
+                        b = Int("%d" % v, I64, v, True, lit=True)
+                    elif -2**63 < v < 0:
+                        b = Int("-%d" % -v, I64, v)
                 # 0.17 compares signed when both sides are, 0.26 when
                 # either is (KNOWN.md K5): only where both agree
                 if (a.v < 0 or a.v >= 2**63) != (b.v < 0 or b.v >= 2**63):
