@@ -37,7 +37,7 @@ for layer in ${LAYERS//,/ }; do
 	lp=$(grep -c '^ok ' "$out"); lf=$(grep -c '^not ok ' "$out"); ls=$(grep -c '^skip ' "$out")
 	llp=$(grep -c '^lint ok ' "$out"); llf=$(grep -c '^lint not ok ' "$out")
 	if [ $VERBOSE = 1 ]; then cat "$out"; else grep -vE '^(lint )?ok |^# layer done$' "$out"; fi
-	if [ $((lp + lf + ls + llp + llf)) = 0 ]; then
+	if [ $rc = 0 ] && [ $((lp + lf + ls + llp + llf)) = 0 ]; then
 		echo "not ok layer-$layer: printed no results"
 		lf=$((lf + 1))
 	elif [ $rc != 0 ]; then

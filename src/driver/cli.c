@@ -792,7 +792,7 @@ enum cli_result cli_parse(int argc, char **argv, struct options *o,
 	 * pattern (`sonde script.bt -c CMD`): GNU getopt moves the
 	 * non-options (the script, $1, ...) after them, in their order. A
 	 * positional parameter that starts with '-' comes after `--`. */
-	optind = 1;
+	optind = 0; /* GNU getopt: start afresh (a second parse, the fuzz target) */
 	while ((c = getopt_long(argc, argv, shorts, longs, &li)) != -1) {
 		const struct cli_opt *p = c >= 256 ? &opts[c - 256] :
 						     find_short(c);
