@@ -5,11 +5,12 @@
 #
 #   scripts/include_graph.sh [--calls BUILD] [--summary] DIR
 #
-# Include graph (the default): A.c -> B.c when A.c includes, directly or
-# through other headers of DIR, a header that B.c implements: B.h, or a
-# header declaring a function B.c defines (a header shared by many files,
-# such as a folder-wide one, points at every file it declares functions
-# of). A header that only defines types points at nothing.
+# Include graph (the default): A.c -> B.c when A.c names a function
+# that B.c defines and that a header A.c includes (directly or through
+# other headers) declares: the calls each file's includes let it make. A
+# header that only gives types (struct definitions) makes no edge, and
+# neither does a function reached through a pointer. A .def file included
+# by a .c (a table built from a registry) counts as that file's text.
 #
 # --calls BUILD: the link graph instead, from the objects in BUILD/DIR:
 # A.c -> B.c when A.o uses a symbol B.o defines (nm). It counts calls
@@ -43,13 +44,6 @@ if len(args) != 1 or not os.path.isdir(args[0]):
     sys.exit(2)
 folder = os.path.normpath(args[0])
 cfiles = sorted(f for f in os.listdir(folder) if f.endswith('.c'))
-headers = sorted(f for f in os.listdir(folder) if f.endswith('.h'))
-
-
-def read(name):
-    with open(os.path.join(folder, name), encoding='utf-8',
-              errors='replace') as fh:
-        return fh.read()
 
 
 def strip_comments(text):
@@ -58,17 +52,29 @@ def strip_comments(text):
     return re.sub(r'"(\\.|[^"\\])*"', '""', text)
 
 
-def includes(text):
-    """The headers of this folder a file includes (by basename)."""
+root = os.path.dirname(os.path.abspath(folder))  # src/
+
+
+def included(text):
+    """The files a text includes ("dir/x.h" from src/, or "x.h" here)
+    that exist."""
     out = []
     for m in re.finditer(r'^\s*#\s*include\s+"([^"]+)"', text, re.M):
-        base = os.path.basename(m.group(1))
-        parent = os.path.dirname(m.group(1))
-        # "codegen/x.h" from src/codegen, or a plain "x.h"
-        if base in headers and (parent == '' or
-                                parent == os.path.basename(folder)):
-            out.append(base)
+        for base in (root, os.path.abspath(folder)):
+            path = os.path.join(base, m.group(1))
+            if os.path.exists(path):
+                out.append(path)
+                break
     return out
+
+
+def text_of(path):
+    with open(path, encoding='utf-8', errors='replace') as fh:
+        return fh.read()
+
+
+def idents(text):
+    return set(re.findall(r'\b[A-Za-z_]\w*\b', strip_comments(text)))
 
 
 # Functions each .c defines with external linkage: a line that starts a
@@ -76,8 +82,8 @@ def includes(text):
 # follows, as this tree's style writes them.
 defined = {}
 for c in cfiles:
-    text = strip_comments(read(c))
-    for m in re.finditer(r'^(?!static\b)(?![ \t#])[^;{}()=]*?\b([A-Za-z_]\w*)'
+    text = strip_comments(text_of(os.path.join(folder, c)))
+    for m in re.finditer(r'^(?!static\b)(?![ \t#])[^;{}()=\n]*?\b([A-Za-z_]\w*)'
                          r'\s*\(([^;{}]|\n)*?\)\s*(__attribute__\s*\(\(.*?\)\)\s*)?\{',
                          text, re.M):
         defined.setdefault(m.group(1), c)
@@ -85,33 +91,31 @@ for c in cfiles:
 edges = {c: set() for c in cfiles}
 
 if build is None:
-    # the .c files each header stands for
-    owners = {}
-    hincl = {}
-    for h in headers:
-        text = read(h)
-        hincl[h] = includes(text)
-        own = set()
-        if h[:-2] + '.c' in cfiles:
-            own.add(h[:-2] + '.c')
-        for ident in set(re.findall(r'\b[A-Za-z_]\w*\b', strip_comments(text))):
-            if ident in defined:
-                own.add(defined[ident])
-        owners[h] = own
+    declared_by = {}  # path -> identifiers of it and what it includes
 
-    def reach(start):
-        seen, todo = set(), list(start)
-        while todo:
-            h = todo.pop()
-            if h in seen:
-                continue
-            seen.add(h)
-            todo.extend(hincl.get(h, []))
-        return seen
+    def declared(path):
+        if path in declared_by:
+            return declared_by[path]
+        declared_by[path] = set()  # a header included in a circle
+        text = text_of(path)
+        names = idents(text)
+        for inc in included(text):
+            names |= declared(inc)
+        declared_by[path] = names
+        return names
 
     for c in cfiles:
-        for h in reach(includes(read(c))):
-            edges[c] |= owners[h] - {c}
+        path = os.path.join(folder, c)
+        text = text_of(path)
+        uses = idents(text)
+        seen = set()
+        for inc in included(text):
+            if inc.endswith('.def'):
+                uses |= idents(text_of(inc))
+            seen |= declared(inc)
+        for name in uses & seen:
+            if name in defined and defined[name] != c:
+                edges[c].add(defined[name])
 else:
     objdir = os.path.join(build, folder)
     defs, uses = {}, {}
