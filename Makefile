@@ -135,4 +135,5 @@ bench: all
 clean:
 	rm -rf build build-asan build-fuzz
 
+include src/stdlib/stdlib.mk
 -include $(LIB_OBJS:.o=.d) $(BUILD)/src/main.d

@@ -15,13 +15,26 @@
  * that library gives every builtin variable, `comm()` and `__builtin_comm`,
  * are folded here into the builtin, and a call of a builtin's name that no
  * user macro matches exactly is the builtin's, as in bpftrace.
+ *
+ * The prelude: the standard library macros sonde writes in the language
+ * (src/stdlib/base.bt, built in by src/stdlib/stdlib.mk). It is parsed the
+ * first time a name of one of its macros is met, so that a script naming
+ * none of them parses nothing more. As in 0.26's MacroRegistry, its macros
+ * and the user's are two classes: a user macro of the same name and
+ * arguments is no redefinition and wins, and a prelude macro's body sees
+ * only the prelude's macros.
  */
 #include "lang/macro.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "lang/builtins.h"
+#include "lang/parser.h"
 #include "util/strbuf.h"
+
+/* prelude_text[] and prelude_names[] (sorted), from src/stdlib/base.bt */
+#include "stdlib_prelude.inc"
 
 /* Expansions of one program, beyond which the input is hostile (a macro
  * that doubles its argument, nested 30 deep, is 2^30 copies). */
@@ -31,11 +44,18 @@
  * every level, so a few levels of it outgrow any expansion count. */
 #define MAX_NODES 1000000
 
+/* The macros of one class, in their order of definition. */
+struct mlist {
+	const struct ast_macro **m;
+	uint32_t n;
+};
+
 struct mx {
 	struct arena *a;
 	struct diag *d;
-	const struct ast_macro **macros; /* the registered ones */
-	uint32_t nmacros;
+	struct mlist user; /* the script's and its imports' */
+	struct mlist std;  /* the prelude's, once it is parsed */
+	bool prelude_read; /* parsed (or tried: an error is reported once) */
 	const struct ast_macro *stack[MAX_DEPTH];
 	int depth;
 	uint32_t expansions;
@@ -217,27 +237,44 @@ static uint32_t distance(const struct ast_macro *m, struct ast_expr **args,
 	return d;
 }
 
-/* The first exact match, or NULL with *closest the nearest (NULL when
- * no macro has the name). */
-static const struct ast_macro *lookup(struct mx *x, const char *name,
-				      struct ast_expr **args, uint32_t nargs,
-				      const struct ast_macro **closest)
+/* The first exact match in l, or NULL; *closest and *best (its distance)
+ * are lowered where l has a nearer one. */
+static const struct ast_macro *scan(const struct mlist *l, const char *name,
+				    struct ast_expr **args, uint32_t nargs,
+				    const struct ast_macro **closest,
+				    uint32_t *best)
 {
-	uint32_t best = UINT32_MAX;
-	*closest = NULL;
-	for (uint32_t i = 0; i < x->nmacros; i++) {
-		const struct ast_macro *m = x->macros[i];
+	for (uint32_t i = 0; i < l->n; i++) {
+		const struct ast_macro *m = l->m[i];
 		if (strcmp(m->name, name))
 			continue;
 		uint32_t d = distance(m, args, nargs);
 		if (!d)
 			return m;
-		if (d < best) {
-			best = d;
+		if (d < *best) {
+			*best = d;
 			*closest = m;
 		}
 	}
 	return NULL;
+}
+
+/* The user's exact match, else the prelude's (only the prelude's when
+ * std_only: a prelude macro's body), or NULL with *closest the nearest
+ * of either (NULL when no macro has the name). */
+static const struct ast_macro *lookup(struct mx *x, const char *name,
+				      struct ast_expr **args, uint32_t nargs,
+				      bool std_only,
+				      const struct ast_macro **closest)
+{
+	uint32_t best = UINT32_MAX;
+	const struct ast_macro *m = NULL;
+	*closest = NULL;
+	if (!std_only)
+		m = scan(&x->user, name, args, nargs, closest, &best);
+	if (!m)
+		m = scan(&x->std, name, args, nargs, closest, &best);
+	return m;
 }
 
 static const char *param_name(const struct ast_expr *p)
@@ -265,17 +302,18 @@ static bool valid(struct mx *x, const struct ast_macro *m)
 	return true;
 }
 
-static void register_macros(struct mx *x, struct ast_program *prog)
+/* Adds prog's macros to l: a later macro that the earlier ones of l
+ * already match is a redefinition (the most precise come first). */
+static void register_macros(struct mx *x, struct mlist *l,
+			    struct ast_program *prog)
 {
-	x->macros = arena_alloc(x->a, sizeof(*x->macros) *
-					      (prog->nmacros + 1));
+	l->m = arena_alloc(x->a, sizeof(*l->m) * (prog->nmacros + 1));
 	for (uint32_t i = 0; i < prog->nmacros; i++) {
 		struct ast_macro *m = &prog->macros[i];
 		const struct ast_macro *closest;
-		/* a later macro that the earlier ones already match is a
-		 * redefinition (the most precise come first) */
-		const struct ast_macro *old = lookup(x, m->name, m->params,
-						     m->nparams, &closest);
+		uint32_t best = UINT32_MAX;
+		const struct ast_macro *old = scan(l, m->name, m->params,
+						   m->nparams, &closest, &best);
 		if (old) {
 			diag_error(x->d, m->span, "Redefinition of macro: %s",
 				   m->name);
@@ -284,8 +322,45 @@ static void register_macros(struct mx *x, struct ast_program *prog)
 			continue;
 		}
 		if (valid(x, m))
-			x->macros[x->nmacros++] = m;
+			l->m[l->n++] = m;
 	}
+}
+
+/* ---- the prelude ---- */
+
+static int name_cmp(const void *key, const void *elem)
+{
+	return strcmp(key, *(const char *const *)elem);
+}
+
+static bool prelude_names_it(const char *name)
+{
+	return bsearch(name, prelude_names,
+		       sizeof(prelude_names) / sizeof(prelude_names[0]),
+		       sizeof(prelude_names[0]), name_cmp) != NULL;
+}
+
+/* Parses the prelude into x->std the first time name is one of its
+ * macros. Its file is named as bpftrace names its own, so that what it
+ * locates (assert's errorf) is located as bpftrace does. */
+static void need_prelude(struct mx *x, const char *name)
+{
+	if (x->prelude_read || !prelude_names_it(name))
+		return;
+	x->prelude_read = true;
+	static const struct src_file file = {
+		"stdlib/base.bt", prelude_text, sizeof(prelude_text) - 1 };
+	struct ast_program *p = parse_program_flags(x->a, x->d, &file, NULL, 0,
+						    PARSE_NO_PROBES_OK);
+	register_macros(x, &x->std, p);
+}
+
+static bool is_std(const struct mx *x, const struct ast_macro *m)
+{
+	for (uint32_t i = 0; i < x->std.n; i++)
+		if (x->std.m[i] == m)
+			return true;
+	return false;
 }
 
 /* ---- expansion ---- */
@@ -488,8 +563,9 @@ static void expand_call(struct mx *x, struct ast_expr **ep,
 	(*ep)->expansion = xp;
 }
 
-/* A name that may be a macro (call form or bare): expanded, or left. */
-static void maybe_macro(struct mx *x, struct ast_expr **ep)
+/* A name that may be a macro (call form or bare), met in frame f:
+ * expanded, or left. */
+static void maybe_macro(struct mx *x, struct frame *f, struct ast_expr **ep)
 {
 	struct ast_expr *e = *ep;
 	bool call = e->kind == E_CALL;
@@ -497,7 +573,9 @@ static void maybe_macro(struct mx *x, struct ast_expr **ep)
 	struct ast_expr **args = call ? e->u.call.args.items : NULL;
 	uint32_t nargs = call ? e->u.call.args.n : 0;
 	const struct ast_macro *closest;
-	const struct ast_macro *m = lookup(x, name, args, nargs, &closest);
+	need_prelude(x, name);
+	const struct ast_macro *m = lookup(x, name, args, nargs,
+					   f && is_std(x, f->m), &closest);
 	if (m) {
 		expand_call(x, ep, m, args);
 		return;
@@ -560,15 +638,15 @@ static void expand_expr(struct mx *x, struct frame *f, struct ast_expr **ep)
 			e->builtin_n = (uint16_t)n;
 			return;
 		}
-		maybe_macro(x, ep);
+		maybe_macro(x, f, ep);
 		return;
 	}
 	case E_BUILTIN:
-		maybe_macro(x, ep);
+		maybe_macro(x, f, ep);
 		return;
 	case E_CALL:
 		expand_list(x, f, &e->u.call.args);
-		maybe_macro(x, ep);
+		maybe_macro(x, f, ep);
 		return;
 	case E_VAR: {
 		if (!f)
@@ -740,7 +818,7 @@ int macro_expand(struct arena *a, struct diag *d, struct ast_program *prog)
 	memset(&x, 0, sizeof(x));
 	x.a = a;
 	x.d = d;
-	register_macros(&x, prog);
+	register_macros(&x, &x.user, prog);
 	for (uint32_t i = 0; i < prog->nprobes; i++) {
 		struct ast_probe *p = &prog->probes[i];
 		expand_expr(&x, NULL, &p->pred);

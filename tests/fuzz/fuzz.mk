@@ -208,4 +208,6 @@ $(FUZZ_TARGETS:%=run-%): run-%: $(FBUILD)/% $$(call gen_of,$$*)
 		exit 1; \
 	fi
 
+STDLIB_BUILD := $(FBUILD)
+include src/stdlib/stdlib.mk
 -include $(LIB_OBJS:.o=.d) $(FUZZ_TARGETS:%=$(FBUILD)/tests/fuzz/%.d)

@@ -21,6 +21,7 @@ codegen: util model kernel probes lang backend
 runtime: util model kernel probes
 object: util model kernel probes runtime
 tools: util
+stdlib:
 driver: util model kernel backend probes lang codegen runtime object tools
 "
 
