@@ -1,37 +1,16 @@
 /*
- * Code generation of the builtin registry (lang/builtins.def): the table
- * codegen dispatches on, and the builtin variables that read a helper or
- * a constant. Functions are emitted in calls.c, context reads in
- * context.c, stacks in stacks.c.
+ * Emitters of the builtin variables that read a helper or a constant, and
+ * usym(). Functions are emitted in calls.c, context reads in context.c,
+ * stacks in stacks.c; registry.c dispatches to them all.
  */
-#include "codegen/cg.h"
-
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 
-#include "util/arena.h"
-
-static const cg_builtin_fn emitters[BI__COUNT] = {
-#define BUILTIN_VAR(id, name, ty, cg) [BI_##id] = cg,
-#define BUILTIN_VARN(id, name, ty, cg) [BI_##id] = cg,
-#define BUILTIN_FN(id, name, min, max, ty, cg) [BI_##id] = cg,
-#include "lang/builtins.def"
-#undef BUILTIN_VAR
-#undef BUILTIN_VARN
-#undef BUILTIN_FN
-};
-
-bool codegen_builtin_has_emitter(int id)
-{
-	return id >= 0 && id < BI__COUNT && emitters[id];
-}
-
-struct val cg_builtin(struct cg *g, struct ast_expr *e,
-		      struct ast_expr *target)
-{
-	return emitters[e->builtin](g, e, target);
-}
+#include "codegen/emit.h"
+#include "codegen/emitters.h"
+#include "codegen/pidns.h"
+#include "codegen/values.h"
+#include "codegen/walk.h"
 
 static int64_t ts_ns(const struct timespec *t)
 {
@@ -70,49 +49,11 @@ static const char *mode_of(const struct ast_expr *e)
 		e->u.call.args.items[0]->u.name : NULL;
 }
 
-/* As bpftrace 0.26, pid and tid are as seen from sonde's own PID
- * namespace (pid(init): from the initial one): where that is not the
- * initial namespace, the kernel translates them. Returns false in the
- * initial namespace. */
-#define PROC_PID_INIT_INO 0xeffffffcU
-static bool ns_pid_tid(struct cg *g, const char *mode, bool tid,
-		       ir_reg *out)
-{
-	static int known;
-	static struct stat ns;
-	if (mode && !strcmp(mode, "init"))
-		return false;
-	if (!known)
-		known = stat("/proc/self/ns/pid", &ns) == 0 ? 1 : -1;
-	if (known < 0 || ns.st_ino == PROC_PID_INIT_INO)
-		return false;
-	/* struct bpf_pidns_info { u32 pid; u32 tgid; } */
-	ir_slot s = ir_slot_new(g->ir, 8, 8);
-	cg_zero(g, s, 0, 8);
-	ir_reg p = ir_reg_new(g->ir);
-	ir_slot_addr(g->ir, p, s, 0);
-	cg_call(g, BPF_FUNC_get_ns_current_pid_tgid, 4,
-		ir_const(g->ir, (int64_t)ns.st_dev),
-		ir_const(g->ir, (int64_t)ns.st_ino), p, ir_const(g->ir, 8));
-	*out = ir_reg_new(g->ir);
-	ir_load_slot(g->ir, 4, *out, s, tid ? 0 : 4);
-	return true;
-}
-
-ir_reg cg_current_pid(struct cg *g)
-{
-	ir_reg r;
-	if (ns_pid_tid(g, NULL, false, &r))
-		return r;
-	r = pid_tgid(g);
-	ir_alui(g->ir, BPF_RSH, r, 32);
-	return r;
-}
 
 struct val cg_bi_pid(struct cg *g, struct ast_expr *e, struct ast_expr *tg)
 {
 	ir_reg r;
-	if (ns_pid_tid(g, mode_of(e), false, &r))
+	if (cg_ns_pid_tid(g, mode_of(e), false, &r))
 		return cg_reg_val(e->type, r);
 	r = pid_tgid(g);
 	ir_alui(g->ir, BPF_RSH, r, 32);
@@ -122,7 +63,7 @@ struct val cg_bi_pid(struct cg *g, struct ast_expr *e, struct ast_expr *tg)
 struct val cg_bi_tid(struct cg *g, struct ast_expr *e, struct ast_expr *tg)
 {
 	ir_reg r;
-	if (ns_pid_tid(g, mode_of(e), true, &r))
+	if (cg_ns_pid_tid(g, mode_of(e), true, &r))
 		return cg_reg_val(e->type, r);
 	r = pid_tgid(g);
 	ir_alu32(g->ir, BPF_MOV, r, r);
@@ -255,4 +196,16 @@ struct val cg_bi_folded(struct cg *g, struct ast_expr *e,
 	cg_error(g, e->span, "internal error: %s() was not resolved at "
 		 "compile time", builtin_info[e->builtin].name);
 	return cg_reg_val(&type_u64, ir_const(g->ir, 0));
+}
+
+/* usym(addr) is {addr, pid}: the pid whose mappings resolve it. */
+struct val cg_bi_usym(struct cg *g, struct ast_expr *e, struct ast_expr *tg)
+{
+	const struct type *t = e->type;
+	ir_reg value = cg_int(g, e->u.call.args.items[0]);
+	ir_slot s = ir_slot_new(g->ir, 16, 8);
+	ir_store_slot(g->ir, 8, s, 0, value);
+	ir_store_slot(g->ir, 8, s, 8, cg_current_pid(g));
+	struct val v = { .kind = V_MEM, .type = t, .slot = s };
+	return v;
 }

@@ -2,7 +2,14 @@
  * lang/builtins.def). Sema has checked every call. */
 #include <string.h>
 
-#include "codegen/cg.h"
+#include "codegen/emit.h"
+#include "codegen/emitters.h"
+#include "codegen/events.h"
+#include "codegen/iter.h"
+#include "codegen/maps.h"
+#include "codegen/program.h"
+#include "codegen/values.h"
+#include "codegen/walk.h"
 #include "lang/sema.h"
 #include "model/fmt.h"
 #include "util/arena.h"
@@ -100,7 +107,7 @@ static struct val bytes_of(struct cg *g, struct ast_expr *a,
 		pt->count = n;
 		pt->align = 1;
 		piece.type = pt;
-		cg_store(g, s, off, pt, piece);
+		cg_store_val_slot(g, s, off, pt, piece);
 	} else {
 		ir_reg p = cg_int(g, a);
 		ir_reg dst = ir_reg_new(g->ir);

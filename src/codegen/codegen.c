@@ -6,130 +6,28 @@
 #include <string.h>
 
 #include "backend/ir.h"
-#include "codegen/cg.h"
+#include "codegen/emit.h"
+#include "codegen/expr.h"
+#include "codegen/loops.h"
+#include "codegen/maps.h"
+#include "codegen/multiattach.h"
+#include "codegen/pidns.h"
+#include "codegen/program.h"
+#include "codegen/registry.h"
+#include "codegen/sysdispatch.h"
+#include "codegen/values.h"
+#include "codegen/vars.h"
+#include "codegen/walk.h"
 #include "model/limits.h"
 #include "util/arena.h"
 #include "util/diag.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 
-bool cg_in_reg(const struct type *t)
-{
-	return t->kind == TY_INT || t->kind == TY_PTR || t->kind == TY_BOOL;
-}
-
-struct cg_var *cg_find_var(struct cg *g, int32_t id)
-{
-	for (size_t i = g->vars.len; i-- > 0;)
-		if (g->vars.data[i].id == id)
-			return &g->vars.data[i];
-	return NULL;
-}
-
-static void declare_var(struct cg *g, const struct ast_expr *t, bool zero)
-{
-	static const enum type_kind stacks[] = { TY_KSTACK, TY_USTACK,
-						 TY_NONE };
-	if (cg_find_var(g, t->aux))
-		return;
-	struct cg_var v = { t->u.name, t->aux, t->type, IR_NOREG,
-			    { 0, IR_NOREG } };
-	bool addressed = false;
-	for (size_t i = 0; i < g->addressed.len && !addressed; i++)
-		addressed = g->addressed.data[i] == t->aux;
-	if (cg_in_reg(t->type) && !addressed) {
-		v.reg = ir_const(g->ir, 0);
-	} else {
-		ir_set_origin(g->ir, t);
-		v.mem = cg_stack_in_scratch(t->type) ?
-			cg_scratch(g, t->type->size) :
-			cg_slot_mem(ir_slot_new(g->ir, t->type->size, 8));
-		if (zero || addressed || type_holds(t->type, stacks))
-			cg_zero_mem(g, v.mem, 0, t->type->size);
-		ir_set_origin(g->ir, NULL);
-	}
-	vec_push(&g->vars, v);
-}
-
-/* Gives every variable of a block its storage up front, zeroed: a
- * variable assigned on one path only must still read as something the
- * verifier accepts on the others. One first assigned in the probe's own
- * block (top) is assigned before any read (sema sees to that), and the
- * assignment writes every byte (cg_store_mem zero-fills), so it needs no
- * zeroing, unless it holds a stack: a capture leaves unused frames. */
-static void declare_vars(struct cg *g, const struct ast_block *b, bool top);
-
-/* The variables first assigned inside a block expression (a macro's
- * expansion) are declared as those of any nested block. */
-static void declare_in_expr(struct ast_expr *e, void *ctx)
-{
-	if (e->kind == E_BLOCK)
-		declare_vars(ctx, &e->u.blockx.body, false);
-}
-
-static void declare_stmt(struct cg *g, const struct ast_stmt *s, bool top)
-{
-	switch (s->kind) {
-	case S_EXPR:
-	case S_RETURN:
-		ast_walk_expr(s->u.expr, declare_in_expr, g);
-		return;
-	default:
-		break;
-	}
-	if (s->kind == S_ASSIGN) {
-		/* a map key may hold one too: @[m(3)] = m(4) */
-		ast_walk_expr(s->u.assign.target, declare_in_expr, g);
-		ast_walk_expr(s->u.assign.value, declare_in_expr, g);
-	} else if (s->kind == S_LET)
-		ast_walk_expr(s->u.let.value, declare_in_expr, g);
-	else if (s->kind == S_FOR) {
-		ast_walk_expr(s->u.for_.start, declare_in_expr, g);
-		ast_walk_expr(s->u.for_.end, declare_in_expr, g);
-	} else if (s->kind == S_IF)
-		ast_walk_expr(s->u.if_.cond, declare_in_expr, g);
-	else if (s->kind == S_WHILE || s->kind == S_UNROLL)
-		ast_walk_expr(s->u.loop.cond, declare_in_expr, g);
-	switch (s->kind) {
-	case S_ASSIGN: {
-		const struct ast_expr *t = s->u.assign.target;
-		if (t->kind == E_VAR)
-			declare_var(g, t, !top);
-		return;
-	}
-	case S_LET:
-		declare_var(g, s->u.let.var, !top || !s->u.let.value);
-		return;
-	case S_FOR:
-		/* the body's variables are its callback's */
-		return;
-	case S_IF:
-		declare_vars(g, &s->u.if_.then, false);
-		if (s->u.if_.otherwise)
-			declare_stmt(g, s->u.if_.otherwise, false);
-		return;
-	case S_UNROLL:
-	case S_WHILE:
-		declare_vars(g, &s->u.loop.body, false);
-		return;
-	case S_BLOCK:
-		declare_vars(g, &s->u.block, false);
-		return;
-	default:
-		return;
-	}
-}
-
-void cg_declare_vars(struct cg *g, const struct ast_block *b)
-{
-	declare_vars(g, b, false);
-}
-
-static void declare_vars(struct cg *g, const struct ast_block *b, bool top)
-{
-	for (uint32_t i = 0; i < b->n; i++)
-		declare_stmt(g, b->stmts[i], top);
-}
+/* Detaching a probe can take ~30 ms of kernel time (an RCU grace period,
+ * serialised by the kernel), so beyond this many the programs get a stop
+ * flag and the maps print before the detach (runtime/run.c). */
+#define CG_DETACH_FIRST_MAX 8
 
 static void assign_var(struct cg *g, struct ast_expr *t, enum ast_op op,
 		       struct ast_expr *value)
@@ -142,7 +40,21 @@ static void assign_var(struct cg *g, struct ast_expr *t, enum ast_op op,
 		ir_mov(g->ir, v->reg, r);
 		return;
 	}
-	cg_store_mem(g, v->mem, 0, v->type, x);
+	cg_store_val(g, v->mem, 0, v->type, x);
+}
+
+/* @m = v, @m op= v; an aggregation assigned (@m = count()) is the
+ * map's update, by its emitter. */
+static void assign_map(struct cg *g, struct ast_expr *map,
+		       struct ast_expr *value, enum ast_op op)
+{
+	const struct cmap *m = cg_map(g, cg_map_index(g, map));
+	if (type_is_aggregation(m->value) && op == OP_NONE) {
+		cg_builtin(g, value, map);
+		return;
+	}
+	cg_map_store(g, map, op == OP_NONE ? cg_expr(g, value) :
+		     cg_compound(g, map, op, value));
 }
 
 static void gen_block(struct cg *g, const struct ast_block *b);
@@ -168,8 +80,8 @@ static void gen_stmt_at(struct cg *g, struct ast_stmt *s)
 			/* the key and value buffers are the map's, so that
 			 * a frame too deep for BPF names it */
 			ir_set_origin(g->ir, s->u.assign.target);
-			cg_map_assign(g, s->u.assign.target, s->u.assign.value,
-				      s->u.assign.op);
+			assign_map(g, s->u.assign.target, s->u.assign.value,
+				   s->u.assign.op);
 			ir_set_origin(g->ir, NULL);
 		} else
 			assign_var(g, s->u.assign.target, s->u.assign.op,
@@ -249,46 +161,6 @@ static void gen_stmt_at(struct cg *g, struct ast_stmt *s)
 	}
 }
 
-void cg_end_probe(struct cg *g)
-{
-	if (g->fn) /* in a for body: the probe ends after the loop */
-		ir_jlist_concat(g->ir, &g->fn->returns,
-				ir_ja(g->ir, IR_NOLABEL));
-	else
-		ir_exiti(g->ir, 0);
-}
-
-void cg_block(struct cg *g, const struct ast_block *b)
-{
-	gen_block(g, b);
-}
-
-bool cg_expansion_enter(struct cg *g, const struct ast_expansion *x)
-{
-	if (!x || g->nexpanding >= CG_EXPANSION_MAX ||
-	    (g->nexpanding && g->expanding[g->nexpanding - 1] == x))
-		return false;
-	g->expanding[g->nexpanding++] = x;
-	return true;
-}
-
-void cg_expansion_leave(struct cg *g, bool entered)
-{
-	if (entered)
-		g->nexpanding--;
-}
-
-const struct span *cg_expansion_sites(struct cg *g, uint32_t *n)
-{
-	*n = g->nexpanding;
-	if (!*n)
-		return NULL;
-	struct span *s = arena_alloc(g->arena, sizeof(*s) * *n);
-	for (uint32_t i = 0; i < *n; i++)
-		s[i] = g->expanding[*n - 1 - i]->site;
-	return s;
-}
-
 static void gen_block(struct cg *g, const struct ast_block *b)
 {
 	bool in = cg_expansion_enter(g, b->expansion);
@@ -296,54 +168,6 @@ static void gen_block(struct cg *g, const struct ast_block *b)
 	for (uint32_t i = 0; i < b->n && !ir_full(g->ir); i++)
 		gen_stmt(g, b->stmts[i]);
 	cg_expansion_leave(g, in);
-}
-
-static uint32_t name_hash(const char *s)
-{
-	uint32_t h = 2166136261u; /* FNV-1a */
-	for (; *s; s++)
-		h = (h ^ (uint8_t)*s) * 16777619u;
-	return h;
-}
-
-/* The hash slot of name: its entry, or the free slot for it. */
-static uint32_t *name_slot(struct cg *g, const char *name)
-{
-	const char **names = g->out->probe_names;
-	uint32_t i = name_hash(name) & (g->name_cap - 1);
-	while (g->name_slots[i] && strcmp(names[g->name_slots[i] - 1], name))
-		i = (i + 1) & (g->name_cap - 1);
-	return &g->name_slots[i];
-}
-
-uint32_t cg_name_index(struct cg *g, const char *name)
-{
-	struct compiled *c = g->out;
-	uint32_t k = c->nprobe_names;
-	/* Keep the table at most half full. */
-	if (2 * (k + 1) > g->name_cap) {
-		uint32_t cap = g->name_cap ? 2 * g->name_cap : 64;
-		free(g->name_slots);
-		g->name_slots = xcalloc(cap, sizeof(*g->name_slots));
-		g->name_cap = cap;
-		for (uint32_t i = 0; i < k; i++)
-			*name_slot(g, c->probe_names[i]) = i + 1;
-	}
-	uint32_t *slot = name_slot(g, name);
-	if (*slot)
-		return *slot - 1;
-	/* The array doubles when k reaches a power of two (from 4); the old
-	 * one is left in the arena. */
-	if (k == 0 || (k >= 4 && (k & (k - 1)) == 0)) {
-		uint32_t cap = k ? 2 * k : 4;
-		const char **n = arena_alloc(g->arena, sizeof(*n) * cap);
-		if (k)
-			memcpy(n, c->probe_names, sizeof(*n) * k);
-		c->probe_names = n;
-	}
-	c->probe_names[k] = name;
-	*slot = k + 1;
-	return c->nprobe_names++;
 }
 
 /* ir_compile() failed: a frame too deep for BPF's stack is reported at
@@ -430,9 +254,7 @@ static int gen_program(struct cg *g, struct ast_probe *p,
 	g->first_loop = NULL;
 	g->probe_reg = IR_NOREG;
 	g->func_reg = IR_NOREG;
-	declare_vars(g, &p->body, true);
-	if (p->pred)
-		ast_walk_expr(p->pred, declare_in_expr, g);
+	cg_declare_probe_vars(g, p);
 	if (g->disp)
 		cg_sysdispatch_prologue(g, g->disp);
 	if (g->multi)
@@ -566,6 +388,11 @@ int codegen(struct arena *a, struct diag *d, struct ast_program *prog,
 {
 	struct cg g;
 	memset(&g, 0, sizeof(g));
+	/* how the emitters reach the walkers (walk.h) */
+	static const struct cg_walker walker = {
+		cg_walk_expr, cg_walk_cond_false, gen_block
+	};
+	g.walk = &walker;
 	memset(out, 0, sizeof(*out));
 	g.arena = a;
 	g.diag = d;

@@ -4,7 +4,10 @@
  * (V_CTX): the verifier allows direct loads from pt_regs and from the u64
  * argument array.
  */
-#include "codegen/cg.h"
+#include "codegen/emit.h"
+#include "codegen/emitters.h"
+#include "codegen/program.h"
+#include "codegen/pt_regs.h"
 
 #include "kernel/regs.h"
 #include "probes/provider.h"

@@ -1,120 +1,18 @@
 /*
  * Ring-buffer records: printf, print, exit and friends. A record is built
  * on the stack (header, then the arguments laid out as a tuple) and sent
- * with one bpf_ringbuf_output(); a failed send bumps the per-CPU lost
- * counter that the runtime reports at exit.
+ * with one bpf_ringbuf_output() (emit.h's cg_send_record: a failed send
+ * bumps the per-CPU lost counter that the runtime reports at exit).
  */
 #include <string.h>
 
-#include "codegen/cg.h"
-#include "model/limits.h"
+#include "codegen/emit.h"
+#include "codegen/events.h"
+#include "codegen/program.h"
+#include "codegen/stacks.h"
+#include "codegen/values.h"
+#include "codegen/walk.h"
 #include "util/arena.h"
-
-int32_t cg_add_map(struct cg *g, const char *name, enum bpf_map_type t,
-		   uint32_t ks, uint32_t vs, uint32_t n)
-{
-	struct cmap m;
-	memset(&m, 0, sizeof(m));
-	m.name = name;
-	m.type = t;
-	m.key_size = ks;
-	m.value_size = vs;
-	m.max_entries = n;
-	vec_push(&g->maps, m);
-	return (int32_t)g->maps.len - 1;
-}
-
-int32_t cg_ringbuf(struct cg *g)
-{
-	if (g->ringbuf < 0) {
-		g->ringbuf = cg_add_map(g, ".events", BPF_MAP_TYPE_RINGBUF, 0, 0,
-				     limits_ringbuf_bytes());
-		g->lost = cg_add_counter(g, ".lost");
-	}
-	return g->ringbuf;
-}
-
-/* Pointer to this CPU's value of key index of a per-CPU array
- * (NULL-checked by the caller). */
-static ir_reg percpu_entry(struct cg *g, int32_t map, uint32_t index)
-{
-	ir_slot key = ir_slot_new(g->ir, 4, 4);
-	ir_storei_slot(g->ir, 4, key, 0, (int32_t)index);
-	ir_reg m = ir_reg_new(g->ir), kp = ir_reg_new(g->ir);
-	ir_ld_map(g->ir, m, (uint32_t)map);
-	ir_slot_addr(g->ir, kp, key, 0);
-	return cg_call(g, BPF_FUNC_map_lookup_elem, 2, m, kp);
-}
-
-int32_t cg_add_counter(struct cg *g, const char *name)
-{
-	return cg_add_map(g, name, BPF_MAP_TYPE_ARRAY, 4, 8, 1);
-}
-
-/* A shared counter, bumped atomically through a direct value pointer: 3
- * instructions on the (rare) failure path instead of a lookup, and
- * contention only while losing. */
-/* n: IR_NOREG adds 1 */
-static void counter_add(struct cg *g, int32_t map, uint32_t off, ir_reg n)
-{
-	ir_reg p = ir_reg_new(g->ir);
-	ir_ld_map_value(g->ir, p, (uint32_t)map, off);
-	ir_atomic_add(g->ir, 8, p, 0, n == IR_NOREG ? ir_const(g->ir, 1) : n);
-}
-
-void cg_counter_add(struct cg *g, int32_t map, uint32_t off, ir_reg n)
-{
-	counter_add(g, map, off, n);
-}
-
-void cg_counter_inc(struct cg *g, int32_t map)
-{
-	counter_add(g, map, 0, IR_NOREG);
-}
-
-/* Each program has its own entry: a program can interrupt another on the
- * same CPU (a perf event during a raw tracepoint), never itself. Regions
- * are handed out in order and freed when the statement ends (gen_stmt), so
- * the value is as big as the most one statement needs. */
-struct cg_mem cg_scratch(struct cg *g, uint32_t size)
-{
-	if (g->scratch < 0)
-		g->scratch = cg_add_map(g, ".scratch",
-					BPF_MAP_TYPE_PERCPU_ARRAY, 4, 8, 1);
-	if (g->scratch_index < 0)
-		g->scratch_index = (int32_t)g->scratch_progs++;
-	uint32_t off = g->scratch_used;
-	g->scratch_used += (size + 7) & ~7u;
-	if (g->scratch_used > g->scratch_size)
-		g->scratch_size = g->scratch_used;
-	ir_reg p = percpu_entry(g, g->scratch, (uint32_t)g->scratch_index);
-	/* Never NULL (the entry exists), but the verifier wants a check. */
-	ir_jlist_concat(g->ir, &g->bail,
-			ir_jmpi(g->ir, BPF_JEQ, p, 0, IR_NOLABEL));
-	if (off)
-		ir_alui(g->ir, BPF_ADD, p, (int32_t)off);
-	struct cg_mem m = { 0, p };
-	return m;
-}
-
-/* bpf_ringbuf_output(rb, data, size, 0); on failure lost[0] += 1. */
-static void send_from(struct cg *g, ir_reg data, uint32_t size)
-{
-	int32_t rb = cg_ringbuf(g);
-	ir_reg map = ir_reg_new(g->ir);
-	ir_ld_map(g->ir, map, (uint32_t)rb);
-	ir_reg r = cg_call(g, BPF_FUNC_ringbuf_output, 4, map, data,
-			   ir_const(g->ir, size), ir_const(g->ir, 0));
-	ir_jlist ok = ir_jmpi(g->ir, BPF_JEQ, r, 0, IR_NOLABEL);
-	cg_counter_inc(g, g->lost);
-	ir_jlist_patch_here(g->ir, ok);
-}
-
-static uint32_t add_event(struct cg *g, const struct cevent *ev)
-{
-	vec_push(&g->events, *ev);
-	return (uint32_t)g->events.len - 1;
-}
 
 /* exit()'s record carries the lost counter as exit() read it: what is
  * lost after it would go unprinted anyway (as in bpftrace, the records
@@ -128,97 +26,17 @@ void cg_exit_event(struct cg *g, ir_reg code)
 	/* the lost counter, then exit(CODE)'s code (plain exit() sends no
 	 * code: status 0) */
 	ev.size = code == IR_NOREG ? 8 : 16;
-	uint32_t id = add_event(g, &ev);
+	uint32_t id = cg_add_event(g, &ev);
 	cg_ringbuf(g); /* makes g->lost */
 	struct cg_mem rec = cg_slot_mem(ir_slot_new(g->ir, 8 + ev.size, 8));
-	cg_mem_storei(g, 8, rec, 0, (int32_t)id);
+	cg_store_imm(g, 8, rec, 0, (int32_t)id);
 	ir_reg p = ir_reg_new(g->ir), lost = ir_reg_new(g->ir);
 	ir_ld_map_value(g->ir, p, (uint32_t)g->lost, 0);
 	ir_load(g->ir, 8, lost, p, 0);
-	cg_mem_store(g, 8, rec, 8, lost);
+	cg_store_reg(g, 8, rec, 8, lost);
 	if (code != IR_NOREG)
-		cg_mem_store(g, 8, rec, 16, code);
-	send_from(g, cg_mem_addr(g, rec, 0), 8 + ev.size);
-}
-
-/* The helpers whose failures bpftrace 0.26 reports, by its names
- * (libbpf's bpf_func_name less "bpf_"); NULL: not checked. Not map
- * updates or deletes: 0.26's delete() says whether the key was there, and
- * inserts into a full map are counted and said once at exit
- * (cmap.full_counter). Not get_current_comm either, which cannot fail on
- * the 16 bytes of stack it is always given: checking it would cost every
- * program that reads comm a branch and a record, for nothing. */
-static const char *checked_helper(int fn)
-{
-	switch (fn) {
-	case BPF_FUNC_probe_read: return "probe_read";
-	case BPF_FUNC_probe_read_str: return "probe_read_str";
-	case BPF_FUNC_probe_read_kernel: return "probe_read_kernel";
-	case BPF_FUNC_probe_read_kernel_str: return "probe_read_kernel_str";
-	case BPF_FUNC_probe_read_user: return "probe_read_user";
-	case BPF_FUNC_probe_read_user_str: return "probe_read_user_str";
-	case BPF_FUNC_map_lookup_elem: return "map_lookup_elem";
-	case BPF_FUNC_get_stackid: return "get_stackid";
-	case BPF_FUNC_send_signal: return "send_signal";
-	case BPF_FUNC_d_path: return "d_path";
-	default: return NULL;
-	}
-}
-
-/* A failed read gives zeros and a missing key reads as 0, which a
- * script can test for itself: only -k (level 2) reports them. */
-static bool fails_to_zero(int fn)
-{
-	switch (fn) {
-	case BPF_FUNC_probe_read:
-	case BPF_FUNC_probe_read_str:
-	case BPF_FUNC_probe_read_kernel:
-	case BPF_FUNC_probe_read_kernel_str:
-	case BPF_FUNC_probe_read_user:
-	case BPF_FUNC_probe_read_user_str:
-	case BPF_FUNC_map_lookup_elem:
-		return true;
-	default:
-		return false;
-	}
-}
-
-void cg_helper_check(struct cg *g, int fn, ir_reg ret, bool zero_fails)
-{
-	int level = g->opts->helper_check;
-	const char *name = checked_helper(fn);
-	if (!level || !name || !g->at ||
-	    (level == 1 && fails_to_zero(fn)) ||
-	    (fn == BPF_FUNC_map_lookup_elem && !zero_fails))
-		return;
-	ir_jlist ok = zero_fails ?
-			      ir_jmpi(g->ir, BPF_JNE, ret, 0, IR_NOLABEL) :
-			      ir_jmpi(g->ir, BPF_JSGE, ret, 0, IR_NOLABEL);
-	static const struct type *const s64[] = { &type_s64 };
-	static const uint32_t at0[] = { 0 };
-	struct cevent ev = { .kind = EV_HELPER_ERROR, .text = name,
-			     .args = (const struct type **)s64,
-			     .offsets = at0, .nargs = 1, .size = 8,
-			     .map = -1, .at = g->at->span };
-	uint32_t id = add_event(g, &ev);
-	struct cg_mem rec = cg_slot_mem(ir_slot_new(g->ir, 16, 8));
-	cg_mem_storei(g, 8, rec, 0, (int32_t)id);
-	if (zero_fails)
-		cg_mem_storei(g, 8, rec, 8, 0);
-	else
-		cg_mem_store(g, 8, rec, 8, ret);
-	send_from(g, cg_mem_addr(g, rec, 0), 16);
-	ir_jlist_patch_here(g->ir, ok);
-}
-
-void cg_runtime_error(struct cg *g, const char *msg, struct span at)
-{
-	struct cevent ev = { .kind = EV_RUNTIME_ERROR, .text = msg,
-			     .map = -1, .at = at };
-	uint32_t id = add_event(g, &ev);
-	struct cg_mem rec = cg_slot_mem(ir_slot_new(g->ir, 8, 8));
-	cg_mem_storei(g, 8, rec, 0, (int32_t)id);
-	send_from(g, cg_mem_addr(g, rec, 0), 8);
+		cg_store_reg(g, 8, rec, 16, code);
+	cg_send_record(g, cg_mem_addr(g, rec, 0), 8 + ev.size);
 }
 
 void cg_event(struct cg *g, enum event_kind kind, struct ast_expr **args,
@@ -240,7 +58,7 @@ void cg_event(struct cg *g, enum event_kind kind, struct ast_expr **args,
 	ev.offsets = offsets;
 	ev.nargs = nargs;
 	ev.size = layout->size;
-	uint32_t id = add_event(g, &ev);
+	uint32_t id = cg_add_event(g, &ev);
 
 	uint32_t size = 8 + ((layout->size + 7) & ~7u);
 	struct cg_mem rec = cg_stack_in_scratch(layout) ?
@@ -248,14 +66,14 @@ void cg_event(struct cg *g, enum event_kind kind, struct ast_expr **args,
 				    cg_slot_mem(ir_slot_new(g->ir, size, 8));
 	/* struct event_hdr {id, pad = 0} as one u64 store (little endian;
 	 * the imm is sign-extended and id < 2^31). */
-	cg_mem_storei(g, 8, rec, 0, (int32_t)id);
+	cg_store_imm(g, 8, rec, 0, (int32_t)id);
 	/* Padding between fields reaches user space: zero it; the fields
 	 * themselves are stored whole below. */
 	cg_zero_gaps(g, rec, 8, layout, size - 8);
 	for (uint32_t i = 0; i < nargs; i++)
-		cg_store_mem(g, rec, 8 + offsets[i], types[i],
+		cg_store_val(g, rec, 8 + offsets[i], types[i],
 			     cg_expr(g, args[i]));
-	send_from(g, cg_mem_addr(g, rec, 0), size);
+	cg_send_record(g, cg_mem_addr(g, rec, 0), size);
 }
 
 /* join(argv [, sep]): up to JOIN_ARGS strings of JOIN_LEN bytes, too big
@@ -289,7 +107,7 @@ void cg_join(struct cg *g, struct ast_expr *e)
 		ev.text = arena_strndup(g->arena, sep->u.str.bytes,
 					sep->u.str.len);
 	}
-	uint32_t id = add_event(g, &ev);
+	uint32_t id = cg_add_event(g, &ev);
 	uint32_t size = 8 + arr->size;
 	ir_reg base = cg_int(g, argv);
 	ir_reg p = cg_scratch(g, size).ptr;
@@ -314,5 +132,5 @@ void cg_join(struct cg *g, struct ast_expr *e)
 		cg_call(g, read_str, 3, dst, ir_const(g->ir, JOIN_LEN), q);
 	}
 	ir_jlist_patch_here(g->ir, last);
-	send_from(g, p, size);
+	cg_send_record(g, p, size);
 }

@@ -1,403 +1,20 @@
-/* Lowering of expressions to IR. */
-#include <stdarg.h>
+/*
+ * The expression walker: lowering of expressions to IR. Builtins go to
+ * their emitters through the registry; what the value becomes where it is
+ * used is the value library's (values.h).
+ */
 #include <string.h>
 
-#include "codegen/cg.h"
-#include "util/arena.h"
-#include "util/diag.h"
-
-void cg_error(struct cg *g, struct span sp, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	diag_verror(g->diag, sp, fmt, ap);
-	va_end(ap);
-	g->failed = true;
-}
-
-/* The verifier calls these map helpers' map operations directly, and
- * before 6.5 those return an int: -ENOENT arrives as 0xfffffffe, upper
- * half zero, unless sign-extended (6.1 lost every failed delete and every
- * insert into a full map). */
-static bool int_result(int fn)
-{
-	switch (fn) {
-	case BPF_FUNC_map_update_elem:
-	case BPF_FUNC_map_delete_elem:
-	case BPF_FUNC_map_push_elem:
-	case BPF_FUNC_map_pop_elem:
-	case BPF_FUNC_map_peek_elem:
-		return true;
-	}
-	return false;
-}
-
-ir_reg cg_call(struct cg *g, int fn, int nargs, ...)
-{
-	ir_reg args[IR_MAX_ARGS];
-	va_list ap;
-	va_start(ap, nargs);
-	for (int i = 0; i < nargs; i++)
-		args[i] = va_arg(ap, ir_reg);
-	va_end(ap);
-	ir_reg d = ir_reg_new(g->ir);
-	ir_call(g->ir, d, fn, args, nargs);
-	if (int_result(fn)) {
-		ir_alui(g->ir, BPF_LSH, d, 32);
-		ir_alui(g->ir, BPF_ARSH, d, 32);
-	}
-	cg_helper_check(g, fn, d, false);
-	return d;
-}
-
-static struct val reg_val(const struct type *t, ir_reg r)
-{
-	struct val v = { .kind = V_REG, .type = t, .reg = r };
-	return v;
-}
-
-static struct val mem_val(const struct type *t, ir_slot s, uint32_t off)
-{
-	struct val v = { .kind = V_MEM, .type = t, .slot = s, .off = off };
-	return v;
-}
-
-static ir_reg slot_addr(struct cg *g, ir_slot s, uint32_t off)
-{
-	ir_reg r = ir_reg_new(g->ir);
-	ir_slot_addr(g->ir, r, s, off);
-	return r;
-}
-
-/* Widens the low `size` bytes of r to 64 bits by the sign. */
-static void extend(struct cg *g, ir_reg r, uint32_t size, bool is_signed)
-{
-	if (size >= 8)
-		return;
-	if (is_signed) {
-		ir_alui(g->ir, BPF_LSH, r, (int32_t)(64 - size * 8));
-		ir_alui(g->ir, BPF_ARSH, r, (int32_t)(64 - size * 8));
-	} else if (size == 4) {
-		ir_alu32(g->ir, BPF_MOV, r, r);
-	} else {
-		ir_alui(g->ir, BPF_AND, r, size == 1 ? 0xff : 0xffff);
-	}
-}
-
-static bool scalar_size_ok(uint32_t size)
-{
-	return size == 1 || size == 2 || size == 4 || size == 8;
-}
-
-uint32_t cg_piece(uint32_t left, uint32_t a, uint32_t b)
-{
-	uint32_t n = 8;
-	while (n > left || a % n || b % n)
-		n /= 2;
-	return n;
-}
-
-struct cg_mem cg_slot_mem(ir_slot s)
-{
-	struct cg_mem m = { s, IR_NOREG };
-	return m;
-}
-
-void cg_mem_store(struct cg *g, int size, struct cg_mem m, uint32_t off,
-		  ir_reg r)
-{
-	if (m.ptr != IR_NOREG)
-		ir_store(g->ir, size, m.ptr, (int16_t)off, r);
-	else
-		ir_store_slot(g->ir, size, m.slot, off, r);
-}
-
-void cg_mem_storei(struct cg *g, int size, struct cg_mem m, uint32_t off,
-		   int32_t imm)
-{
-	if (m.ptr != IR_NOREG)
-		ir_storei(g->ir, size, m.ptr, (int16_t)off, imm);
-	else
-		ir_storei_slot(g->ir, size, m.slot, off, imm);
-}
-
-ir_reg cg_mem_addr(struct cg *g, struct cg_mem m, uint32_t off)
-{
-	if (m.ptr == IR_NOREG)
-		return slot_addr(g, m.slot, off);
-	ir_reg r = ir_copy(g->ir, m.ptr);
-	if (off)
-		ir_alui(g->ir, BPF_ADD, r, (int32_t)off);
-	return r;
-}
-
-void cg_zero_mem(struct cg *g, struct cg_mem dst, uint32_t off, uint32_t size)
-{
-	for (uint32_t i = 0, n; i < size; i += n) {
-		n = cg_piece(size - i, off + i, 0);
-		cg_mem_storei(g, (int)n, dst, off + i, 0);
-	}
-}
-
-void cg_zero(struct cg *g, ir_slot dst, uint32_t off, uint32_t size)
-{
-	cg_zero_mem(g, cg_slot_mem(dst), off, size);
-}
-
-void cg_zero_gaps(struct cg *g, struct cg_mem dst, uint32_t off,
-		  const struct type *t, uint32_t size)
-{
-	uint32_t at = 0;
-	for (uint32_t i = 0; i < t->nfields; i++) {
-		const struct type_field *f = &t->fields[i];
-		if (f->offset > at)
-			cg_zero_mem(g, dst, off + at, f->offset - at);
-		if (f->offset + f->type->size > at)
-			at = f->offset + f->type->size;
-	}
-	if (size > at)
-		cg_zero_mem(g, dst, off + at, size - at);
-}
-
-/* Copies a stack slot's bytes in the widest aligned pieces. */
-static void copy_slot(struct cg *g, struct cg_mem dst, uint32_t doff,
-		      ir_slot src, uint32_t soff, uint32_t size)
-{
-	ir_reg t = ir_reg_new(g->ir);
-	for (uint32_t i = 0, n; i < size; i += n) {
-		n = cg_piece(size - i, doff + i, soff + i);
-		ir_load_slot(g->ir, (int)n, t, src, soff + i);
-		cg_mem_store(g, (int)n, dst, doff + i, t);
-	}
-}
-
-/* Copies context bytes (a tracepoint record): the verifier allows only
- * direct, aligned loads from the context. */
-static void copy_ctx(struct cg *g, struct cg_mem dst, uint32_t doff,
-		     uint32_t ctx_off, uint32_t size)
-{
-	/* A tracepoint's first 8 bytes (the common fields) are not the
-	 * program's to read, the verifier says; no field of args is
-	 * there, so the copy of a whole record (print(args)) has zeros. */
-	bool tp = g->tgt->prov->prog_type == BPF_PROG_TYPE_TRACEPOINT;
-	ir_reg t = ir_reg_new(g->ir);
-	for (uint32_t i = 0, n; i < size; i += n) {
-		n = cg_piece(size - i, ctx_off + i, doff + i);
-		if (tp && ctx_off + i < 8) {
-			cg_zero_mem(g, dst, doff + i, n);
-			continue;
-		}
-		ir_load(g->ir, (int)n, t, ir_ctx(g->ir),
-			(int16_t)(ctx_off + i));
-		cg_mem_store(g, (int)n, dst, doff + i, t);
-	}
-}
-
-/* Reads size bytes at the address in reg into a new slot. */
-static ir_slot read_addr(struct cg *g, const struct val *v, uint32_t size)
-{
-	ir_slot s = ir_slot_new(g->ir, size, 8);
-	ir_reg dst = slot_addr(g, s, 0);
-	cg_call(g, cg_val_read_fn(v, false), 3, dst, ir_const(g->ir, size),
-		v->reg);
-	return s;
-}
-
-ir_reg cg_to_reg(struct cg *g, struct val v)
-{
-	const struct type *t = v.type;
-	uint32_t size = t->size ? t->size : 8;
-	bool sign = t->kind == TY_INT && t->is_signed;
-	ir_reg r;
-	switch (v.kind) {
-	case V_REG:
-		return v.reg;
-	case V_MEM: {
-		uint32_t n = size > 8 ? 8 : size;
-		r = ir_reg_new(g->ir);
-		if (v.off % n == 0) {
-			ir_load_slot(g->ir, (int)n, r, v.slot, v.off);
-			extend(g, r, size, sign);
-			return r;
-		}
-		/* a member of a packed struct: the verifier takes only aligned
-		 * stack loads, so the value is put together piece by piece */
-		ir_movi(g->ir, r, 0);
-		ir_reg t = ir_reg_new(g->ir);
-		for (uint32_t i = 0, k; i < n; i += k) {
-			k = cg_piece(n - i, v.off + i, 0);
-			ir_load_slot(g->ir, (int)k, t, v.slot, v.off + i);
-			if (i)
-				ir_alui(g->ir, BPF_LSH, t, (int32_t)(8 * i));
-			ir_alu(g->ir, BPF_OR, r, t);
-		}
-		extend(g, r, size, sign);
-		return r;
-	}
-	case V_CTX:
-		r = ir_reg_new(g->ir);
-		ir_load(g->ir, (int)(size > 8 ? 8 : size), r, ir_ctx(g->ir),
-			(int16_t)v.ctx_off);
-		extend(g, r, size, sign);
-		return r;
-	case V_ADDR: {
-		if (!scalar_size_ok(size))
-			size = 8;
-		ir_slot s = read_addr(g, &v, size);
-		r = ir_reg_new(g->ir);
-		ir_load_slot(g->ir, (int)size, r, s, 0);
-		extend(g, r, size, sign);
-		return r;
-	}
-	case V_STACK: /* not an integer: sema lets no stack reach here */
-	case V_TUPLE:
-	case V_NONE:
-		break;
-	}
-	return ir_const(g->ir, 0);
-}
-
-struct val cg_to_mem(struct cg *g, struct val v)
-{
-	uint32_t size = v.type->size ? v.type->size : 8;
-	ir_slot s;
-	switch (v.kind) {
-	case V_MEM:
-		return v;
-	case V_REG:
-		s = ir_slot_new(g->ir, size < 8 ? 8 : size, 8);
-		ir_store_slot(g->ir, 8, s, 0, v.reg);
-		return mem_val(v.type, s, 0);
-	case V_CTX:
-		s = ir_slot_new(g->ir, size, 8);
-		copy_ctx(g, cg_slot_mem(s), 0, v.ctx_off, size);
-		return mem_val(v.type, s, 0);
-	case V_STACK:
-		s = ir_slot_new(g->ir, size, 8);
-		cg_stack_capture(g, v.type, cg_slot_mem(s), 0);
-		return mem_val(v.type, s, 0);
-	case V_TUPLE: /* needed in a slot after all (the verifier may
-		       * refuse its size, which compile() reports) */
-		s = ir_slot_new(g->ir, size, 8);
-		cg_store_mem(g, cg_slot_mem(s), 0, v.type, v);
-		return mem_val(v.type, s, 0);
-	case V_ADDR:
-		if (v.type->kind == TY_STRING) {
-			/* A char array through a pointer: read it as a string
-			 * so bytes after the NUL are zero, as keys need. The
-			 * helper ends what it copies with a NUL of its own:
-			 * given one byte more than the array, it copies all
-			 * size bytes of an array that has no NUL, and never
-			 * reads past the array. */
-			s = ir_slot_new(g->ir, size + 1, 8);
-			cg_zero(g, s, 0, size + 1);
-			cg_call(g, cg_val_read_fn(&v, true),
-				3, slot_addr(g, s, 0), ir_const(g->ir, size + 1),
-				v.reg);
-			return mem_val(v.type, s, 0);
-		}
-		s = read_addr(g, &v, size);
-		return mem_val(v.type, s, 0);
-	case V_NONE:
-		break;
-	}
-	s = ir_slot_new(g->ir, 8, 8);
-	cg_zero(g, s, 0, 8);
-	return mem_val(v.type, s, 0);
-}
-
-ir_reg cg_int(struct cg *g, struct ast_expr *e)
-{
-	return cg_to_reg(g, cg_expr(g, e));
-}
-
-static bool is_scalar(const struct type *t)
-{
-	switch (t->kind) {
-	case TY_INT:
-	case TY_BOOL:
-	case TY_PTR:
-	case TY_KSYM:
-	case TY_USERNAME:
-	case TY_PROBE:
-	case TY_TIMESTAMP:
-		return true;
-	default:
-		return false;
-	}
-}
-
-void cg_store_mem(struct cg *g, struct cg_mem dst, uint32_t off,
-		  const struct type *dt, struct val v)
-{
-	if (is_scalar(dt) && scalar_size_ok(dt->size)) {
-		ir_reg r = cg_to_reg(g, v);
-		cg_mem_store(g, (int)dt->size, dst, off, r);
-		return;
-	}
-	if (v.kind == V_STACK && type_equal(dt, v.type)) {
-		/* straight into place: no copy of up to 8 KiB of frames */
-		cg_stack_capture(g, dt, dst, off);
-		return;
-	}
-	if (v.kind == V_TUPLE && dt->kind == TY_TUPLE &&
-	    dt->nfields == v.expr->u.list.n && type_equal(dt, v.type)) {
-		/* its fields straight into place, stacks captured there */
-		cg_zero_gaps(g, dst, off, dt, dt->size);
-		for (uint32_t i = 0; i < dt->nfields; i++)
-			cg_store_mem(g, dst, off + dt->fields[i].offset,
-				     dt->fields[i].type,
-				     cg_expr(g, v.expr->u.list.items[i]));
-		return;
-	}
-	if (v.kind == V_TUPLE) /* other field types: through a slot */
-		v = cg_to_mem(g, v);
-	/* a tuple kept in the scratch (a variable), into the scratch: read
-	 * whole below, with no slot in between */
-	bool whole = v.kind == V_ADDR && dst.ptr != IR_NOREG &&
-		     type_equal(dt, v.type);
-	if (dt->kind == TY_TUPLE && v.type->kind == TY_TUPLE && !whole) {
-		/* every field is stored whole below: zero only the padding */
-		cg_zero_gaps(g, dst, off, dt, dt->size);
-		struct val src = cg_to_mem(g, v);
-		for (uint32_t i = 0; i < dt->nfields && i < v.type->nfields;
-		     i++) {
-			/* a record's fields by name: sema unifies records
-			 * assigned in different orders */
-			const struct type_field *sf = type_is_record(dt) ?
-				type_record_field(v.type, dt->fields[i].name) :
-				&v.type->fields[i];
-			if (!sf)
-				continue;
-			struct val el = mem_val(sf->type, src.slot,
-						src.off + sf->offset);
-			cg_store_mem(g, dst, off + dt->fields[i].offset,
-				     dt->fields[i].type, el);
-		}
-		return;
-	}
-	uint32_t n = v.type->size < dt->size ? v.type->size : dt->size;
-	if (v.kind == V_CTX) {
-		copy_ctx(g, dst, off, v.ctx_off, n);
-	} else if (v.kind == V_ADDR && dst.ptr != IR_NOREG &&
-		   v.type->kind != TY_STRING) {
-		/* Into the scratch directly: the bytes may not fit a slot.
-		 * A failed read (a NULL address) zeroes them. */
-		cg_call(g, cg_val_read_fn(&v, false),
-			3, cg_mem_addr(g, dst, off), ir_const(g->ir, n), v.reg);
-	} else {
-		struct val src = cg_to_mem(g, v);
-		copy_slot(g, dst, off, src.slot, src.off, n);
-	}
-	if (n < dt->size)
-		cg_zero_mem(g, dst, off + n, dt->size - n);
-}
-
-void cg_store(struct cg *g, ir_slot dst, uint32_t off,
-	      const struct type *dt, struct val v)
-{
-	cg_store_mem(g, cg_slot_mem(dst), off, dt, v);
-}
+#include "codegen/emit.h"
+#include "codegen/expr.h"
+#include "codegen/iter.h"
+#include "codegen/maps.h"
+#include "codegen/program.h"
+#include "codegen/registry.h"
+#include "codegen/stacks.h"
+#include "codegen/values.h"
+#include "codegen/vars.h"
+#include "codegen/walk.h"
 
 /* ---- fields, indexing ---- */
 
@@ -413,7 +30,7 @@ static struct val bitfield(struct cg *g, struct val unit,
 	else if (f->bit_size < 64)
 		ir_alu(g->ir, BPF_AND, r,
 		       ir_const(g->ir, (int64_t)((1ull << f->bit_size) - 1)));
-	return reg_val(f->type, r);
+	return cg_reg_val(f->type, r);
 }
 
 static struct val field(struct cg *g, struct ast_expr *e)
@@ -452,7 +69,7 @@ static struct val field(struct cg *g, struct ast_expr *e)
 					(int32_t)(b.ctx_off + f->offset + 4));
 			ir_reg p = ir_copy(g->ir, ir_ctx(g->ir));
 			ir_alu(g->ir, BPF_ADD, p, loc);
-			return reg_val(f->type, p);
+			return cg_reg_val(f->type, p);
 		}
 		v.ctx_off = b.ctx_off + f->offset;
 		break;
@@ -511,7 +128,7 @@ static struct val index_in_place(struct cg *g, struct val b,
 	cg_runtime_error(g, "Array access out of bounds. This can lead to "
 			 "unexpected results.", e->span);
 	ir_jlist_patch_here(g->ir, done);
-	return mem_val(et, el, 0);
+	return cg_mem_val(et, el, 0);
 }
 
 static struct val index_expr(struct cg *g, struct ast_expr *e)
@@ -558,12 +175,12 @@ static struct val index_expr(struct cg *g, struct ast_expr *e)
 			return v;
 		}
 		if (count && e->u.index.index->kind != E_INT &&
-		    is_scalar(et) && scalar_size_ok(et->size))
+		    cg_is_scalar(et) && cg_scalar_size_ok(et->size))
 			return index_in_place(g, b, e, count);
 		cg_error(g, e->u.index.index->span, "the index of this array "
 			 "must be a constant between 0 and %u",
 			 count ? count - 1 : 0);
-		return reg_val(et, ir_const(g->ir, 0));
+		return cg_reg_val(et, ir_const(g->ir, 0));
 	}
 	uint32_t off = (uint32_t)k * et->size;
 	struct val v = b;
@@ -675,8 +292,10 @@ static ir_jlist mem_ne(struct cg *g, struct val a, struct val b)
 		const struct type_field *bf = type_is_record(t) ?
 			type_record_field(b.type, t->fields[i].name) :
 			&b.type->fields[i];
-		struct val fa = mem_val(ft, a.slot, a.off + t->fields[i].offset);
-		struct val fb = mem_val(bf->type, b.slot, b.off + bf->offset);
+		struct val fa = cg_mem_val(ft, a.slot,
+					   a.off + t->fields[i].offset);
+		struct val fb = cg_mem_val(bf->type, b.slot,
+					   b.off + bf->offset);
 		if (ft->kind == TY_TUPLE) { /* its fields may be laid out
 					       * apart: of other widths */
 			ir_jlist_concat(g->ir, &ne, mem_ne(g, fa, fb));
@@ -734,7 +353,7 @@ static ir_jlist compare_false(struct cg *g, struct ast_expr *e)
 	return ir_jmp(g->ir, cond, a, b, IR_NOLABEL);
 }
 
-ir_jlist cg_cond_false(struct cg *g, struct ast_expr *e)
+ir_jlist cg_walk_cond_false(struct cg *g, struct ast_expr *e)
 {
 	if (e->kind == E_BINARY) {
 		enum ast_op op = e->u.binary.op;
@@ -775,7 +394,7 @@ static struct val bool_val(struct cg *g, struct ast_expr *e)
 	ir_jlist_patch_here(g->ir, f);
 	ir_movi(g->ir, r, 0);
 	ir_jlist_patch_here(g->ir, done);
-	return reg_val(e->type, r);
+	return cg_reg_val(e->type, r);
 }
 
 /* The bytes one step of a pointer of type p moves (sema refuses 0). */
@@ -798,14 +417,14 @@ static struct val ptr_arith(struct cg *g, struct ast_expr *e)
 		if (off >= INT32_MIN && off <= INT32_MAX) {
 			if (off)
 				ir_alui(g->ir, bop, a, (int32_t)off);
-			return reg_val(e->type, a);
+			return cg_reg_val(e->type, a);
 		}
 	}
 	ir_reg n = ir_copy(g->ir, cg_int(g, ne));
 	if (step != 1)
 		ir_alui(g->ir, BPF_MUL, n, (int32_t)step);
 	ir_alu(g->ir, bop, a, n);
-	return reg_val(e->type, a);
+	return cg_reg_val(e->type, a);
 }
 
 static struct val binary(struct cg *g, struct ast_expr *e)
@@ -845,12 +464,12 @@ static struct val binary(struct cg *g, struct ast_expr *e)
 				 ((op == OP_SHL || op == OP_SHR) &&
 				  r->u.num.value >= 64))) {
 		ir_movi(g->ir, a, 0);
-		return reg_val(e->type, a);
+		return cg_reg_val(e->type, a);
 	}
 	if (r->kind == E_INT && r->u.num.value <= INT32_MAX &&
 	    !((op == OP_DIV || op == OP_MOD) && sign)) {
 		ir_alui(g->ir, bop, a, (int32_t)r->u.num.value);
-		return reg_val(e->type, a);
+		return cg_reg_val(e->type, a);
 	}
 	ir_reg b = cg_int(g, r);
 	ir_jlist zero = IR_NOJUMP;
@@ -871,21 +490,7 @@ static struct val binary(struct cg *g, struct ast_expr *e)
 	else
 		ir_alu(g->ir, bop, a, b);
 	ir_jlist_patch_here(g->ir, zero);
-	return reg_val(e->type, a);
-}
-
-struct val cg_var_val(struct cg *g, const struct cg_var *v)
-{
-	if (v->reg != IR_NOREG)
-		return reg_val(v->type, v->reg);
-	if (v->mem.ptr != IR_NOREG) {
-		/* in the scratch (or a for body's context): read where it
-		 * is stored */
-		struct val a = { .kind = V_ADDR, .type = v->type,
-				 .reg = v->mem.ptr };
-		return a;
-	}
-	return mem_val(v->type, v->mem.slot, 0);
+	return cg_reg_val(e->type, a);
 }
 
 static struct val var_read(struct cg *g, struct ast_expr *e)
@@ -902,7 +507,7 @@ static struct val var_read(struct cg *g, struct ast_expr *e)
 		return x;
 	}
 	cg_error(g, e->span, "variable %s has no storage", e->u.name);
-	return reg_val(&type_u64, ir_const(g->ir, 0));
+	return cg_reg_val(&type_u64, ir_const(g->ir, 0));
 }
 
 static struct val unary(struct cg *g, struct ast_expr *e)
@@ -915,15 +520,15 @@ static struct val unary(struct cg *g, struct ast_expr *e)
 	case OP_NEG: {
 		ir_reg r = ir_copy(g->ir, cg_int(g, x));
 		ir_neg(g->ir, r);
-		return reg_val(e->type, r);
+		return cg_reg_val(e->type, r);
 	}
 	case OP_BNOT: {
 		ir_reg r = ir_copy(g->ir, cg_int(g, x));
 		ir_alui(g->ir, BPF_XOR, r, -1);
-		return reg_val(e->type, r);
+		return cg_reg_val(e->type, r);
 	}
 	case OP_PLUS:
-		return reg_val(e->type, cg_int(g, x));
+		return cg_reg_val(e->type, cg_int(g, x));
 	case OP_DEREF: {
 		ir_reg p = cg_int(g, x);
 		enum addr_space as = type_addr_space(x->type);
@@ -939,7 +544,8 @@ static struct val unary(struct cg *g, struct ast_expr *e)
 		if (x->type->kind == TY_PTR)
 			d *= (int)ptr_step(x->type);
 		if (x->kind == E_MAP)
-			return reg_val(e->type, cg_map_incdec(g, x, d, post));
+			return cg_reg_val(e->type,
+					  cg_map_incdec(g, x, d, post));
 		struct val v = var_read(g, x);
 		if (v.kind != V_REG) {
 			/* a variable kept in memory (its address is taken) */
@@ -947,27 +553,27 @@ static struct val unary(struct cg *g, struct ast_expr *e)
 			ir_reg old = ir_copy(g->ir, cg_to_reg(g, v));
 			ir_reg nv = ir_copy(g->ir, old);
 			ir_alui(g->ir, BPF_ADD, nv, d);
-			cg_store_mem(g, cv->mem, 0, cv->type,
-				     reg_val(cv->type, nv));
-			return reg_val(e->type, post ? old : nv);
+			cg_store_val(g, cv->mem, 0, cv->type,
+				     cg_reg_val(cv->type, nv));
+			return cg_reg_val(e->type, post ? old : nv);
 		}
 		ir_reg old = ir_copy(g->ir, v.reg);
 		ir_alui(g->ir, BPF_ADD, v.reg, d);
-		return reg_val(e->type, post ? old : ir_copy(g->ir, v.reg));
+		return cg_reg_val(e->type, post ? old : ir_copy(g->ir, v.reg));
 	}
 	case OP_ADDR: {
 		struct cg_var *cv = cg_find_var(g, x->aux);
 		if (!cv || cv->reg != IR_NOREG) {
 			cg_error(g, e->span, "internal error: variable %s has "
 				 "no address", x->u.name);
-			return reg_val(e->type, ir_const(g->ir, 0));
+			return cg_reg_val(e->type, ir_const(g->ir, 0));
 		}
-		return reg_val(e->type, cg_mem_addr(g, cv->mem, 0));
+		return cg_reg_val(e->type, cg_mem_addr(g, cv->mem, 0));
 	}
 	default:
 		cg_error(g, e->span, "the '%s' operator is not supported",
 			 ast_op_str(op));
-		return reg_val(e->type, ir_const(g->ir, 0));
+		return cg_reg_val(e->type, ir_const(g->ir, 0));
 	}
 }
 
@@ -995,51 +601,18 @@ static struct val cast(struct cg *g, struct ast_expr *e)
 					IR_NOLABEL);
 		ir_movi(g->ir, r, 1);
 		ir_jlist_patch_here(g->ir, zero);
-		return reg_val(to, r);
+		return cg_reg_val(to, r);
 	}
 	ir_reg r = ir_copy(g->ir, cg_to_reg(g, v));
 	if (to->kind == TY_INT)
-		extend(g, r, to->size, to->is_signed);
-	return reg_val(to, r);
+		cg_extend(g, r, to->size, to->is_signed);
+	return cg_reg_val(to, r);
 }
 
 static struct val string_lit(struct cg *g, struct ast_expr *e)
 {
 	return cg_string_const(g, e->span, e->type, e->u.str.bytes,
 			       e->u.str.len);
-}
-
-struct val cg_string_const(struct cg *g, struct span sp,
-			   const struct type *t, const char *bytes,
-			   uint32_t len)
-{
-	uint32_t size = t->size;
-	if (size > IR_STACK_MAX) {
-		/* bpftrace's words for a literal over its string size: it
-		 * is built on the stack, which cannot hold it */
-		cg_error(g, sp, "String is too long (over %d bytes, the "
-			 "size of BPF's stack): it takes %u bytes",
-			 IR_STACK_MAX, size);
-		size = 8;
-	}
-	ir_slot s = ir_slot_new(g->ir, size, 8);
-	uint32_t i = 0;
-	const unsigned char *b = (const unsigned char *)bytes;
-	while (i < size) {
-		uint64_t w = 0;
-		uint32_t n = cg_piece(size - i, i, 0);
-		for (uint32_t k = 0; k < n; k++)
-			if (i + k < len)
-				w |= (uint64_t)b[i + k] << (8 * k);
-		if (n == 8) {
-			ir_reg r = ir_const(g->ir, (int64_t)w);
-			ir_store_slot(g->ir, 8, s, i, r);
-		} else {
-			ir_storei_slot(g->ir, (int)n, s, i, (int32_t)w);
-		}
-		i += n;
-	}
-	return mem_val(t, s, 0);
 }
 
 static struct val tuple(struct cg *g, struct ast_expr *e)
@@ -1050,9 +623,9 @@ static struct val tuple(struct cg *g, struct ast_expr *e)
 	ir_slot s = ir_slot_new(g->ir, t->size ? t->size : 8, 8);
 	cg_zero_gaps(g, cg_slot_mem(s), 0, t, t->size);
 	for (uint32_t i = 0; i < e->u.list.n; i++)
-		cg_store(g, s, t->fields[i].offset, t->fields[i].type,
+		cg_store_val_slot(g, s, t->fields[i].offset, t->fields[i].type,
 			 cg_expr(g, e->u.list.items[i]));
-	return mem_val(t, s, 0);
+	return cg_mem_val(t, s, 0);
 }
 
 static struct val ternary(struct cg *g, struct ast_expr *e)
@@ -1067,22 +640,22 @@ static struct val ternary(struct cg *g, struct ast_expr *e)
 		ir_jlist_patch_here(g->ir, done);
 		return cg_no_val();
 	}
-	if (is_scalar(e->type)) {
+	if (cg_is_scalar(e->type)) {
 		ir_reg r = ir_reg_new(g->ir);
 		ir_mov(g->ir, r, cg_int(g, e->u.ternary.then));
 		ir_jlist done = ir_ja(g->ir, IR_NOLABEL);
 		ir_jlist_patch_here(g->ir, f);
 		ir_mov(g->ir, r, cg_int(g, e->u.ternary.otherwise));
 		ir_jlist_patch_here(g->ir, done);
-		return reg_val(e->type, r);
+		return cg_reg_val(e->type, r);
 	}
 	ir_slot s = ir_slot_new(g->ir, e->type->size, 8);
-	cg_store(g, s, 0, e->type, cg_expr(g, e->u.ternary.then));
+	cg_store_val_slot(g, s, 0, e->type, cg_expr(g, e->u.ternary.then));
 	ir_jlist done = ir_ja(g->ir, IR_NOLABEL);
 	ir_jlist_patch_here(g->ir, f);
-	cg_store(g, s, 0, e->type, cg_expr(g, e->u.ternary.otherwise));
+	cg_store_val_slot(g, s, 0, e->type, cg_expr(g, e->u.ternary.otherwise));
 	ir_jlist_patch_here(g->ir, done);
-	return mem_val(e->type, s, 0);
+	return cg_mem_val(e->type, s, 0);
 }
 
 struct val cg_compound(struct cg *g, struct ast_expr *target, enum ast_op op,
@@ -1107,7 +680,7 @@ static struct val expr_of_kind(struct cg *g, struct ast_expr *e);
 
 /* The stack slots made for e are e's (ir_set_origin), so that a frame
  * too deep for BPF can name the value that takes the space. */
-struct val cg_expr(struct cg *g, struct ast_expr *e)
+struct val cg_walk_expr(struct cg *g, struct ast_expr *e)
 {
 	const void *outer = ir_set_origin(g->ir, e);
 	g->at = e;
@@ -1124,7 +697,8 @@ static struct val expr_of_kind(struct cg *g, struct ast_expr *e)
 {
 	switch (e->kind) {
 	case E_INT:
-		return reg_val(e->type, ir_const(g->ir, (int64_t)e->u.num.value));
+		return cg_reg_val(e->type,
+				  ir_const(g->ir, (int64_t)e->u.num.value));
 	case E_STRING:
 		return string_lit(g, e);
 	case E_BUILTIN:
@@ -1163,14 +737,14 @@ static struct val expr_of_kind(struct cg *g, struct ast_expr *e)
 			return b;
 		}
 		b = cg_to_mem(g, b);
-		return mem_val(f->type, b.slot, b.off + f->offset);
+		return cg_mem_val(f->type, b.slot, b.off + f->offset);
 	}
 	case E_BLOCK: {
 		bool in = cg_expansion_enter(g, e->expansion);
 		cg_block(g, &e->u.blockx.body);
 		struct ast_expr *ve = e->u.blockx.value;
 		struct val v = ve ? cg_expr(g, ve) :
-				    reg_val(&type_u64, ir_const(g->ir, 0));
+				    cg_reg_val(&type_u64, ir_const(g->ir, 0));
 		cg_expansion_leave(g, in);
 		if (!ve)
 			return v;
@@ -1180,11 +754,11 @@ static struct val expr_of_kind(struct cg *g, struct ast_expr *e)
 		 * is copied before another expansion (in the same statement,
 		 * @[m(1)] = m(2)) assigns the variable again */
 		if (v.kind == V_REG)
-			return reg_val(v.type, ir_copy(g->ir, v.reg));
+			return cg_reg_val(v.type, ir_copy(g->ir, v.reg));
 		if (v.kind == V_MEM) {
 			ir_slot s = ir_slot_new(g->ir, v.type->size, 8);
-			cg_store(g, s, 0, v.type, v);
-			return mem_val(v.type, s, 0);
+			cg_store_val_slot(g, s, 0, v.type, v);
+			return cg_mem_val(v.type, s, 0);
 		}
 		return v;
 	}
@@ -1196,5 +770,5 @@ static struct val expr_of_kind(struct cg *g, struct ast_expr *e)
 	}
 	cg_error(g, e->span, "this expression is not supported by the code "
 		 "generator yet");
-	return reg_val(&type_u64, ir_const(g->ir, 0));
+	return cg_reg_val(&type_u64, ir_const(g->ir, 0));
 }

@@ -8,7 +8,10 @@
  */
 #include <string.h>
 
-#include "codegen/cg.h"
+#include "codegen/emit.h"
+#include "codegen/iter.h"
+#include "codegen/values.h"
+#include "codegen/walk.h"
 #include "model/fmt.h"
 #include "probes/provider.h"
 #include "util/strbuf.h"

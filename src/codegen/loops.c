@@ -17,7 +17,13 @@
 #include <bpf/libbpf.h>
 #include <string.h>
 
-#include "codegen/cg.h"
+#include "codegen/emit.h"
+#include "codegen/loops.h"
+#include "codegen/maps.h"
+#include "codegen/stacks.h"
+#include "codegen/values.h"
+#include "codegen/vars.h"
+#include "codegen/walk.h"
 #include "util/arena.h"
 
 /* Offsets in the context struct. */
@@ -46,7 +52,7 @@ static void copy_in(struct cg *g, struct cg_mem m, uint32_t to, ir_reg ptr,
 	for (uint32_t i = 0, n; i < size; i += n) {
 		n = cg_piece(size - i, to + i, from + i);
 		ir_load(g->ir, (int)n, t, ptr, (int16_t)(from + i));
-		cg_mem_store(g, (int)n, m, to + i, t);
+		cg_store_reg(g, (int)n, m, to + i, t);
 	}
 }
 
@@ -112,7 +118,7 @@ static void percpu_value(struct cg *g, int32_t mi, const struct type *agg,
 		else
 			ir_alu(g->ir, BPF_DIV, r, cnt);
 	}
-	cg_mem_store(g, 8, dst, off, r);
+	cg_store_reg(g, 8, dst, off, r);
 }
 
 /* The loop variable of a map loop: (key, value) copied from the
@@ -336,7 +342,7 @@ void cg_for(struct cg *g, struct ast_stmt *s)
 			continue;
 		}
 		uint32_t size = v->type->size;
-		cg_store_mem(g, cm, caps[i].off, v->type, cg_var_val(g, v));
+		cg_store_val(g, cm, caps[i].off, v->type, cg_var_val(g, v));
 		if (round8(size) > size)
 			cg_zero(g, cs, caps[i].off + size, round8(size) - size);
 	}
@@ -376,7 +382,7 @@ void cg_for(struct cg *g, struct ast_stmt *s)
 		}
 		struct val x = { .kind = V_MEM, .type = v->type, .slot = cs,
 				 .off = caps[i].off };
-		cg_store_mem(g, v->mem, 0, v->type, x);
+		cg_store_val(g, v->mem, 0, v->type, x);
 	}
 	ir_reg f = ir_reg_new(g->ir);
 	ir_load_slot(g->ir, 8, f, cs, CTX_RETURNED);
@@ -388,37 +394,4 @@ void cg_for(struct cg *g, struct ast_stmt *s)
 		ir_exiti(g->ir, 0);
 		ir_jlist_patch_here(g->ir, go_on);
 	}
-}
-
-ir_reg cg_count_elems(struct cg *g, struct ast_expr *e, int32_t mi)
-{
-	/* the callback: return 0, go on */
-	struct ir *cb = ir_new();
-	ir_reg z = ir_reg_new(cb);
-	ir_movi(cb, z, 0);
-	ir_exit(cb, z);
-	struct bpf_code code;
-	ir_reg r = ir_reg_new(g->ir);
-	ir_movi(g->ir, r, 0);
-	if (ir_compile(cb, &code) < 0) {
-		cg_error(g, e->span, "cannot compile len()'s count of the map: "
-			 "%s", ir_error(cb));
-		ir_free(cb);
-		return r;
-	}
-	ir_free(cb);
-	uint32_t fid = (uint32_t)g->fns.len;
-	vec_push(&g->fns, code);
-	/* the helper wants a context on the stack, which the callback never
-	 * reads */
-	ir_slot cs = ir_slot_new(g->ir, 8, 8);
-	ir_storei_slot(g->ir, 8, cs, 0, 0);
-	ir_reg fp = ir_reg_new(g->ir), mp = ir_reg_new(g->ir);
-	ir_ld_func(g->ir, fp, fid);
-	ir_ld_map(g->ir, mp, (uint32_t)mi);
-	ir_reg n = cg_call(g, BPF_FUNC_for_each_map_elem, 4, mp, fp,
-			   cg_mem_addr(g, cg_slot_mem(cs), 0),
-			   ir_const(g->ir, 0));
-	ir_mov(g->ir, r, n);
-	return r;
 }

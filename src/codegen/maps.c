@@ -9,12 +9,17 @@
 
 #include <bpf/libbpf.h>
 
-#include "codegen/cg.h"
+#include "codegen/emit.h"
+#include "codegen/emitters.h"
+#include "codegen/maps.h"
+#include "codegen/program.h"
+#include "codegen/stacks.h"
+#include "codegen/values.h"
+#include "codegen/walk.h"
 #include "kernel/btf.h"
 #include "model/limits.h"
 #include "model/maplayout.h"
 #include "util/arena.h"
-
 
 /* Key-less aggregations live in per-CPU arrays (laid out as maplayout.h
  * says, so that they print as the hash bpftrace uses would): the lookup is
@@ -148,16 +153,16 @@ static struct cg_mem build_key(struct cg *g, const struct cmap *m,
 		cg_slot_mem(ir_slot_new(g->ir, m->key ? m->key_size : 8, 8));
 	if (!m->key) {
 		if (m->shared)
-			cg_mem_storei(g, 8, k, 0, (int32_t)m->slot_key);
+			cg_store_imm(g, 8, k, 0, (int32_t)m->slot_key);
 		else if (bucket == IR_NOREG)
 			cg_zero_mem(g, k, 0, 8);
 	} else if (e->u.map.keys.n == 1) {
-		cg_store_mem(g, k, 0, m->key,
+		cg_store_val(g, k, 0, m->key,
 			     cg_expr(g, e->u.map.keys.items[0]));
 	} else {
 		cg_zero_gaps(g, k, 0, m->key, m->key->size);
 		for (uint32_t i = 0; i < e->u.map.keys.n; i++)
-			cg_store_mem(g, k, m->key->fields[i].offset,
+			cg_store_val(g, k, m->key->fields[i].offset,
 				     m->key->fields[i].type,
 				     cg_expr(g, e->u.map.keys.items[i]));
 	}
@@ -165,7 +170,7 @@ static struct cg_mem build_key(struct cg *g, const struct cmap *m,
 		uint32_t off = maplayout_bucket_offset(m->key);
 		if (m->key && off > m->key->size)
 			cg_zero_mem(g, k, m->key->size, off - m->key->size);
-		cg_mem_store(g, 8, k, off, bucket);
+		cg_store_reg(g, 8, k, off, bucket);
 	}
 	return k;
 }
@@ -285,7 +290,7 @@ struct val cg_map_read(struct cg *g, struct ast_expr *e)
 	}
 	if (cg_stack_in_scratch(vt)) {
 		/* Too big to copy to the stack: read where it is stored
-		 * (cg_store_mem), and a missing key (NULL) reads as zeros. */
+		 * (cg_store_val), and a missing key (NULL) reads as zeros. */
 		struct val v = { .kind = V_ADDR, .type = vt, .reg = p };
 		return v;
 	}
@@ -603,7 +608,7 @@ struct val cg_bi_tseries(struct cg *g, struct ast_expr *call,
 	return store_new(g, mi, key, init, done);
 }
 
-static void store_value(struct cg *g, struct ast_expr *map, struct val v)
+void cg_map_store(struct cg *g, struct ast_expr *map, struct val v)
 {
 	int32_t mi = cg_map_index(g, map);
 	const struct cmap *m = cg_map(g, mi);
@@ -611,7 +616,7 @@ static void store_value(struct cg *g, struct ast_expr *map, struct val v)
 	struct cg_mem val = cg_stack_in_scratch(m->value) ?
 		cg_scratch(g, m->value_size) :
 		cg_slot_mem(ir_slot_new(g->ir, m->value_size, 8));
-	cg_store_mem(g, val, 0, m->value, v);
+	cg_store_val(g, val, 0, m->value, v);
 	ir_reg r = update(g, mi, key, val, BPF_ANY);
 	/* An array, or a key-less map's one entry, is never full. */
 	if (m->type == BPF_MAP_TYPE_PERCPU_ARRAY ||
@@ -633,29 +638,13 @@ static void store_value(struct cg *g, struct ast_expr *map, struct val v)
 	ir_jlist_patch_here(g->ir, done);
 }
 
-void cg_map_assign(struct cg *g, struct ast_expr *map, struct ast_expr *value,
-		   enum ast_op op)
-{
-	const struct cmap *m = cg_map(g, cg_map_index(g, map));
-	if (type_is_aggregation(m->value) && op == OP_NONE) {
-		cg_builtin(g, value, map);
-		return;
-	}
-	if (op == OP_NONE) {
-		store_value(g, map, cg_expr(g, value));
-		return;
-	}
-	/* @m op= v: read, combine, write back */
-	store_value(g, map, cg_compound(g, map, op, value));
-}
-
 ir_reg cg_map_incdec(struct cg *g, struct ast_expr *map, int delta, bool post)
 {
 	ir_reg old = cg_to_reg(g, cg_map_read(g, map));
 	ir_reg nv = ir_copy(g->ir, old);
 	ir_alui(g->ir, BPF_ADD, nv, delta);
 	struct val v = { .kind = V_REG, .type = map->type, .reg = nv };
-	store_value(g, map, v);
+	cg_map_store(g, map, v);
 	return post ? old : nv;
 }
 
@@ -708,7 +697,7 @@ struct val cg_bi_len(struct cg *g, struct ast_expr *call,
 		struct cg_mem mem = cg_stack_in_scratch(t) ?
 			cg_scratch(g, t->size) :
 			cg_slot_mem(ir_slot_new(g->ir, t->size, 8));
-		cg_store_mem(g, mem, 0, t, cg_expr(g, a));
+		cg_store_val(g, mem, 0, t, cg_expr(g, a));
 		ir_reg r = ir_reg_new(g->ir);
 		if (mem.ptr != IR_NOREG)
 			ir_load(g->ir, 8, r, mem.ptr, 0);
@@ -728,4 +717,37 @@ struct val cg_bi_len(struct cg *g, struct ast_expr *call,
 	}
 	struct val v = { .kind = V_REG, .type = call->type, .reg = r };
 	return v;
+}
+
+ir_reg cg_count_elems(struct cg *g, struct ast_expr *e, int32_t mi)
+{
+	/* the callback: return 0, go on */
+	struct ir *cb = ir_new();
+	ir_reg z = ir_reg_new(cb);
+	ir_movi(cb, z, 0);
+	ir_exit(cb, z);
+	struct bpf_code code;
+	ir_reg r = ir_reg_new(g->ir);
+	ir_movi(g->ir, r, 0);
+	if (ir_compile(cb, &code) < 0) {
+		cg_error(g, e->span, "cannot compile len()'s count of the map: "
+			 "%s", ir_error(cb));
+		ir_free(cb);
+		return r;
+	}
+	ir_free(cb);
+	uint32_t fid = (uint32_t)g->fns.len;
+	vec_push(&g->fns, code);
+	/* the helper wants a context on the stack, which the callback never
+	 * reads */
+	ir_slot cs = ir_slot_new(g->ir, 8, 8);
+	ir_storei_slot(g->ir, 8, cs, 0, 0);
+	ir_reg fp = ir_reg_new(g->ir), mp = ir_reg_new(g->ir);
+	ir_ld_func(g->ir, fp, fid);
+	ir_ld_map(g->ir, mp, (uint32_t)mi);
+	ir_reg n = cg_call(g, BPF_FUNC_for_each_map_elem, 4, mp, fp,
+			   cg_mem_addr(g, cg_slot_mem(cs), 0),
+			   ir_const(g->ir, 0));
+	ir_mov(g->ir, r, n);
+	return r;
 }

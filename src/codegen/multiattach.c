@@ -12,7 +12,9 @@
  * starts in the link's handler, not the perf event's), and `func` only
  * where every target names its function.
  */
-#include "codegen/cg.h"
+#include "codegen/emit.h"
+#include "codegen/multiattach.h"
+#include "codegen/program.h"
 #include "lang/builtins.h"
 #include "util/arena.h"
 

@@ -2,7 +2,10 @@
  * registers of context.c: reg("name"), sargN from the stack, and USDT
  * arguments wherever their notes put them (a register, a constant, or
  * memory relative to a register). */
-#include "codegen/cg.h"
+#include "codegen/emit.h"
+#include "codegen/emitters.h"
+#include "codegen/pt_regs.h"
+#include "codegen/values.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -104,38 +107,4 @@ struct val cg_bi_uaddr(struct cg *g, struct ast_expr *e, struct ast_expr *tg)
 	ir_reg r = ir_copy(g->ir, cg_to_reg(g, ctx_u64((uint32_t)regs_offset("ip"))));
 	ir_alu(g->ir, BPF_ADD, r, ir_const(g->ir, (int64_t)(sym - at)));
 	return cg_reg_val(e->type, r);
-}
-
-int cg_val_read_fn(const struct val *v, bool str)
-{
-	if (v->any)
-		return str ? BPF_FUNC_probe_read_str : BPF_FUNC_probe_read;
-	if (v->user)
-		return str ? BPF_FUNC_probe_read_user_str :
-			     BPF_FUNC_probe_read_user;
-	return str ? BPF_FUNC_probe_read_kernel_str : BPF_FUNC_probe_read_kernel;
-}
-
-int cg_read_fn(struct cg *g, const struct type *t, bool str)
-{
-	switch (type_addr_space(t)) {
-	case AS_USER:
-		return str ? BPF_FUNC_probe_read_user_str : BPF_FUNC_probe_read_user;
-	case AS_KERNEL:
-		return str ? BPF_FUNC_probe_read_kernel_str :
-			     BPF_FUNC_probe_read_kernel;
-	case AS_MIXED:
-		/* Both spaces were stored in one place: the old helpers try
-		 * kernel then user memory (x86), as bpftrace reads an address
-		 * of unset space. */
-		return str ? BPF_FUNC_probe_read_str : BPF_FUNC_probe_read;
-	case AS_NONE:
-		break;
-	}
-	/* the probe's space; none (BEGIN, profile...): both */
-	unsigned f = g->tgt ? g->tgt->features : 0;
-	return cg_read_fn(g, &(struct type){ .kind = TY_PTR,
-			  .is_user = (f & CTX_USER) != 0,
-			  .addr = f & (CTX_USER | CTX_KERNEL) ? AS_NONE :
-							       AS_MIXED }, str);
 }

@@ -10,7 +10,10 @@
  * A failed capture (no stack of that kind, e.g. a kernel stack sampled in
  * user mode: -EFAULT) leaves zero frames, which print as nothing.
  */
-#include "codegen/cg.h"
+#include "codegen/emit.h"
+#include "codegen/pidns.h"
+#include "codegen/stacks.h"
+#include "codegen/emitters.h"
 
 /* Keys and records up to this size stay on the BPF stack: kstack(8) as a
  * key costs no scratch lookup. */
@@ -49,21 +52,9 @@ void cg_stack_capture(struct cg *g, const struct type *t, struct cg_mem dst,
 	ir_movi(g->ir, n, 0);
 	ir_jlist_patch_here(g->ir, ok);
 	ir_alui(g->ir, BPF_RSH, n, build_id ? 5 : 3);
-	cg_mem_store(g, 8, dst, off, n);
+	cg_store_reg(g, 8, dst, off, n);
 	if (!user)
 		return;
 	/* the pid as sonde's /proc names it, whose maps resolve them */
-	cg_mem_store(g, 8, dst, off + 8, cg_current_pid(g));
-}
-
-/* usym(addr) is {addr, pid}: the pid whose mappings resolve it. */
-struct val cg_bi_usym(struct cg *g, struct ast_expr *e, struct ast_expr *tg)
-{
-	const struct type *t = e->type;
-	ir_reg value = cg_int(g, e->u.call.args.items[0]);
-	ir_slot s = ir_slot_new(g->ir, 16, 8);
-	ir_store_slot(g->ir, 8, s, 0, value);
-	ir_store_slot(g->ir, 8, s, 8, cg_current_pid(g));
-	struct val v = { .kind = V_MEM, .type = t, .slot = s };
-	return v;
+	cg_store_reg(g, 8, dst, off + 8, cg_current_pid(g));
 }

@@ -1,7 +1,10 @@
 /* Emitters of bpftrace 0.26's standard library entries that need code
  * (lang/sema_stdlib.c types them): strlen(), write_user(),
  * percpu_kaddr(). */
-#include "codegen/cg.h"
+#include "codegen/emit.h"
+#include "codegen/emitters.h"
+#include "codegen/values.h"
+#include "codegen/walk.h"
 
 #include <bpf/btf.h>
 

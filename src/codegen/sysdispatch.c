@@ -21,7 +21,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "codegen/cg.h"
+#include "codegen/emit.h"
+#include "codegen/multiattach.h"
+#include "codegen/program.h"
+#include "codegen/sysdispatch.h"
 #include "kernel/btf.h"
 #include "kernel/features.h"
 #include "kernel/sysnr.h"
