@@ -4,22 +4,17 @@
  * widen to the longest value stored, as in bpftrace); the second walk
  * reports errors against those final types and annotates the AST.
  */
-#define _GNU_SOURCE /* name_to_handle_at */
 #include "sema_impl.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <linux/bpf.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "kernel/btf.h"
-#include "kernel/elfsym.h"
 #include "kernel/features.h"
-#include "kernel/kallsyms.h"
-#include "kernel/regs.h"
 #include "lang/ctypes.h"
 #include "lang/fmt_parse.h"
 #include "model/limits.h"
@@ -2087,6 +2082,7 @@ int sema_check(struct arena *a, struct diag *d, struct ast_program *prog,
 	s.arena = a;
 	s.diag = d;
 	s.opts = opts;
+	s.kernel = opts->kernel ? opts->kernel : &sema_kernel_none;
 	s.prog = prog;
 	s.probes = probes;
 	s.muted = *d;

@@ -45,6 +45,33 @@ struct sema_probe {
 	uint32_t ntargets;
 };
 
+/* What sema learns from the machine it compiles on: each look-up that
+ * reads a file or makes a system call goes through here, so that sema
+ * itself does no I/O and a test or fuzzer can stand in for the machine.
+ * Each returns 0 (or a count) on success, -errno when there is none.
+ * BTF types and the feature table are not here: they are cached tables
+ * of src/kernel that codegen and ctypes read too, and the two stages
+ * must agree on them (--no-feature changes both). */
+struct sema_kernel {
+	/* cgroupid("/path"): the cgroup's id */
+	int (*cgroup_id)(const char *path, uint64_t *id);
+	/* kaddr("sym"), percpu_kaddr(): a kernel symbol's address */
+	int (*ksym_addr)(const char *name, uint64_t *addr);
+	/* uaddr("sym"): a symbol of an ELF file, its link-time address and
+	 * size; *pie: the file is position-independent (ET_DYN) */
+	int (*usym)(const char *binary, const char *name, uint64_t *addr,
+		    uint64_t *size, bool *pie);
+	/* ncpus: the number of possible CPUs */
+	int (*ncpus)(void);
+};
+
+/* This machine (src/kernel's readers), as the driver passes it. */
+extern const struct sema_kernel sema_kernel_host;
+/* A machine with nothing: every look-up fails (-ENOENT). What sema uses
+ * when sema_opts.kernel is NULL, so that a caller that did not ask for
+ * the machine's facts never gets them by accident. */
+extern const struct sema_kernel sema_kernel_none;
+
 struct sema_opts {
 	char **params; /* $1.. */
 	int nparams;
@@ -52,6 +79,7 @@ struct sema_opts {
 	int64_t cpid;  /* -c child's pid, 0 when there is none */
 	char **named;  /* `--name[=value]` after the script, without "--" */
 	int nnamed;
+	const struct sema_kernel *kernel; /* NULL: sema_kernel_none */
 };
 
 struct sema;

@@ -4,20 +4,15 @@
  * context and returning its type. Calls get their arity checked from the
  * registry before their rule runs.
  */
-#define _GNU_SOURCE /* name_to_handle_at */
 #include "sema_impl.h"
 
 #include <arpa/inet.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "kernel/btf.h"
-#include "kernel/elfsym.h"
 #include "kernel/features.h"
-#include "kernel/kallsyms.h"
 #include "kernel/regs.h"
 #include "lang/fmt_parse.h"
 #include "model/limits.h"
@@ -179,13 +174,8 @@ static const struct type *ty_uaddr(struct sema *s, struct ast_expr *e,
 	}
 	const char *name = arg(e, 0)->u.str.bytes;
 	uint64_t addr, size;
-	struct elf_syms *es;
-	bool dyn = false;
-	if (elfsym_load(s->tgt->binary, &es) == 0) {
-		dyn = es->dyn;
-		elfsym_free(es);
-	}
-	if (elfsym_find_any(s->tgt->binary, name, &addr, &size) < 0) {
+	bool dyn;
+	if (s->kernel->usym(s->tgt->binary, name, &addr, &size, &dyn) < 0) {
 		sema_err(s, arg(e, 0)->span, "no symbol %s in %s", name, s->tgt->binary);
 		return &type_none;
 	}
@@ -303,30 +293,6 @@ static int signal_number(const char *name)
 		if (!strcmp(name, sigs[i].name))
 			return sigs[i].num;
 	return -1;
-}
-
-static int kernel_symbol(const char *name, uint64_t *addr)
-{
-	if (ksyms_load() < 0)
-		return -1;
-	*addr = ksyms_addr(name);
-	return *addr ? 0 : -1;
-}
-
-/* A cgroup's id is its kernfs node id, which name_to_handle_at() gives
- * for a path on the cgroup2 mount (as bpftrace does). */
-static int cgroup_id(const char *path, uint64_t *id)
-{
-	struct {
-		struct file_handle fh;
-		uint64_t id;
-	} h;
-	int mount_id;
-	h.fh.handle_bytes = sizeof(h.id);
-	if (name_to_handle_at(AT_FDCWD, path, &h.fh, &mount_id, 0) < 0)
-		return -1;
-	memcpy(id, h.fh.f_handle, sizeof(*id));
-	return 0;
 }
 
 
@@ -1176,8 +1142,8 @@ static const struct type *ty_resolved(struct sema *s, struct ast_expr *e,
 	}
 	uint64_t val;
 	const char *what = arg(e, 0)->u.str.bytes;
-	if (kernel ? kernel_symbol(what, &val) < 0 :
-		     cgroup_id(what, &val) < 0) {
+	if (kernel ? s->kernel->ksym_addr(what, &val) < 0 :
+		     s->kernel->cgroup_id(what, &val) < 0) {
 		sema_err(s, arg(e, 0)->span, kernel ?
 			 "Failed to resolve kernel symbol: %s" :
 			 "cannot find the cgroup %s", what);

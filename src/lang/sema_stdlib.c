@@ -7,14 +7,12 @@
 #include "sema_impl.h"
 
 #include <bpf/btf.h>
-#include <bpf/libbpf.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "kernel/btf.h"
 #include "kernel/features.h"
-#include "kernel/kallsyms.h"
 #include "lang/fmt_parse.h"
 #include "lang/namedopt.h"
 #include "probes/provider.h"
@@ -230,7 +228,7 @@ const struct type *sema_ty_task_rel(struct sema *s, struct ast_expr *e,
 const struct type *sema_ty_ncpus(struct sema *s, struct ast_expr *e,
 				 struct ast_expr *target)
 {
-	int n = libbpf_num_possible_cpus();
+	int n = s->kernel->ncpus();
 	if (n < 0) {
 		sema_err(s, e->span, "cannot count the possible CPUs");
 		return &type_none;
@@ -339,8 +337,7 @@ const struct type *sema_ty_nsecs(struct sema *s, struct ast_expr *e,
 	if (!mode_arg(s, e, modes, "timestamp mode"))
 		return &type_none;
 	if (e->u.call.args.n && !strcmp(arg(e, 0)->u.name, "tai") &&
-	    libbpf_probe_bpf_helper(BPF_PROG_TYPE_TRACEPOINT,
-				    BPF_FUNC_ktime_get_tai_ns, NULL) != 1) {
+	    !feat_has(FEAT_KTIME_TAI)) {
 		sema_err(s, e->span, "Kernel does not support tai timestamp, "
 			 "please try sw_tai");
 		return &type_none;
@@ -821,7 +818,8 @@ const struct type *sema_ty_percpu_kaddr(struct sema *s, struct ast_expr *e,
 	}
 	/* the kernel finds the variable's address by its name in kallsyms,
 	 * which lists data only with CONFIG_KALLSYMS_ALL */
-	if (ksyms_load() < 0 || !ksyms_addr(name->u.str.bytes)) {
+	uint64_t addr;
+	if (s->kernel->ksym_addr(name->u.str.bytes, &addr) < 0) {
 		sema_err(s, name->span, "percpu_kaddr(): the kernel cannot "
 			 "place %s: /proc/kallsyms does not list it (a kernel "
 			 "without CONFIG_KALLSYMS_ALL)", name->u.str.bytes);

@@ -11,12 +11,12 @@
 
 #include <errno.h>
 #include <stdbool.h>
-#include <fcntl.h>
 #include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernel/cgroup.h"
 #include "kernel/glob.h"
 
 struct hierarchy {
@@ -34,17 +34,11 @@ static uint64_t want;
 static size_t root_len;
 static char found[4096];
 
+/* The id of the directory at path, 0 when it has none. */
 static uint64_t handle_id(const char *path)
 {
-	struct { struct file_handle fh; uint64_t id; } h;
-	int mount_id;
-	h.fh.handle_bytes = sizeof(h.id);
-	if (name_to_handle_at(AT_FDCWD, path, &h.fh, &mount_id, 0) < 0 ||
-	    h.fh.handle_bytes != sizeof(h.id))
-		return 0;
 	uint64_t id;
-	memcpy(&id, h.fh.f_handle, sizeof(id));
-	return id;
+	return kcgroup_id(path, &id) < 0 ? 0 : id;
 }
 
 static int visit(const char *path, const struct stat *st, int flag,
