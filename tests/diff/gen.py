@@ -272,9 +272,12 @@ class Gen:
                 if (a.v < 0 or a.v >= 2**63) != (b.v < 0 or b.v >= 2**63):
                     continue
                 op = r.choice(["==", "!=", "<", "<=", ">", ">="])
-                truth = {"==": a.v == b.v, "!=": a.v != b.v, "<": a.v < b.v,
-                         "<=": a.v <= b.v, ">": a.v > b.v,
-                         ">=": a.v >= b.v}[op]
+                # the 64-bit patterns compared: with their top bits
+                # alike, signed and unsigned order agree ((int16)-32 is
+                # (uint64)-32 widened)
+                pa, pb = a.v % 2**64, b.v % 2**64
+                truth = {"==": pa == pb, "!=": pa != pb, "<": pa < pb,
+                         "<=": pa <= pb, ">": pa > pb, ">=": pa >= pb}[op]
                 return ("%s %s %s" % (a.paren(), op, b.paren()), truth)
         if c < 0.6:
             a, b = self.sexpr(depth + 1), self.sexpr(depth + 1)

@@ -15,21 +15,21 @@
 BPFTRACE=${BPFTRACE:-/usr/bin/bpftrace}
 if [ ! -x "$BPFTRACE" ]; then
 	echo "skip diff: bpftrace not installed"
-	exit 0
+	layer_done
 fi
 if [ ! -x /usr/bin/python3 ]; then
 	echo "skip diff: /usr/bin/python3 not installed"
-	exit 0
+	layer_done
 fi
 if [ "$(id -u)" != 0 ]; then
 	echo "skip diff: needs root (both tools load BPF programs)"
-	exit 0
+	layer_done
 fi
 case $("$BPFTRACE" --version 2>/dev/null) in
 "bpftrace v0.17."*) ;;
 *)
 	echo "skip diff: $BPFTRACE is not bpftrace 0.17 (KNOWN.md is about 0.17)"
-	exit 0
+	layer_done
 	;;
 esac
 scratch=$BUILD/diff
@@ -39,4 +39,4 @@ mkdir -p "$scratch"
 	--scratch "$scratch" --first "${DIFF_FIRST:-1}" --count "${DIFF_RUNS:-200}" \
 	--batch "${DIFF_BATCH:-20}" --jobs "${DIFF_JOBS:-1}" ||
 	echo "not ok diff-driver: tests/diff/diff.py failed (exit status $?)"
-exit 0
+layer_done

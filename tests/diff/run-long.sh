@@ -14,5 +14,9 @@ trap 'rm -f "$out"' EXIT
 DIFF_RUNS=${DIFF_RUNS:-5000} DIFF_FIRST=${DIFF_FIRST:-1001} DIFF_JOBS=${DIFF_JOBS:-2} \
 	tests/diff/layer.sh | tee "$out" | grep -v '^ok '
 p=$(grep -c '^ok ' "$out"); f=$(grep -c '^not ok ' "$out"); s=$(grep -c '^skip ' "$out")
+if ! grep -qx '# layer done' "$out"; then
+	echo "not ok diff-layer: stopped before its end (no '# layer done' line)"
+	f=$((f + 1))
+fi
 echo "$p passed, $f failed, $s skipped"
 [ "$f" = 0 ] && [ $((p + s)) -gt 0 ]
