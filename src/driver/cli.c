@@ -11,6 +11,7 @@
 
 #include "kernel/features.h"
 #include "kernel/kallsyms.h"
+#include "model/settings.h"
 #include "runtime/run.h"
 #include "tools/toolfind.h"
 #include "util/xalloc.h"
@@ -598,27 +599,23 @@ void cli_usage(FILE *out)
 	usage_section(out, "OPTIONS", CLI_BPFTRACE, 19);
 	usage_section(out, "SONDE OPTIONS", CLI_SONDE, 19);
 	usage_section(out, "TROUBLESHOOTING OPTIONS", CLI_TROUBLE, 28);
-	fputs("ENVIRONMENT (BPFTRACE_NAME or SONDE_NAME):\n"
-	      "    BPFTRACE_STRLEN          [64] bytes of a str() value "
-	      "(1..200)\n"
-	      "    BPFTRACE_MAP_KEYS_MAX    [4096] keys of a map\n"
-	      "    BPFTRACE_CAT_BYTES_MAX   [10240] bytes cat() prints\n"
-	      "    BPFTRACE_STACK_MODE      [bpftrace] default stack mode "
-	      "(bpftrace, perf, raw)\n"
-	      "    BPFTRACE_MAX_PROBES      [512] attach points of a run\n"
-	      "    BPFTRACE_MAX_BPF_PROGS   [512] BPF programs of a run\n"
-	      "    BPFTRACE_PERF_RB_PAGES   [1 MiB in all] event buffer pages "
-	      "per CPU\n"
-	      "    BPFTRACE_LOG_SIZE        [16 MiB] verifier log bytes (-v)\n"
-	      "    BPFTRACE_NO_CPP_DEMANGLE [0] print C++ symbols mangled\n"
-	      "    BPFTRACE_BTF             [none] a BTF file instead of the "
-	      "kernel's\n"
-	      "    BPFTRACE_KERNEL_SOURCE   [none] kernel tree whose include/ "
-	      "#include searches\n"
-	      "    BPFTRACE_MISSING_PROBES  [error] an attach point that does "
-	      "not exist\n"
-	      "                             (error, warn, ignore)\n"
-	      "\n"
+	/* the settings that have an environment name (model/settings.c) */
+	fputs("ENVIRONMENT (BPFTRACE_NAME or SONDE_NAME):\n", out);
+	for (size_t i = 0; i < nsettings; i++) {
+		const struct setting *st = &settings[i];
+		if (!st->env || !st->help)
+			continue;
+		char name[64];
+		snprintf(name, sizeof(name), "BPFTRACE_%s", st->env);
+		const char *h = st->help, *nl;
+		fprintf(out, "    %-24s ", name);
+		while ((nl = strchr(h, '\n'))) {
+			fprintf(out, "%.*s\n%29s", (int)(nl - h), h, "");
+			h = nl + 1;
+		}
+		fprintf(out, "%s\n", h);
+	}
+	fputs("\n"
 	      "EXAMPLES:\n"
 	      "sonde -l '*sleep*'\n"
 	      "    list probes containing \"sleep\"\n"

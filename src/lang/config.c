@@ -1,8 +1,7 @@
 /*
  * bpftrace 0.26's config variables, set by a script's config block or by
- * their environment forms (BPFTRACE_<NAME>). One table says what each
- * variable is, what it accepts and where its value goes (struct limits);
- * a variable sonde has no mechanism for is refused, not ignored.
+ * their environment forms (BPFTRACE_<NAME>), as model/settings.c's table
+ * says: what each accepts and where its value goes (struct limits).
  */
 #include "lang/config.h"
 
@@ -14,65 +13,11 @@
 #include <strings.h>
 
 #include "model/limits.h"
+#include "model/settings.h"
 
-enum kind {
-	K_NUM,      /* a number in [lo, hi] */
-	K_BOOL,
-	K_STACK_MODE,
-	K_MISSING,  /* missing_probes */
-	K_LICENSE,
-	K_STRING,   /* str_trunc_trailer */
-	K_UNSTABLE, /* enable, warn or error */
-	K_CACHE,    /* cache_user_symbols */
-};
-
-/* What sonde does, for a variable whose other values it cannot honour. */
-enum only { ONLY_ANY, ONLY_TRUE, ONLY_FALSE };
-
-struct var {
-	const char *name;
-	enum kind kind;
-	uint64_t lo, hi;
-	enum only only;
-	/* sonde's older environment spellings of the same variable, after
-	 * the SONDE_ or BPFTRACE_ prefix */
-	const char *old_env;
-};
-
-/* in bpftrace 0.26's order (config.cpp's CONFIG_KEY_MAP) */
-static const struct var vars[] = {
-	{ "cache_user_symbols", K_CACHE, 0, 0, ONLY_ANY, NULL },
-	{ "cpp_demangle", K_BOOL, 0, 0, ONLY_ANY, "NO_CPP_DEMANGLE" },
-	/* sonde symbolicates when it prints, never ahead of time */
-	{ "lazy_symbolication", K_BOOL, 0, 0, ONLY_TRUE, NULL },
-	{ "license", K_LICENSE, 0, 0, ONLY_ANY, NULL },
-	/* the kernel refuses a verifier log above UINT32_MAX >> 2 */
-	{ "log_size", K_NUM, 128, UINT32_MAX >> 2, ONLY_ANY, "LOG_SIZE" },
-	{ "max_bpf_progs", K_NUM, 1, UINT32_MAX, ONLY_ANY, "MAX_BPF_PROGS" },
-	{ "max_cat_bytes", K_NUM, 1, UINT64_MAX / 2, ONLY_ANY,
-	  "CAT_BYTES_MAX" },
-	{ "max_map_keys", K_NUM, 1, UINT32_MAX, ONLY_ANY, "MAP_KEYS_MAX" },
-	{ "max_probes", K_NUM, 1, UINT32_MAX, ONLY_ANY, "MAX_PROBES" },
-	/* strings live on the 512-byte BPF stack */
-	{ "max_strlen", K_NUM, 1, 200, ONLY_ANY, "STRLEN" },
-	/* where values live is sonde's choice (stacks in a scratch map, the
-	 * rest on the BPF stack, a program past 512 bytes refused with a
-	 * located error): no result depends on it, so any limit is taken */
-	{ "on_stack_limit", K_NUM, 0, UINT64_MAX, ONLY_ANY, NULL },
-	/* the ring buffer is one map of at most 1 GiB in all */
-	{ "perf_rb_pages", K_NUM, 1, 262144, ONLY_ANY, "PERF_RB_PAGES" },
-	{ "stack_mode", K_STACK_MODE, 0, 0, ONLY_ANY, "STACK_MODE" },
-	{ "str_trunc_trailer", K_STRING, 0, 0, ONLY_ANY, NULL },
-	{ "missing_probes", K_MISSING, 0, 0, ONLY_ANY, "MISSING_PROBES" },
-	{ "print_maps_on_exit", K_BOOL, 0, 0, ONLY_ANY, NULL },
-	/* sonde is not built with blazesym */
-	{ "use_blazesym", K_BOOL, 0, 0, ONLY_FALSE, NULL },
-	{ "show_debug_info", K_BOOL, 0, 0, ONLY_ANY, NULL },
-	{ "unstable_import_statement", K_UNSTABLE, 0, 0, ONLY_ANY, NULL },
-	{ "unstable_tseries", K_UNSTABLE, 0, 0, ONLY_ANY, NULL },
-	{ "unstable_typeinfo", K_UNSTABLE, 0, 0, ONLY_ANY, NULL },
-	{ "unstable_dw_ustack", K_UNSTABLE, 0, 0, ONLY_ANY, NULL },
-};
+/* The variables, what they accept and where they go: model/settings.c.
+ * A variable sonde has no mechanism for is refused, not ignored. */
+typedef struct setting var;
 
 /* Keys 0.26 renamed: set the new one, with a warning. */
 static const char *const renamed[][2] = {
@@ -151,7 +96,7 @@ static const char *restore(const char *key, char *buf, size_t cap)
 	return buf;
 }
 
-static int set_var(struct sink *k, const char *key, const struct var *v,
+static int set_var(struct sink *k, const char *key, const var *v,
 		   const struct value *val)
 {
 	char num[24];
@@ -162,7 +107,7 @@ static int set_var(struct sink *k, const char *key, const struct var *v,
 		s = num;
 	}
 	switch (v->kind) {
-	case K_NUM: {
+	case SK_NUM: {
 		uint64_t n = val->num;
 		if (!val->is_num) {
 			char *end;
@@ -180,23 +125,13 @@ static int set_var(struct sink *k, const char *key, const struct var *v,
 			     (unsigned long long)v->hi, (unsigned long long)n);
 			return -1;
 		}
-		if (!strcmp(v->name, "log_size"))
-			limits.log_size = (uint32_t)n;
-		else if (!strcmp(v->name, "max_bpf_progs"))
-			limits.max_bpf_progs = (uint32_t)n;
-		else if (!strcmp(v->name, "max_cat_bytes"))
-			limits.cat_bytes_max = n;
-		else if (!strcmp(v->name, "max_map_keys"))
-			limits.map_keys_max = (uint32_t)n;
-		else if (!strcmp(v->name, "max_probes"))
-			limits.max_probes = (uint32_t)n;
-		else if (!strcmp(v->name, "max_strlen"))
-			limits.strlen = (uint32_t)n;
-		else if (!strcmp(v->name, "perf_rb_pages"))
-			limits.perf_rb_pages = (uint32_t)n;
+		if (v->u32)
+			*v->u32 = (uint32_t)n;
+		else if (v->u64)
+			*v->u64 = n;
 		return 0;
 	}
-	case K_BOOL: {
+	case SK_BOOL: {
 		bool b;
 		if (val->is_num)
 			b = val->num != 0;
@@ -215,44 +150,23 @@ static int set_var(struct sink *k, const char *key, const struct var *v,
 			     b ? "false" : "true");
 			return -1;
 		}
-		if (!strcmp(v->name, "cpp_demangle"))
-			limits.no_cpp_demangle = !b;
-		else if (!strcmp(v->name, "print_maps_on_exit"))
-			limits.no_print_maps_on_exit = !b;
-		else if (!strcmp(v->name, "show_debug_info"))
-			limits.no_debug_info = !b;
+		if (v->flag)
+			*v->flag = v->inverted ? !b : b;
 		return 0;
 	}
-	case K_STACK_MODE: {
-		/* in enum stack_mode's order */
-		static const char *const modes[] = { "bpftrace", "perf", "raw",
-						     "build_id" };
-		for (size_t i = 0; !val->is_num && i < N(modes); i++)
-			if (!strcmp(s, modes[i])) {
-				limits.stack_mode = (int)i;
+	case SK_WORD:
+		for (size_t i = 0; !val->is_num && v->words[i]; i++)
+			if (v->nocase ? !strcasecmp(s, v->words[i]) :
+					!strcmp(s, v->words[i])) {
+				*v->word = (int)i;
 				return 0;
 			}
-		fail(k, "%s: Invalid value for stack_mode: valid values are "
-		     "bpftrace, raw, perf, and build_id.", key);
+		fail(k, "%s: %s", key, v->invalid);
 		return -1;
-	}
-	case K_MISSING: {
-		/* in enum missing_probes' order */
-		static const char *const words[] = { "error", "warn",
-						     "ignore" };
-		for (size_t i = 0; !val->is_num && i < N(words); i++)
-			if (!strcasecmp(s, words[i])) {
-				limits.missing_probes = (int)i;
-				return 0;
-			}
-		fail(k, "%s: Invalid value for missing_probes: valid values "
-		     "are ignore, warn, and error.", key);
-		return -1;
-	}
-	case K_LICENSE:
+	case SK_LICENSE:
 		for (size_t i = 0; i < N(licenses); i++)
 			if (!strcmp(s, licenses[i])) {
-				limits.license = licenses[i];
+				*v->str = licenses[i];
 				return 0;
 			}
 		/* as 0.26 words it, in the order its table gives the names */
@@ -263,16 +177,16 @@ static int set_var(struct sink *k, const char *key, const struct var *v,
 		     "bpf_licensing.html#using-bpf-programs-in-the-linux-kernel",
 		     s);
 		return -1;
-	case K_STRING: {
+	case SK_STRING: {
 		size_t n = strlen(s);
 		char *copy = malloc(n + 1); /* lives as long as the run */
 		if (!copy)
 			return -1;
 		memcpy(copy, s, n + 1);
-		limits.str_trunc_trailer = copy;
+		*v->str = copy;
 		return 0;
 	}
-	case K_UNSTABLE:
+	case SK_UNSTABLE:
 		/* these only gate features; sonde has no tseries, typeinfo,
 		 * dw_ustack or statement imports to gate */
 		if (val->is_num || !strcasecmp(s, "enable") ||
@@ -282,7 +196,7 @@ static int set_var(struct sink *k, const char *key, const struct var *v,
 		fail(k, "%s: Invalid value for unstable config: valid values "
 		     "are enable, warn, and error.", key);
 		return -1;
-	case K_CACHE:
+	case SK_CACHE:
 		/* sonde keeps each file's symbols once for all processes and
 		 * each process's mappings apart: what both caches give, and
 		 * accurate under ASLR; it has no uncached mode */
@@ -297,20 +211,17 @@ static int set_var(struct sink *k, const char *key, const struct var *v,
 		fail(k, "%s: Invalid value for cache_user_symbols: valid values "
 		     "are PER_PID, PER_PROGRAM, and NONE.", key);
 		return -1;
+	case SK_FILE:
+	case SK_DIR:
+		/* environment only: a config block never names them (they
+		 * have no config name, settings_find() cannot find them) */
+		break;
 	}
 	return -1;
 }
 
-static const struct var *find(const char *name)
-{
-	for (size_t i = 0; i < N(vars); i++)
-		if (!strcmp(vars[i].name, name))
-			return &vars[i];
-	return NULL;
-}
-
 /* Whether the environment sets v (it then wins over the block). */
-static bool env_sets(const struct var *v)
+static bool env_sets(const var *v)
 {
 	char name[96];
 	const char *prefixes[] = { "SONDE_", "BPFTRACE_" };
@@ -321,9 +232,9 @@ static bool env_sets(const struct var *v)
 			name[i] = (char)toupper((unsigned char)name[i]);
 		if (getenv(name))
 			return true;
-		if (v->old_env) {
+		if (v->env) {
 			snprintf(name, sizeof(name), "%s%s", prefixes[p],
-				 v->old_env);
+				 v->env);
 			if (getenv(name))
 				return true;
 		}
@@ -348,10 +259,10 @@ int config_apply(struct diag *d, const struct ast_config *c)
 			}
 		if (skip)
 			continue;
-		const struct var *v = find(key);
+		const var *v = settings_find(key);
 		for (size_t j = 0; !v && j < N(renamed); j++)
 			if (!strcmp(key, renamed[j][0])) {
-				v = find(renamed[j][1]);
+				v = settings_find(renamed[j][1]);
 				diag_warning(d, it->span, "%s has been renamed, "
 					     "please use %s", it->key, v->name);
 			}
@@ -380,21 +291,24 @@ int config_apply(struct diag *d, const struct ast_config *c)
 int config_from_env(FILE *err)
 {
 	int rc = 0;
-	for (size_t i = 0; i < N(vars); i++) {
+	for (size_t i = 0; i < nsettings; i++) {
+		const var *v = &settings[i];
+		if (!v->name)
+			continue;
 		char name[96];
 		size_t n = (size_t)snprintf(name, sizeof(name), "BPFTRACE_%s",
-					    vars[i].name);
+					    v->name);
 		for (size_t j = 0; j < n; j++)
 			name[j] = (char)toupper((unsigned char)name[j]);
 		/* sonde's own spelling of it: limits_from_env reads it */
-		if (vars[i].old_env && !strcasecmp(name + 9, vars[i].old_env))
+		if (v->env && !strcasecmp(name + 9, v->env))
 			continue;
 		const char *s = getenv(name);
 		if (!s)
 			continue;
 		struct sink k = { NULL, { 0 }, err };
 		struct value val = { false, 0, s };
-		if (set_var(&k, vars[i].name, &vars[i], &val) < 0)
+		if (set_var(&k, v->name, v, &val) < 0)
 			rc = -1;
 	}
 	return rc;

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "model/settings.h"
 #include "model/types.h"
 
 struct limits limits = {
@@ -115,34 +116,39 @@ uint32_t limits_ringbuf_bytes(void)
 	return (uint32_t)bytes;
 }
 
+/* Every setting with an environment name (settings.c), read from
+ * SONDE_<ENV> or BPFTRACE_<ENV>. */
 int limits_from_env(FILE *err)
 {
-	static const char *const modes[] = { "bpftrace", "perf", "raw",
-					     "build_id", NULL };
 	static const char *const bools[] = { "0", "1", NULL };
-	/* in enum missing_probes' order */
-	static const char *const missing[] = { "error", "warn", "ignore",
-					       NULL };
-	int demangle = limits.no_cpp_demangle;
 	int rc = 0;
-	/* 200: strings live on the 512-byte BPF stack (bpftrace's limit) */
-	rc |= u32(err, "STRLEN", 1, 200, &limits.strlen);
-	rc |= u32(err, "MAP_KEYS_MAX", 1, UINT32_MAX, &limits.map_keys_max);
-	rc |= number(err, "CAT_BYTES_MAX", 1, UINT64_MAX / 2,
-		     &limits.cat_bytes_max);
-	rc |= u32(err, "MAX_PROBES", 1, UINT32_MAX, &limits.max_probes);
-	rc |= u32(err, "MAX_BPF_PROGS", 1, UINT32_MAX, &limits.max_bpf_progs);
-	/* the ring buffer is one map of at most 1 GiB in all */
-	rc |= u32(err, "PERF_RB_PAGES", 1, 262144, &limits.perf_rb_pages);
-	/* the kernel refuses a verifier log above UINT32_MAX >> 2 */
-	rc |= u32(err, "LOG_SIZE", 128, UINT32_MAX >> 2, &limits.log_size);
-	rc |= word(err, "STACK_MODE", modes, "bpftrace, perf, raw or build_id",
-		   &limits.stack_mode);
-	rc |= word(err, "NO_CPP_DEMANGLE", bools, "0 or 1", &demangle);
-	limits.no_cpp_demangle = demangle;
-	rc |= word(err, "MISSING_PROBES", missing, "error, warn or ignore",
-		   &limits.missing_probes);
-	rc |= path(err, "BTF", false, &limits.btf);
-	rc |= path(err, "KERNEL_SOURCE", true, &limits.kernel_source);
+	for (size_t i = 0; i < nsettings; i++) {
+		const struct setting *s = &settings[i];
+		if (!s->env)
+			continue;
+		switch (s->kind) {
+		case SK_NUM:
+			if (s->u32)
+				rc |= u32(err, s->env, s->lo, s->hi, s->u32);
+			else
+				rc |= number(err, s->env, s->lo, s->hi, s->u64);
+			break;
+		case SK_WORD:
+			rc |= word(err, s->env, s->words, s->accepts, s->word);
+			break;
+		case SK_BOOL: {
+			int v = *s->flag;
+			rc |= word(err, s->env, bools, "0 or 1", &v);
+			*s->flag = v;
+			break;
+		}
+		case SK_FILE:
+		case SK_DIR:
+			rc |= path(err, s->env, s->kind == SK_DIR, s->str);
+			break;
+		default:
+			break;
+		}
+	}
 	return rc ? -1 : 0;
 }
