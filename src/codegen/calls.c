@@ -219,26 +219,6 @@ struct val cg_bi_nothing(struct cg *g, struct ast_expr *e,
 	return cg_no_val();
 }
 
-/* assert(cond, msg): when cond is false, errorf("assert failed: %s", msg)
- * at the call and exit(1), which ends the action. */
-struct val cg_bi_assert(struct cg *g, struct ast_expr *e, struct ast_expr *tg)
-{
-	ir_jlist f = cg_cond_false(g, arg(e, 0));
-	ir_jlist done = ir_ja(g->ir, IR_NOLABEL);
-	ir_jlist_patch_here(g->ir, f);
-	struct cevent proto;
-	memset(&proto, 0, sizeof(proto));
-	proto.fmt = e->u.call.fmt;
-	proto.map = -1;
-	proto.at = e->span;
-	proto.from = cg_expansion_sites(g, &proto.nfrom);
-	cg_event(g, EV_ERRORF, e->u.call.args.items + 1, 1, &proto);
-	cg_exit_event(g, ir_const(g->ir, 1));
-	ir_exiti(g->ir, 0);
-	ir_jlist_patch_here(g->ir, done);
-	return cg_no_val();
-}
-
 /* warnf(), errorf(): a printf whose text the runtime prints located at
  * the call. */
 struct val cg_bi_warnf(struct cg *g, struct ast_expr *e, struct ast_expr *tg)
