@@ -19,6 +19,7 @@
 #include "kernel/dwarf.h"
 #include "lang/config.h"
 #include "model/limits.h"
+#include "model/settings.h"
 #include "object/emitted.h"
 #include "probes/provider.h"
 #include "runtime/info.h"
@@ -217,6 +218,10 @@ int main(int argc, char **argv)
 		return 1;
 	if (o.info)
 		return info_print(stdout, SONDE_VERSION) < 0;
+	if (o.list_settings) {
+		settings_print(stdout);
+		return fflush(stdout) ? 1 : 0;
+	}
 	int early = checks_before_script(&o);
 	if (early)
 		return early - 1;

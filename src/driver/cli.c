@@ -489,6 +489,10 @@ static const struct cli_opt opts[] = {
 	  "is no file in the current directory works too", STR(tool) },
 	{ "tools", 0, NULL, false, CLI_SONDE,
 	  "list the tools and where they were looked for", FLAG(list_tools) },
+	{ "settings", 0, NULL, false, CLI_SONDE,
+	  "list the settings (config block and environment) with\n"
+	  "their values after the environment, and what each accepts",
+	  FLAG(list_settings) },
 	{ "dump", 0, "ast|ir|bpf", false, CLI_SONDE,
 	  "print only the syntax tree, the IR or the BPF code\n"
 	  "(repeatable); run nothing", CALLS(opt_dump) },
@@ -808,7 +812,7 @@ enum cli_result cli_parse(int argc, char **argv, struct options *o,
 	o->helper_check = o->no_warnings ? 0 : o->warnings ? 2 : 1;
 	if (check_combinations(o, err) < 0)
 		return CLI_ERROR;
-	if (o->info)
+	if (o->info || o->list_settings)
 		return CLI_RUN;
 	if (o->list)
 		return list_words(o, argc, argv, err);

@@ -58,6 +58,7 @@ struct options {
 	const char *folded, *flamegraph; /* --folded, --flamegraph */
 	const char *pprof;       /* --pprof */
 	bool list_tools;       /* --tools */
+	bool list_settings;    /* --settings */
 	char tool_path[4096];  /* -t NAME, or a bare NAME, found */
 	bool heatmap;            /* --heatmap */
 	const char *heatmap_svg; /* --heatmap-svg */

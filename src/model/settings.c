@@ -90,6 +90,64 @@ const struct setting settings[] = {
 
 const size_t nsettings = sizeof(settings) / sizeof(settings[0]);
 
+void settings_print(FILE *out)
+{
+	for (size_t i = 0; i < nsettings; i++) {
+		const struct setting *s = &settings[i];
+		char env[48] = "";
+		if (s->env)
+			snprintf(env, sizeof(env), "BPFTRACE_%s", s->env);
+		fprintf(out, "%-26s ", s->name ? s->name : env);
+		switch (s->kind) {
+		case SK_NUM:
+			if ((s->u32 || s->u64) &&
+			    !(s->u32 ? *s->u32 : *s->u64) && s->lo)
+				fputs("(sonde's default)", out);
+			else if (s->u32 || s->u64)
+				fprintf(out, "%llu", (unsigned long long)(
+					s->u32 ? *s->u32 : *s->u64));
+			else
+				fputs("(any)", out);
+			fprintf(out, "  [%llu..%llu]", (unsigned long long)s->lo,
+				(unsigned long long)s->hi);
+			break;
+		case SK_BOOL:
+			if (s->flag)
+				fputs(*s->flag != s->inverted ? "true" : "false",
+				      out);
+			else
+				fputs(s->only == ONLY_TRUE ? "true" : "false",
+				      out);
+			if (s->only != ONLY_ANY)
+				fputs("  (the only value sonde honours)", out);
+			break;
+		case SK_WORD:
+			fprintf(out, "%s  [", s->words[*s->word]);
+			for (size_t w = 0; s->words[w]; w++)
+				fprintf(out, "%s%s", w ? ", " : "", s->words[w]);
+			fputc(']', out);
+			break;
+		case SK_LICENSE:
+		case SK_STRING:
+		case SK_FILE:
+		case SK_DIR:
+			fprintf(out, "%s%s%s", *s->str ? "\"" : "",
+				*s->str ? *s->str : "(none)",
+				*s->str ? "\"" : "");
+			break;
+		case SK_UNSTABLE:
+			fputs("enable  (gates nothing in sonde)", out);
+			break;
+		case SK_CACHE:
+			fputs("PER_PID  [PER_PID, PER_PROGRAM]", out);
+			break;
+		}
+		if (s->name && s->env)
+			fprintf(out, "  (also %s)", env);
+		fputc('\n', out);
+	}
+}
+
 const struct setting *settings_find(const char *name)
 {
 	for (size_t i = 0; i < nsettings; i++)

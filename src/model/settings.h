@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 enum setting_kind {
 	SK_NUM,      /* a number in [lo, hi], into u32 or u64 */
@@ -60,6 +61,11 @@ struct setting {
 
 extern const struct setting settings[];
 extern const size_t nsettings;
+
+/* `sonde --settings`: each setting's config name (or environment name),
+ * its value now (after the environment) and what it accepts, one line
+ * each. */
+void settings_print(FILE *out);
 
 /* The row named name in a config block, or NULL. */
 const struct setting *settings_find(const char *name);
