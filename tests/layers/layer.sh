@@ -45,4 +45,20 @@ for d in $folders; do
 		lint_result "layers:$d" ""
 	fi
 done
+# Circles between the modules of a folder (scripts/include_graph.sh: A.c
+# needs B.c when a header A.c includes declares a function B.c defines
+# and A.c calls it): codegen's were once 15 files all needing each other,
+# sema's four; at most 5 in codegen (the issue's bound) and none in lang.
+for rule in codegen:5 lang:0; do
+	d=${rule%:*} max=${rule#*:}
+	n=$("$TOP/scripts/include_graph.sh" --summary "$TOP/src/$d" 2>&1 |
+		sed -n 's#^// largest cycle: \([0-9]*\) files$#\1#p')
+	if ! [[ $n =~ ^[0-9]+$ ]]; then
+		lint_result "cycles:$d" "scripts/include_graph.sh gave no figure"
+	elif [ "$n" -gt "$max" ]; then
+		lint_result "cycles:$d" "a circle of $n files (at most $max): $("$TOP/scripts/include_graph.sh" --summary "$TOP/src/$d" | grep '^// cycle' | head -3 | tr '\n' ' ')"
+	else
+		lint_result "cycles:$d" ""
+	fi
+done
 layer_done
