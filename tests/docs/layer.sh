@@ -41,4 +41,6 @@ for f in "$TOP"/tools/*.bt; do
 	grep -qE "^\.B $n( |$)" "$man" || why="docs/sonde.8 has no TOOLS entry for $n"
 	lint_result "man-tool:$n" "$why"
 done
+# the prelude's generated reference (docs/stdlib-prelude.md) is current
+. "$TOP/tests/docs/prelude.sh"
 layer_done
