@@ -107,5 +107,4 @@ void sema_retarget(const struct sema_result *r, uint32_t probe,
  * registry's unit test). */
 bool sema_builtin_has_typing(int id);
 
-
 #endif

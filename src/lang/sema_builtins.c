@@ -4,7 +4,7 @@
  * context and returning its type. Calls get their arity checked from the
  * registry before their rule runs.
  */
-#include "sema_impl.h"
+#include "lang/sema_builtins.h"
 
 #include <arpa/inet.h>
 #include <stdio.h>
@@ -15,8 +15,14 @@
 #include "kernel/features.h"
 #include "kernel/regs.h"
 #include "lang/fmt_parse.h"
+#include "lang/sema_const.h"
+#include "lang/sema_iter.h"
+#include "lang/sema_maps.h"
+#include "lang/sema_state.h"
+#include "lang/sema_stdlib.h"
 #include "model/limits.h"
 #include "util/arena.h"
+#include "util/diag.h"
 
 static bool nargs_ok(struct sema *s, struct ast_expr *e, uint32_t min,
 		     uint32_t max)
@@ -294,7 +300,6 @@ static int signal_number(const char *name)
 			return sigs[i].num;
 	return -1;
 }
-
 
 /* ---- variables ---- */
 
@@ -1185,9 +1190,52 @@ bool sema_builtin_has_typing(int id)
 	return id >= 0 && id < BI__COUNT && typing[id];
 }
 
-const struct type *sema_builtin_var(struct sema *s, struct ast_expr *e)
+const struct type *sema_check_builtin_var(struct sema *s, struct ast_expr *e)
 {
+	/* bpftrace 0.26 passes no probe arguments to a for body's
+	 * callback */
+	if (s->fors.len && (e->builtin == BI_ARGN ||
+			    e->builtin == BI_SARGN ||
+			    e->builtin == BI_RETVAL ||
+			    e->builtin == BI_ARGS ||
+			    e->builtin == BI_CTX)) {
+		sema_err(s, e->span, "'%s' builtin is not allowed in a "
+			 "for-loop", e->u.name);
+		return &type_none;
+	}
 	return typing[e->builtin](s, e, NULL);
+}
+
+/* Builtin variables that 0.26 also takes as calls without arguments
+ * (its standard library defines them as macros): comm(), ppid(), ... */
+static const char *const var_calls[] = {
+	"cgroup", "comm", "cpid", "cpu", "curtask", "elapsed", "func", "gid",
+	"jiffies", "ncpus", "numaid", "ppid", "leader_tid", "pcomm",
+	"leader_comm", "probe", "probetype", "rand", "retval", "uid",
+	"usermode", "username", "has_cpid", NULL,
+};
+
+/* A call without arguments of a builtin variable that 0.26 takes as one
+ * (comm()): e becomes the variable. */
+static bool var_call(struct ast_expr *e)
+{
+	if (e->u.call.args.n)
+		return false;
+	const char *name = e->u.call.name;
+	for (const char *const *v = var_calls; *v; v++) {
+		uint32_t n;
+		if (strcmp(name, *v))
+			continue;
+		enum builtin_id id = builtin_var_lookup(name, &n);
+		if (id == BI_NONE)
+			return false;
+		e->kind = E_BUILTIN;
+		e->u.name = name;
+		e->builtin = (int16_t)id;
+		e->builtin_n = 0;
+		return true;
+	}
+	return false;
 }
 
 const struct type *sema_call(struct sema *s, struct ast_expr *e,
@@ -1195,7 +1243,7 @@ const struct type *sema_call(struct sema *s, struct ast_expr *e,
 {
 	e->type = &type_none;
 	enum builtin_id id = builtin_fn_lookup(e->u.call.name);
-	if (id == BI_NONE && sema_var_call(s, e))
+	if (id == BI_NONE && var_call(e))
 		return sema_expr(s, e);
 	if (id == BI_NONE) {
 		sema_err(s, e->u.call.name_span, "unknown function %s()",
@@ -1210,4 +1258,12 @@ const struct type *sema_call(struct sema *s, struct ast_expr *e,
 	    !nargs_ok(s, e, b->min_args, b->max_args))
 		return &type_none;
 	return typing[id](s, e, target);
+}
+
+const struct type *sema_check_call(struct sema *s, struct ast_expr *e)
+{
+	const struct type *t = sema_call(s, e, NULL);
+	if (type_is_aggregation(t))
+		return &type_none;
+	return t;
 }

@@ -6,7 +6,8 @@
  */
 #include <string.h>
 
-#include "lang/sema_impl.h"
+#include "lang/sema_iter.h"
+#include "lang/sema_state.h"
 #include "model/fmt.h"
 #include "probes/provider.h"
 #include "util/strbuf.h"

@@ -4,7 +4,7 @@
  * process builtins (ppid, pcomm, usermode, ncpus...), the modes of pid(),
  * tid() and nsecs(), and builtin variables called as functions.
  */
-#include "sema_impl.h"
+#include "lang/sema_stdlib.h"
 
 #include <bpf/btf.h>
 #include <inttypes.h>
@@ -15,6 +15,8 @@
 #include "kernel/features.h"
 #include "lang/fmt_parse.h"
 #include "lang/namedopt.h"
+#include "lang/sema_const.h"
+#include "lang/sema_state.h"
 #include "probes/provider.h"
 #include "util/arena.h"
 #include "util/strbuf.h"
@@ -184,14 +186,13 @@ const struct type *sema_ty_getopt(struct sema *s, struct ast_expr *e,
 
 /* ---- process builtins ---- */
 
-/* A builtin variable read: curtask, ... */
-static struct ast_expr *builtin_var(struct sema *s, const char *name,
+/* A read of builtin variable id: curtask, ... */
+static struct ast_expr *builtin_var(struct sema *s, enum builtin_id id,
 				    struct span sp)
 {
 	struct ast_expr *v = new_expr(s, E_BUILTIN, sp);
-	uint32_t n;
-	v->u.name = name;
-	v->builtin = (int16_t)builtin_var_lookup(name, &n);
+	v->u.name = builtin_info[id].name;
+	v->builtin = (int16_t)id;
 	return v;
 }
 
@@ -214,7 +215,7 @@ const struct type *sema_ty_task_rel(struct sema *s, struct ast_expr *e,
 {
 	const char *name = e->kind == E_CALL ? e->u.call.name : e->u.name;
 	struct ast_expr *task = e->kind == E_CALL && e->u.call.args.n ?
-		arg(e, 0) : builtin_var(s, "curtask", e->span);
+		arg(e, 0) : builtin_var(s, BI_CURTASK, e->span);
 	bool parent = !strcmp(name, "ppid") || !strcmp(name, "pcomm");
 	bool is_comm = !strcmp(name, "pcomm") || !strcmp(name, "leader_comm");
 	struct ast_expr *rel = field(s, task, parent ? "real_parent" :
@@ -343,36 +344,6 @@ const struct type *sema_ty_nsecs(struct sema *s, struct ast_expr *e,
 		return &type_none;
 	}
 	return &type_u64;
-}
-
-/* Builtin variables that 0.26 also takes as calls without arguments
- * (its standard library defines them as macros): comm(), ppid(), ... */
-static const char *const var_calls[] = {
-	"cgroup", "comm", "cpid", "cpu", "curtask", "elapsed", "func", "gid",
-	"jiffies", "ncpus", "numaid", "ppid", "leader_tid", "pcomm",
-	"leader_comm", "probe", "probetype", "rand", "retval", "uid",
-	"usermode", "username", "has_cpid", NULL,
-};
-
-bool sema_var_call(struct sema *s, struct ast_expr *e)
-{
-	if (e->u.call.args.n)
-		return false;
-	const char *name = e->u.call.name;
-	for (const char *const *v = var_calls; *v; v++) {
-		uint32_t n;
-		if (strcmp(name, *v))
-			continue;
-		enum builtin_id id = builtin_var_lookup(name, &n);
-		if (id == BI_NONE)
-			return false;
-		e->kind = E_BUILTIN;
-		e->u.name = name;
-		e->builtin = (int16_t)id;
-		e->builtin_n = 0;
-		return true;
-	}
-	return false;
 }
 
 /* signal_name(n), syscall_name(n): the number, named when printed. */
@@ -873,7 +844,7 @@ const struct type *sema_ty_comm_of(struct sema *s, struct ast_expr *e,
 				   struct ast_expr *target)
 {
 	if (!e->u.call.args.n) { /* comm(): the builtin */
-		*e = *builtin_var(s, "comm", e->span);
+		*e = *builtin_var(s, BI_COMM, e->span);
 		return sema_expr(s, e);
 	}
 	const struct type *t = sema_expr(s, arg(e, 0));

@@ -1,0 +1,36 @@
+/*
+ * Maps and variables (sema_maps.c).
+ */
+#ifndef SONDE_SEMA_MAPS_H
+#define SONDE_SEMA_MAPS_H
+
+#include "lang/ast.h"
+#include "lang/sema.h"
+
+struct sema;
+struct var;
+
+struct sema_map *sema_find_map(struct sema *s, const char *name);
+/* The map e names, made on its first use. */
+struct sema_map *sema_get_map(struct sema *s, const struct ast_expr *e);
+/* The variable declared by node decl, made on the first walk. */
+int32_t sema_var_for_decl(struct sema *s, const void *decl, const char *name);
+/* The variable e names in the open scopes (NULL after an error). */
+struct var *sema_lookup_var(struct sema *s, struct ast_expr *e);
+/* The variable an assignment to e stores into (made if need be). */
+struct var *sema_target_var(struct sema *s, struct ast_expr *e);
+/* The key type of a map access: NULL without [], the (widened) key for
+ * one key, a tuple of them for several. */
+const struct type *sema_map_key_type(struct sema *s, struct ast_expr *e);
+/* Records the key used for map m at e, unifying with earlier uses. */
+bool sema_use_map_key(struct sema *s, struct sema_map *m, struct ast_expr *e,
+		      const struct type *key);
+/* Stores a value of type t into map m, or variable e (at: the value). */
+void sema_store_map(struct sema *s, struct sema_map *m, struct ast_expr *e,
+		    const struct type *t, struct span at);
+void sema_store_var(struct sema *s, struct ast_expr *e,
+		    const struct type *t, struct span at);
+const struct type *sema_check_var(struct sema *s, struct ast_expr *e);
+const struct type *sema_check_map(struct sema *s, struct ast_expr *e);
+
+#endif

@@ -1,0 +1,168 @@
+/*
+ * Type rules shared by every checker (sema_types.h): how values widen
+ * into map slots, what type two values stored in one place share, the
+ * address space of what memory leads to, an aggregation read as a value.
+ */
+#include "lang/sema_types.h"
+
+#include "lang/sema_state.h"
+#include "util/arena.h"
+
+/* A tuple of elements el laid out anew, a record if like is one (with
+ * like's names). */
+static const struct type *retuple(struct sema *s, const struct type *like,
+				  const struct type **el)
+{
+	if (!type_is_record(like))
+		return type_tuple(s->arena, el, like->nfields);
+	const char **names = arena_alloc(s->arena,
+					 sizeof(*names) * like->nfields);
+	for (uint32_t i = 0; i < like->nfields; i++)
+		names[i] = like->fields[i].name;
+	return type_record(s->arena, el, names, like->nfields);
+}
+
+/* Map keys and values store integers as 64 bits, keeping their sign and
+ * the address space of a pointer they came from. A pointer stays one (8
+ * bytes already, its space in its type): @p++ steps by its pointee, as in
+ * bpftrace. */
+const struct type *sema_widen(struct sema *s, const struct type *t)
+{
+	if (t->kind == TY_INT)
+		return type_int_enum(s->arena,
+				     type_int_addr(s->arena,
+						   type_int(8, t->is_signed),
+						   (enum addr_space)t->addr),
+				     t->enm);
+	if (t->kind == TY_TUPLE) {
+		const struct type **el = arena_alloc(
+			s->arena, sizeof(*el) * (t->nfields + 1));
+		for (uint32_t i = 0; i < t->nfields; i++)
+			el[i] = sema_widen(s, t->fields[i].type);
+		return retuple(s, t, el);
+	}
+	return t;
+}
+
+/* The address space of one place holding addresses of spaces a and b. */
+static enum addr_space unify_addr(uint8_t a, uint8_t b)
+{
+	if (a == b || b == AS_NONE)
+		return (enum addr_space)a;
+	return a == AS_NONE ? (enum addr_space)b : AS_MIXED;
+}
+
+/* The common type of two values stored in one place, or NULL if they
+ * cannot share it. Strings and buffers take the longer size; ints the
+ * wider. */
+const struct type *sema_unify(struct sema *s, const struct type *a,
+			      const struct type *b)
+{
+	if (a->kind == TY_NONE)
+		return b;
+	if (b->kind == TY_NONE)
+		return a;
+	if (a->kind == TY_BOOL || b->kind == TY_BOOL)
+		return a->kind == b->kind ? a : NULL;
+	if (sema_is_intlike(a) && sema_is_intlike(b)) {
+		/* One place holding user and kernel pointers is an address of
+		 * no one space (read with the helpers that try both). */
+		if (a->kind == TY_PTR && b->kind == TY_PTR)
+			return a->is_user == b->is_user ? a :
+				type_int_addr(s->arena, &type_u64, AS_MIXED);
+		if (a->kind == TY_PTR || b->kind == TY_PTR)
+			return a->kind == TY_PTR ? a : b;
+		uint32_t size = a->size > b->size ? a->size : b->size;
+		const struct type *r = type_int_addr(
+			s->arena, type_int((int)size, a->is_signed && b->is_signed),
+			unify_addr(a->addr, b->addr));
+		/* values of one enum stay its; mixed with any other integer
+		 * they are plain (bpftrace 0.26's get_promoted_int) */
+		return type_same_enum(a, b) && a->enm && b->enm &&
+				       a->size == b->size ?
+			       type_int_enum(s->arena, r, a->enm) : r;
+	}
+	if (a->kind != b->kind)
+		return NULL;
+	switch (a->kind) {
+	case TY_STRING:
+	case TY_BUF: /* the shorter fits the longer: its length says */
+		return a->size >= b->size ? a : b;
+	case TY_TUPLE: {
+		if (a->nfields != b->nfields ||
+		    type_is_record(a) != type_is_record(b))
+			return NULL;
+		const struct type **el = arena_alloc(
+			s->arena, sizeof(*el) * (a->nfields + 1));
+		for (uint32_t i = 0; i < a->nfields; i++) {
+			/* records match by name, in a's order (bpftrace 0.26:
+			 * "the final ordering is ambiguous") */
+			const struct type_field *bf = type_is_record(a) ?
+				type_record_field(b, a->fields[i].name) :
+				&b->fields[i];
+			el[i] = bf ? sema_unify(s, a->fields[i].type, bf->type) : NULL;
+			if (!el[i])
+				return NULL;
+		}
+		return retuple(s, a, el);
+	}
+	default:
+		return type_equal(a, b) ? a : NULL;
+	}
+}
+
+/* Type t read out of from: what a user pointer, array or record leads
+ * to is user memory too (a pointer read through it is a user pointer). */
+const struct type *sema_in_space(struct sema *s, const struct type *from,
+				 const struct type *t)
+{
+	/* likewise memory of unknown space (AS_MIXED) */
+	bool any = !from->is_user && from->addr == AS_MIXED &&
+		   (from->kind == TY_PTR || from->kind == TY_ARRAY);
+	if ((!from->is_user && !any) || t->is_user ||
+	    (t->kind != TY_PTR && t->kind != TY_ARRAY) ||
+	    (any && t->addr == AS_MIXED))
+		return t;
+	struct type *u = type_new(s->arena, t->kind, t->size);
+	*u = *t;
+	if (any)
+		u->addr = AS_MIXED;
+	else
+		u->is_user = true;
+	return u;
+}
+
+/* A map of count(), sum(), min(), max() or avg() read where an integer
+ * is wanted (bpftrace 0.26's "castable" map types): e becomes a read of
+ * the combined value (codegen sums the CPUs), an integer. */
+const struct type *sema_decay(struct ast_expr *e, const struct type *t)
+{
+	if (e->kind != E_MAP || t->kind < TY_COUNT || t->kind > TY_AVG)
+		return t;
+	e->type = type_int(8, t->kind != TY_COUNT && t->is_signed);
+	return e->type;
+}
+
+/* The kind of t alone, as bpftrace 0.26's typestr(Type) names it in
+ * "Invalid condition: string". */
+const char *sema_kind_name(const struct type *t)
+{
+	switch (t->kind) {
+	case TY_STRING: return "string";
+	case TY_BUF: return "buffer";
+	case TY_TUPLE: return type_is_record(t) ? "record" : "tuple";
+	case TY_RECORD: return "c_type";
+	case TY_ARRAY: return "array";
+	case TY_KSTACK: return "kstack";
+	case TY_USTACK: return "ustack";
+	case TY_KSYM: return "ksym_t";
+	case TY_USYM: return "usym_t";
+	case TY_INET: return "inet";
+	case TY_MACADDR: return "mac_address";
+	case TY_USERNAME: return "username";
+	case TY_CGROUP_PATH: return "cgroup_path_t";
+	case TY_TIMESTAMP: return "timestamp";
+	case TY_VOID: return "void";
+	default: return "none";
+	}
+}
