@@ -1210,9 +1210,8 @@ const struct type *sema_check_builtin_var(struct sema *s, struct ast_expr *e)
  * (its standard library defines them as macros): comm(), ppid(), ... */
 static const char *const var_calls[] = {
 	"cgroup", "comm", "cpid", "cpu", "curtask", "elapsed", "func", "gid",
-	"jiffies", "ncpus", "numaid", "ppid", "leader_tid", "pcomm",
-	"leader_comm", "probe", "probetype", "rand", "retval", "uid",
-	"usermode", "username", "has_cpid", NULL,
+	"jiffies", "ncpus", "numaid", "probe", "probetype", "rand", "retval",
+	"uid", "usermode", "username", "has_cpid", NULL,
 };
 
 /* A call without arguments of a builtin variable that 0.26 takes as one

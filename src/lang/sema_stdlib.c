@@ -1,8 +1,8 @@
 /*
  * Typing rules of bpftrace 0.26's standard library entries that sonde
  * resolves in sema (lang/builtins.def names them): getopt(), the
- * process builtins (ppid, pcomm, usermode, ncpus...), the modes of pid(),
- * tid() and nsecs(), and builtin variables called as functions.
+ * process builtins (usermode, ncpus...), the modes of pid(), tid() and
+ * nsecs(), and the questions answered at compile time (kfunc_exist()...).
  */
 #include "lang/sema_stdlib.h"
 
@@ -13,7 +13,6 @@
 
 #include "kernel/btf.h"
 #include "kernel/features.h"
-#include "lang/fmt_parse.h"
 #include "lang/namedopt.h"
 #include "lang/sema_const.h"
 #include "lang/sema_state.h"
@@ -186,7 +185,7 @@ const struct type *sema_ty_getopt(struct sema *s, struct ast_expr *e,
 
 /* ---- process builtins ---- */
 
-/* A read of builtin variable id: curtask, ... */
+/* A read of builtin variable id (comm) */
 static struct ast_expr *builtin_var(struct sema *s, enum builtin_id id,
 				    struct span sp)
 {
@@ -194,35 +193,6 @@ static struct ast_expr *builtin_var(struct sema *s, enum builtin_id id,
 	v->u.name = builtin_info[id].name;
 	v->builtin = (int16_t)id;
 	return v;
-}
-
-static struct ast_expr *field(struct sema *s, struct ast_expr *base,
-			      const char *name, struct span sp)
-{
-	struct ast_expr *f = new_expr(s, E_FIELD, sp);
-	f->u.field.base = base;
-	f->u.field.name = name;
-	f->u.field.name_span = sp;
-	f->u.field.arrow = true;
-	return f;
-}
-
-/* ppid, pcomm, leader_tid, leader_comm, bare or called (with a task, else
- * the current one): 0.26's macros for task->real_parent->pid and so on,
- * rewritten into those field reads. */
-const struct type *sema_ty_task_rel(struct sema *s, struct ast_expr *e,
-				    struct ast_expr *target)
-{
-	const char *name = e->kind == E_CALL ? e->u.call.name : e->u.name;
-	struct ast_expr *task = e->kind == E_CALL && e->u.call.args.n ?
-		arg(e, 0) : builtin_var(s, BI_CURTASK, e->span);
-	bool parent = !strcmp(name, "ppid") || !strcmp(name, "pcomm");
-	bool is_comm = !strcmp(name, "pcomm") || !strcmp(name, "leader_comm");
-	struct ast_expr *rel = field(s, task, parent ? "real_parent" :
-				     "group_leader", e->span);
-	struct ast_expr *f = field(s, rel, is_comm ? "comm" : "pid", e->span);
-	*e = *f;
-	return sema_expr(s, e);
 }
 
 /* ncpus: the possible CPUs, as 0.26 counts them. */
@@ -573,70 +543,6 @@ const struct type *sema_ty_static_assert(struct sema *s, struct ast_expr *e,
 		return &type_none;
 	}
 	return &type_void;
-}
-
-/* assert(cond, msg): at run time, when cond is false, errorf("assert
- * failed: %s", msg) and exit(1), as 0.26's macro. */
-const struct type *sema_ty_assert(struct sema *s, struct ast_expr *e,
-				  struct ast_expr *target)
-{
-	struct ast_expr *c = arg(e, 0);
-	uint64_t b;
-	if (bool_literal(c, &b))
-		sema_fold_const(c, b);
-	const struct type *ct = sema_expr(s, c);
-	const struct type *mt = sema_expr(s, arg(e, 1));
-	if (ct->kind == TY_NONE || mt->kind == TY_NONE)
-		return &type_none;
-	if (!sema_is_scalar(ct)) {
-		sema_err(s, c->span, "assert()'s condition must be an integer "
-			 "or a bool, not %s", sema_tname(s, ct));
-		return &type_none;
-	}
-	if (mt->kind != TY_STRING) {
-		sema_err(s, arg(e, 1)->span, "assert()'s message must be a "
-			 "string, not %s", sema_tname(s, mt));
-		return &type_none;
-	}
-	static const char text[] = "assert failed: %s";
-	const struct fmt *f = fmt_parse(s->arena, text, sizeof(text) - 1);
-	struct fmt_error fe;
-	if (fmt_check(s->arena, f, "errorf", &mt, 1, &fe) < 0) {
-		sema_err(s, e->span, "%s", fe.msg);
-		return &type_none;
-	}
-	e->u.call.fmt = f;
-	s->uses_ringbuf = true;
-	return &type_void;
-}
-
-/* ---- type questions, answered at compile time ---- */
-
-/* is_err(ptr): an ERR_PTR, -4095 <= (int64)ptr < 0, which is one unsigned
- * comparison (the argument is evaluated once). */
-const struct type *sema_ty_is_err(struct sema *s, struct ast_expr *e,
-				  struct ast_expr *target)
-{
-	struct ast_expr *x = arg(e, 0);
-	const struct type *t = sema_expr(s, x);
-	if (t->kind == TY_NONE)
-		return &type_none;
-	if (!sema_is_intlike(t)) {
-		sema_err(s, x->span, "is_err() expects a pointer or an integer, "
-			 "not %s", sema_tname(s, t));
-		return &type_none;
-	}
-	struct ast_expr *cast = new_expr(s, E_CAST, e->span);
-	cast->u.cast.to.span = e->span;
-	cast->u.cast.to.base = "uint64";
-	cast->u.cast.operand = x;
-	struct ast_expr *lim = new_expr(s, E_INT, e->span);
-	lim->u.num.value = (uint64_t)-4095;
-	e->kind = E_BINARY;
-	e->u.binary.op = OP_GE;
-	e->u.binary.left = cast;
-	e->u.binary.right = lim;
-	return sema_expr(s, e);
 }
 
 static bool is_literal(const struct ast_expr *a)

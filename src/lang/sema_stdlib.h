@@ -12,8 +12,6 @@ struct sema;
 /* Typing rules of sema_stdlib.c (0.26's standard library). */
 const struct type *sema_ty_getopt(struct sema *s, struct ast_expr *e,
 				  struct ast_expr *target);
-const struct type *sema_ty_task_rel(struct sema *s, struct ast_expr *e,
-				    struct ast_expr *target);
 const struct type *sema_ty_ncpus(struct sema *s, struct ast_expr *e,
 				 struct ast_expr *target);
 const struct type *sema_ty_usermode(struct sema *s, struct ast_expr *e,
@@ -25,8 +23,6 @@ const struct type *sema_ty_nsecs(struct sema *s, struct ast_expr *e,
 const struct type *sema_ty_name_of(struct sema *s, struct ast_expr *e,
 				   struct ast_expr *target);
 const struct type *sema_ty_strlen(struct sema *s, struct ast_expr *e,
-				  struct ast_expr *target);
-const struct type *sema_ty_is_err(struct sema *s, struct ast_expr *e,
 				  struct ast_expr *target);
 const struct type *sema_ty_is_kind(struct sema *s, struct ast_expr *e,
 				   struct ast_expr *target);
@@ -56,7 +52,5 @@ const struct type *sema_ty_fail(struct sema *s, struct ast_expr *e,
 				struct ast_expr *target);
 const struct type *sema_ty_static_assert(struct sema *s, struct ast_expr *e,
 					 struct ast_expr *target);
-const struct type *sema_ty_assert(struct sema *s, struct ast_expr *e,
-				  struct ast_expr *target);
 
 #endif
