@@ -195,16 +195,21 @@ def report_one(args, seed, sect):
     path = os.path.join(args.scratch, "diff-%d.bt" % seed)
     with open(path, "w") as f:
         f.write(text_of({seed: sect}, [seed]))
+    return compare_file(args, path, "diff-%d" % seed, sect[1])
+
+
+def compare_file(args, path, name, kinds):
+    """Result lines of the program in path run under both tools; kinds:
+    the kind of each of its maps."""
     (src, sout, serr), (brc, bout, berr) = both(args, path)
-    kinds = sect[1]
     b = sort_ties(normalize_017(bout.splitlines(), kinds), kinds)
     s = sort_ties(sout.splitlines(), kinds)
     why = None
     if brc != 0 and src == 0 and "Error loading program" in berr:
         # 0.17's LLVM code that the kernel's verifier refuses: no
         # reference to compare with (KNOWN.md K8)
-        return ["skip diff-%d: bpftrace 0.17 cannot load this program"
-                " (the verifier refuses its code)" % seed]
+        return ["skip %s: bpftrace 0.17 cannot load this program"
+                " (the verifier refuses its code)" % name]
     if src != brc:
         why = "exit status %s, bpftrace %s" % (src, brc)
     elif src != 0:
@@ -213,8 +218,8 @@ def report_one(args, seed, sect):
     elif b != s:
         why = "stdout differs"
     if why is None:
-        return ["ok diff-%d" % seed]
-    out = ["not ok diff-%d: %s" % (seed, why)]
+        return ["ok " + name]
+    out = ["not ok %s: %s" % (name, why)]
     out += ["    | " + x for x in open(path).read().splitlines()]
     out += udiff(b, s)
     for who, err in (("sonde", serr), ("bpftrace", berr)):
@@ -264,8 +269,20 @@ def main():
     ap.add_argument("--batch", type=int, default=10)
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--keep", action="store_true")
+    ap.add_argument("--cases", action="store_true",
+                    help="also the programs of cases/*.bt (regressions)")
     args = ap.parse_args()
     os.makedirs(args.scratch, exist_ok=True)
+    if args.cases:
+        # hand-written programs for what the layer found, each run as it
+        # is (maps without kinds: they print no histogram or stats)
+        cases = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                             "cases")
+        for bt in sorted(os.listdir(cases)):
+            if bt.endswith(".bt"):
+                for ln in compare_file(args, os.path.join(cases, bt),
+                                       "diff-case-" + bt[:-3], {}):
+                    print(ln, flush=True)
     seeds = list(range(args.first, args.first + args.count))
     batches = [seeds[i:i + args.batch]
                for i in range(0, len(seeds), args.batch)]

@@ -3,7 +3,9 @@
 # under sonde and under bpftrace 0.17; stdout and exit status must agree,
 # once 0.17's output is put in 0.26's form where 0.26 prints differently
 # (each such rewrite, and each thing the generator steers clear of, is an
-# entry of tests/diff/KNOWN.md). One line per program: ok diff-SEED.
+# entry of tests/diff/KNOWN.md). One line per program: ok diff-SEED;
+# then tests/diff/cases/*.bt, hand-written programs for what it found,
+# compared the same way: ok diff-case-NAME.
 # Needs root and bpftrace; uses /usr/bin/python3 (Debian's, no modules).
 #   DIFF_RUNS=N     programs (default 200, seeds DIFF_FIRST.. (default 1))
 #   DIFF_BATCH=N    programs per run of each tool (default 20)
@@ -37,6 +39,6 @@ rm -rf "$scratch"
 mkdir -p "$scratch"
 /usr/bin/python3 "$TOP/tests/diff/diff.py" --sonde "$SONDE" --bpftrace "$BPFTRACE" \
 	--scratch "$scratch" --first "${DIFF_FIRST:-1}" --count "${DIFF_RUNS:-200}" \
-	--batch "${DIFF_BATCH:-20}" --jobs "${DIFF_JOBS:-1}" ||
+	--batch "${DIFF_BATCH:-20}" --jobs "${DIFF_JOBS:-1}" --cases ||
 	echo "not ok diff-driver: tests/diff/diff.py failed (exit status $?)"
 layer_done
