@@ -1,12 +1,14 @@
 /*
  * libFuzzer target: arbitrary bytes -> the whole front end in the order
- * src/main.c's compile() runs it: parse ($1.. positional parameters
+ * driver/frontend.c runs it for main: parse ($1.. positional parameters
  * given) -> imports -> the config block -> bpftrace macros -> #include
  * and C macros -> probe expansion (this machine's tracefs, BTF, symbols)
  * -> sema -> getopt()'s named options. Any crash, sanitizer report, leak
  * or hang is a bug; so is an internal error. Codegen is fuzz_compile's.
  *
- * The pipeline is main.c's, mirrored in fuzz_pipeline.h.
+ * The passes are driver/frontend.c's (frontend_run, up to sema and the
+ * named options), as main runs them, with $1.. given and no --name
+ * options (namedopt_check would say each unknown one on stderr).
  *
  * A config block writes the process-wide limits (model/limits.h): they
  * are restored before each input, so that one input's config cannot
@@ -21,9 +23,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fuzz_pipeline.h"
+#include "driver/cli.h"
+#include "driver/frontend.h"
 #include "kernel/dwarf.h"
-#include "lang/namedopt.h"
+#include "lang/config.h"
+#include "model/limits.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerInitialize(int *argc, char ***argv);
@@ -34,6 +38,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv);
 #define FUZZ_FILE "fuzz\001.bt"
 
 static struct limits initial_limits;
+/* What a script's $1, $2 and $3 see, as if given after it. */
+static char *params[] = { (char *)"1", (char *)"two", (char *)"-3" };
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -44,23 +50,27 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	return 0;
 }
 
-static void front_end(const uint8_t *data, size_t size, FILE *out,
-		      FILE *err)
+static void front_end(const uint8_t *data, size_t size, FILE *out)
 {
 	struct src_file file = {
 		.name = FUZZ_FILE,
 		.text = (const char *)data,
 		.len = (uint32_t)size,
 	};
-	struct arena a;
-	arena_init(&a);
+	/* --mode codegen: nothing will be attached */
+	struct options o;
+	memset(&o, 0, sizeof(o));
+	o.mode = MODE_CODEGEN;
+	o.params = params;
+	o.nparams = 3;
+	o.helper_check = 1;
+	struct job j;
+	memset(&j, 0, sizeof(j));
+	arena_init(&j.arena);
 	struct diag d;
 	diag_init(&d, out);
-	struct sema_probe *sp;
-	struct sema_result sr;
-	if (fuzz_front_end(&a, &d, &file, &sp, &sr))
-		namedopt_check(&sr.named, fuzz_named, 2, err);
-	arena_release(&a);
+	frontend_run(&j, &o, &file, &d, FE_STOP_SEMA);
+	job_release(&j);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -73,11 +83,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *msg = NULL;
 	size_t msglen = 0;
 	FILE *out = open_memstream(&msg, &msglen);
-	FILE *err = fopen("/dev/null", "w");
-	if (!out || !err)
+	if (!out)
 		abort();
-	front_end(data, size, out, err);
-	fclose(err);
+	front_end(data, size, out);
 	fclose(out);
 	/* A message line, never a quoted source line, reporting an
 	 * internal error is sonde's bug, whatever the input. */

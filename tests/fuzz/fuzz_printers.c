@@ -16,7 +16,7 @@
  *   tag % 3 == 2  every map printed now, as on SIGUSR1, text and JSON.
  * At the end every map is printed as at exit (text and JSON) and
  * rendered for Prometheus (metrics_render). The program is compiled
- * once (parse -> sema -> codegen, fuzz_pipeline.h) and kept, with its
+ * once (driver/frontend.c's passes, as main runs them) and kept, with its
  * maps, for the inputs that carry the same text; a program that does
  * not compile is skipped. cat() records are left out: their formatting
  * is printf's, and the file they name would be opened (a FIFO or
@@ -42,9 +42,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "codegen/codegen.h"
-#include "fuzz_pipeline.h"
+#include "driver/cli.h"
+#include "driver/frontend.h"
+#include "lang/config.h"
 #include "model/compiled.h"
+#include "model/limits.h"
 #include "runtime/events.h"
 #include "runtime/fmt.h"
 #include "runtime/loader.h"
@@ -62,8 +64,8 @@ struct prog {
 	char *text;
 	size_t len;
 	struct src_file file; /* spans (warnf's place) point here */
-	struct arena arena;
-	struct compiled c;
+	struct job job;       /* the arena and what was compiled */
+	struct compiled c;    /* a copy of job.compiled */
 	int *map_fds;
 	struct mapdump_map *maps; /* the user maps */
 	size_t nmaps;
@@ -85,8 +87,7 @@ static void prog_free(struct prog *p)
 			close(p->map_fds[i]);
 	free(p->map_fds);
 	free(p->maps);
-	codegen_free(&p->c);
-	arena_release(&p->arena);
+	job_release(&p->job);
 	free(p->text);
 	free(p);
 }
@@ -134,21 +135,21 @@ static struct prog *compile(const char *text, size_t len)
 	memcpy(p->text, text, len);
 	p->text[len] = '\0';
 	p->len = len;
-	arena_init(&p->arena);
+	arena_init(&p->job.arena);
 	p->file = (struct src_file){ "printers.bt", p->text, (uint32_t)len };
+	struct options o;
+	memset(&o, 0, sizeof(o));
+	o.mode = MODE_CODEGEN; /* nothing attached */
+	o.helper_check = 1;
 	struct diag d;
 	diag_init(&d, devnull);
 	limits = initial_limits;
-	struct sema_probe *sp;
-	struct sema_result sr;
-	struct ast_program *prog = fuzz_front_end(&p->arena, &d, &p->file, &sp,
-						  &sr);
-	struct codegen_opts co = { 0 };
-	if (!prog || codegen(&p->arena, &d, prog, sp, &sr, &co, &p->c) < 0 ||
-	    d.nerrors) {
+	if (frontend_run(&p->job, &o, &p->file, &d, FE_STOP_CODE) ||
+	    d.nerrors || !p->job.have_compiled) {
 		prog_free(p);
 		return NULL;
 	}
+	p->c = p->job.compiled;
 	create_maps(p);
 	return p;
 }
