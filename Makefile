@@ -120,8 +120,11 @@ FUZZ_TIME ?= 60
 FUZZ_LONG_TIME ?= 10800
 fuzz:
 	@$(MAKE) --no-print-directory -f tests/fuzz/fuzz.mk FUZZ_TIME=$(FUZZ_TIME)
-fuzz-long:
+# fuzz-long also runs the differential tester against bpftrace 0.17 for
+# 5,000 programs (tests/diff/run-long.sh; make check runs 200).
+fuzz-long: all
 	@$(MAKE) --no-print-directory -f tests/fuzz/fuzz.mk FUZZ_RUNS=$(or $(FUZZ_RUNS),1000000)
+	@tests/diff/run-long.sh --build $(BUILD)
 
 bench: all
 	@bench/run.sh
