@@ -195,7 +195,8 @@ static int pass_probes(struct fe *f)
 	f->sopts = (struct sema_opts){
 		o->params, o->nparams, o->unsafe,
 		f->j->stand_ins ? f->j->stand_in_cpid : cpid, o->named,
-		o->nnamed, &sema_kernel_host };
+		o->nnamed,
+		f->j->kernel ? f->j->kernel : &sema_kernel_host };
 	return rc;
 }
 

@@ -38,6 +38,9 @@ struct job {
 	uint64_t stand_in_start;
 	struct ast_program *prog;
 	struct sema_probe *probes;
+	/* the machine sema asks for kernel facts (cgroup ids, symbols);
+	 * NULL: this one, sema_kernel_host (a test passes its own) */
+	const struct sema_kernel *kernel;
 };
 
 /* Where the front end stops: after the last pass that -l needs (parse
