@@ -83,6 +83,23 @@ update_golden() {
 	return 0
 }
 
+# verify_result NAME OUT ERR: the result of `sonde --verify` (run_sonde's
+# RC, its stdout OUT and stderr ERR) once a layer has ruled out what this
+# kernel lacks: ok NAME when it exited 0 and reported the programs that
+# passed the verifier.
+verify_result() {
+	local why
+	if ! why=$(status_problem 0 "$3") || [ -n "$why" ]; then
+		echo "not ok $1: $why"
+		indent "$3" 15
+	elif ! grep -qE '^[0-9]+ programs? passed the verifier$' "$2"; then
+		echo "not ok $1: no verifier report"
+		indent "$2" 10
+	else
+		echo "ok $1"
+	fi
+}
+
 # layer_done: the last line of every layer. tests/run.sh counts a layer
 # that ends without it (killed, or stopped halfway by an error of its own
 # script) as a failure, whatever it printed before.

@@ -48,14 +48,8 @@ for kind in ast bpf; do
 		run_sonde "$out.verify" "$err.verify" --verify "$bt"
 		if grep -qE 'the kernel refuses [a-z_]+ programs|cannot run here' "$err.verify"; then
 			echo "skip $kind/$name:loads: this kernel lacks what it needs: $(head -n 1 "$err.verify" | sed 's/^sonde: //')"
-		elif ! why=$(status_problem 0 "$err.verify") || [ -n "$why" ]; then
-			echo "not ok $kind/$name:loads: $why"
-			indent "$err.verify" 15
-		elif ! grep -qE '^[0-9]+ programs? passed the verifier$' "$out.verify"; then
-			echo "not ok $kind/$name:loads: no verifier report"
-			indent "$out.verify" 10
 		else
-			echo "ok $kind/$name:loads"
+			verify_result "$kind/$name:loads" "$out.verify" "$err.verify"
 		fi
 	done
 done

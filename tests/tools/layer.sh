@@ -48,14 +48,8 @@ check() {
 		# read after it is refused by bpftrace 0.22 and later (block
 		# scopes), and by sonde in 0.26's words
 		echo "skip $1:loads: written for bpftrace 0.17's probe-scoped variables, which 0.26 refuses: $(grep -m1 ERROR: "$err" | sed 's/^[^ ]* ERROR: //')"
-	elif ! why=$(status_problem 0 "$err") || [ -n "$why" ]; then
-		echo "not ok $1:loads: $why"
-		indent "$err" 10
-	elif ! grep -qE "^[0-9]+ programs passed the verifier$" "$out"; then
-		echo "not ok $1:loads: no verifier report"
-		indent "$out" 10
 	else
-		echo "ok $1:loads"
+		verify_result "$1:loads" "$out" "$err"
 	fi
 }
 
