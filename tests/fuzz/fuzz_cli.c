@@ -4,7 +4,7 @@
  * first word is the first option, argv[0] is "sonde"). Any crash,
  * sanitizer report, leak or hang is a bug, and so is a parse that says
  * "run" without saying what: a run needs -e, a script, -t or --object,
- * unless it only lists (-l, --tools) or prints --info. --help and
+ * unless it only lists (-l, --tools, --settings) or prints --info. --help and
  * --version print to /dev/null here.
  * Seeds: tests/fuzz/seeds/fuzz_cli/ (command lines of the README, the
  * man page's examples and the test layers).
@@ -43,6 +43,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(&o, 0, sizeof(o));
 	enum cli_result r = cli_parse(argc, argv, &o, devnull, devnull);
 	if (r == CLI_RUN && !o.info && !o.list && !o.list_tools &&
+	    !o.list_settings &&
 	    !o.prog_text && !o.prog_path && !o.object) {
 		fprintf(stderr, "cli_parse said run, with nothing to run\n");
 		abort();
