@@ -293,10 +293,15 @@ int frontend_run(struct job *j, const struct options *o,
 		 enum fe_stop stop)
 {
 	struct fe f = { .j = j, .o = o, .file = file, .diag = diag };
+	j->reached = -1;
 	for (size_t i = 0; i < sizeof(passes) / sizeof(passes[0]); i++) {
 		int rc = passes[i].run(&f);
 		if (rc)
 			return rc < 0 ? 1 : 0;
+		if (passes[i].run == pass_named)
+			j->reached = FE_STOP_SEMA;
+		else if (passes[i].run == pass_codegen)
+			j->reached = FE_STOP_CODE;
 		if (passes[i].stop == (int)stop)
 			break;
 	}

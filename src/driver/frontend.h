@@ -41,6 +41,11 @@ struct job {
 	/* the machine sema asks for kernel facts (cgroup ids, symbols);
 	 * NULL: this one, sema_kernel_host (a test passes its own) */
 	const struct sema_kernel *kernel;
+	/* how far frontend_run got: FE_STOP_SEMA once sema (and the named
+	 * options) accepted the program, FE_STOP_CODE once codegen made its
+	 * code; -1 before that. A fuzz target tells a program sema refused
+	 * from one codegen refused by it. */
+	int reached;
 };
 
 /* Where the front end stops: after the last pass that -l needs (parse

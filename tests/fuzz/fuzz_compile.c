@@ -1,6 +1,8 @@
 /*
- * libFuzzer target: arbitrary bytes -> parse -> probes -> sema -> codegen
- * -> backend (register allocation, encoding), as `sonde --mode codegen` does.
+ * libFuzzer target: arbitrary bytes -> the front end as main runs it
+ * (driver/frontend.c: parse, imports, config, macros, C, probes, sema,
+ * codegen) -> backend (register allocation, encoding), as `sonde --mode
+ * codegen` does.
  * Any crash, sanitizer report, leak or hang is a bug; so is an internal
  * error, or a codegen or backend error on a program sema accepted that
  * is not one of the located refusals of a kernel limit (a stack over 512
@@ -25,11 +27,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "codegen/codegen.h"
+#include "driver/frontend.h"
 #include "kernel/dwarf.h"
-#include "lang/cmacro.h"
-#include "lang/parser.h"
-#include "lang/sema.h"
+#include "lang/config.h"
 #include "model/compiled.h"
 #include "model/limits.h"
 #include "probes/provider.h"
@@ -49,6 +49,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv);
 #define FUZZ_FILE "fuzz\001.bt"
 
 static FILE *devnull;
+static struct limits initial_limits;
 #ifdef FUZZ_VERIFY
 static bool can_load;
 #endif
@@ -62,8 +63,9 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	 * The limit is read through limits_from_env(), as main.c reads it
 	 * (set alone, the variable was never read: the limit stayed 512). */
 	setenv("BPFTRACE_MAX_PROBES", "16", 0);
-	if (limits_from_env(stderr) < 0)
+	if (limits_from_env(stderr) < 0 || config_from_env(stderr) < 0)
 		abort();
+	initial_limits = limits;
 #ifdef FUZZ_VERIFY
 	can_load = geteuid() == 0;
 	if (!can_load)
@@ -72,21 +74,6 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	loader_libbpf_quiet(false, devnull);
 #endif
 	return 0;
-}
-
-/* Expands every attach point; false when one fails (an error). */
-static bool expand(struct arena *a, struct diag *d,
-		   const struct ast_program *prog, struct sema_probe *sp)
-{
-	struct probe_env env = { .arena = a, .diag = d, .no_attach = true };
-	bool ok = true;
-	for (uint32_t i = 0; i < prog->nprobes; i++) {
-		const struct ast_probe *p = &prog->probes[i];
-		if (probe_expand_probe(&env, p->attach, p->nattach,
-				       &sp[i].targets, &sp[i].ntargets) < 0)
-			ok = false;
-	}
-	return ok;
 }
 
 #ifdef FUZZ_VERIFY
@@ -132,35 +119,33 @@ static void verify(const struct compiled *c, const uint8_t *data,
 }
 #endif
 
-/* parse -> probes -> sema -> codegen with diagnostics to out. Returns 0
- * when sema refused the program or it compiled (then *c holds it, to be
- * freed), -1 when codegen or the backend refused what sema accepted. */
+/* The front end as main runs it (driver/frontend.c: parse, imports,
+ * config, macros, C, probes, sema, codegen and the backend), with
+ * diagnostics to out. Returns 0 when the program was refused before
+ * codegen (sema's job) or compiled (then j->compiled holds it), -1 when
+ * codegen or the backend refused what sema accepted. */
 static int compile(const uint8_t *data, size_t size, FILE *out,
-		   struct arena *a, struct compiled *c)
+		   struct job *j)
 {
 	struct src_file file = {
 		.name = FUZZ_FILE,
 		.text = (const char *)data,
 		.len = (uint32_t)size,
 	};
+	/* --mode codegen (nothing attached), --unsafe: every builtin */
+	struct options o;
+	memset(&o, 0, sizeof(o));
+	o.mode = MODE_CODEGEN;
+	o.unsafe = true;
+	o.helper_check = 1;
 	struct diag d;
 	diag_init(&d, out);
-	/* Each input is a run of its own: casts see its uprobes' files only. */
+	/* Each input is a run of its own: casts see its uprobes' files
+	 * only, and its config block's settings are its own. */
 	dwarf_forget_files();
-	struct ast_program *prog = parse_program(a, &d, &file);
-	if (!prog)
-		abort(); /* parse_program promises never to return NULL */
-	struct sema_probe *sp = arena_alloc(a, sizeof(*sp) *
-						      (prog->nprobes + 1));
-	struct sema_opts so = { NULL, 0, true, 0 };
-	struct sema_result sr;
-	if (d.nerrors || cmacro_expand(a, &d, prog) < 0 ||
-	    !expand(a, &d, prog, sp) ||
-	    sema_check(a, &d, prog, sp, &so, &sr) < 0 || d.nerrors)
-		return 0;
-	struct codegen_opts co = { 0 };
-	int rc = codegen(a, &d, prog, sp, &sr, &co, c);
-	return rc < 0 || d.nerrors ? -1 : 0;
+	limits = initial_limits;
+	frontend_run(j, &o, &file, &d, FE_STOP_CODE);
+	return j->reached == FE_STOP_SEMA ? -1 : 0;
 }
 
 /* Why the errors codegen printed in msg are not all located refusals of
@@ -207,16 +192,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (size > UINT32_MAX)
 		return 0;
-	struct arena a;
-	arena_init(&a);
-	struct compiled c;
-	memset(&c, 0, sizeof(c));
+	struct job j;
+	memset(&j, 0, sizeof(j));
+	arena_init(&j.arena);
 	char *msg = NULL;
 	size_t msglen = 0;
 	FILE *out = open_memstream(&msg, &msglen);
 	if (!out)
 		abort();
-	int rc = compile(data, size, out, &a, &c);
+	int rc = compile(data, size, out, &j);
 	fclose(out);
 	const char *why = rc < 0 ? bad_refusal(msg) : NULL;
 	if (why) {
@@ -226,10 +210,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	free(msg);
 #ifdef FUZZ_VERIFY
-	if (rc == 0 && can_load && c.nprogs)
-		verify(&c, data, size);
+	if (rc == 0 && can_load && j.reached == FE_STOP_CODE &&
+	    j.compiled.nprogs)
+		verify(&j.compiled, data, size);
 #endif
-	codegen_free(&c);
-	arena_release(&a);
+	job_release(&j);
 	return 0;
 }
