@@ -56,9 +56,10 @@
 #                    tty          a terminal made here (script(1)) reaches
 #                                 the tracer (not so in the VM layer)
 #                    nobreakpoints  they can be opened but never fire
-#                    hostonly     not in the VM layer: SETUP starts
-#                                 processes the tracer must see, and
-#                                 SETUP runs where the harness runs
+#                    hostonly     not in the VM layer (the test says
+#                                 why: SETUP's processes run where the
+#                                 harness runs, or timing an emulated
+#                                 guest cannot keep)
 #                    int80        the kernel runs 32-bit syscalls (int
 #                                 $0x80; IA32 emulation, which some
 #                                 kernels leave out or turn off: wl's
@@ -213,7 +214,7 @@ missing_requirement() {
 			*) echo "hardware breakpoints cannot be opened here (canary: ${bp#none: })"; return ;;
 			esac
 			;;
-		hostonly) [ -z "${VM_RUN:-}" ] || { echo "SETUP starts the processes it traces here, where the guest cannot see them"; return; } ;;
+		hostonly) [ -z "${VM_RUN:-}" ] || { echo "the host's only (its SETUP's processes or its timing; the test says why)"; return; } ;;
 		int80) on_target "$WL" int80 1 >/dev/null 2>&1 || { echo "this kernel runs no 32-bit syscalls (int \$0x80: IA32 emulation is off or left out)"; return; } ;;
 		nobreakpoints)
 			[ "$(breakpoint_state)" = attaches ] || { echo "hardware breakpoints fire here, or cannot be opened (the test is of the error when they never fire)"; return; } ;;
