@@ -139,4 +139,6 @@ clean:
 	rm -rf build build-asan build-fuzz
 
 include src/stdlib/stdlib.mk
+# make static (build/sonde-static) and make deb (the Debian package)
+include static.mk
 -include $(LIB_OBJS:.o=.d) $(BUILD)/src/main.d

@@ -16,18 +16,22 @@ PKGS=(
 	libprotobuf-c-dev protobuf-c-compiler # pprof profiles: protobuf encoding, and protoc-c compiling profile.proto at build time
 	g++                                   # C++ test programs (demangling)
 	clang libclang-rt-14-dev              # fuzzer + sanitizers (libclang_rt.fuzzer), BPF test objects
+	llvm binutils                         # llvm-dwp and dwp: the DWARF packages of the split-DWARF tests
 	bpftrace                              # the reference: comparison tests, /usr/sbin/*.bt
 	bpftool                               # /usr/sbin/bpftool: inspecting loaded programs
 	systemtap-sdt-dev                     # <sys/sdt.h> for USDT test programs
 	chromium                              # headless rendering of flame graph and heatmap SVGs (tests/flamegraph, tests/heatmap)
 	zsh                                   # the zsh completion's test (tests/completion)
 	mount util-linux iproute2             # tool tests: losetup (a loop disk), unshare + ip (a netns)
+	iputils-ping                          # bpftrace's suite (btrt): ping makes the packet drops of its kfree_skb tests
 	prometheus curl                       # promtool and a real Prometheus server scraping --metrics (tests/metrics)
 	qemu-system-x86 busybox-static cpio   # the VM layer (tests/vm): guests booting Debian's stock kernels
 	zstd xz-utils kmod                    # ... unpacking those kernels and their modules (depmod)
 	strace                                # runtime tests that prove what reached the kernel (bpf() calls)
 	time                                  # /usr/bin/time: CPU time and peak memory of the hostile inputs (tests/errors), the compile benchmark
 	golang-go                             # go tool pprof, the reader of every profile sonde writes (tests/pprof)
+	libc6-dev liblzma-dev libbz2-dev      # make static: libc.a, and the liblzma.a and libbz2.a that libdw.a needs (the other .a come with the -dev packages above)
+	dpkg-dev debhelper lintian build-essential # make static: apt-get source and dpkg-source (libmicrohttpd, built without HTTPS); make deb: dpkg-buildpackage (which wants build-essential), dh; lintian (tests/deb)
 )
 
 # One dpkg-query for all; unknown packages print nothing and count as missing.

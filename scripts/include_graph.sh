@@ -10,7 +10,9 @@
 # other headers) declares: the calls each file's includes let it make. A
 # header that only gives types (struct definitions) makes no edge, and
 # neither does a function reached through a pointer. A .def file included
-# by a .c (a table built from a registry) counts as that file's text.
+# by a .c (a table built from a registry) counts as that file's text;
+# it declares nothing (builtins.h includes builtins.def for its ids, and
+# the names in its rows are declared by the headers that define them).
 #
 # --calls BUILD: the link graph instead, from the objects in BUILD/DIR:
 # A.c -> B.c when A.o uses a symbol B.o defines (nm). It counts calls
@@ -97,6 +99,8 @@ if build is None:
         if path in declared_by:
             return declared_by[path]
         declared_by[path] = set()  # a header included in a circle
+        if path.endswith('.def'):
+            return set()  # a table's names are uses, declared elsewhere
         text = text_of(path)
         names = idents(text)
         for inc in included(text):

@@ -25,6 +25,7 @@
 #include "runtime/info.h"
 #include "runtime/privilege.h"
 #include "runtime/run.h"
+#include "runtime/value_fmt.h"
 #include "tools/toolfind.h"
 #include "util/files.h"
 #include "util/strbuf.h"
@@ -216,6 +217,11 @@ int main(int argc, char **argv)
 		return cr == CLI_DONE ? 0 : 1;
 	if (limits_from_env(stderr) < 0 || config_from_env(stderr) < 0)
 		return 1;
+	/* The printers' settings from the environment; a script's config
+	 * block changes them again (frontend's pass_config). An --object
+	 * run has no script, so these are its settings. */
+	vfmt_set_str_trailer(limits.str_trunc_trailer);
+	vfmt_set_debug_info(!limits.no_debug_info);
 	if (o.info)
 		return info_print(stdout, SONDE_VERSION) < 0;
 	if (o.list_settings) {

@@ -14,7 +14,7 @@
 set -u
 cd "$(dirname "$0")/.."
 BUILD=build
-LAYERS=unit,golden,errors,diff,docs,layers,completion,tools,install,object,emit,runtime,lifecycle,flamegraph,heatmap,metrics,pprof,vm
+LAYERS=unit,golden,errors,diff,docs,layers,completion,tools,install,static,deb,object,emit,runtime,lifecycle,flamegraph,heatmap,metrics,pprof,vm
 VERBOSE=0
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -32,8 +32,10 @@ trap 'rm -f "$out"' EXIT
 for layer in ${LAYERS//,/ }; do
 	script=tests/$layer/layer.sh
 	[ -x "$script" ] || { echo "not ok layer-$layer: $script missing"; fail=$((fail+1)); continue; }
+	started=$SECONDS
 	LAYER=$layer "$script" >"$out" 2>&1
 	rc=$?
+	took=$((SECONDS - started))
 	lp=$(grep -c '^ok ' "$out"); lf=$(grep -c '^not ok ' "$out"); ls=$(grep -c '^skip ' "$out")
 	llp=$(grep -c '^lint ok ' "$out"); llf=$(grep -c '^lint not ok ' "$out")
 	if [ $VERBOSE = 1 ]; then cat "$out"; else grep -vE '^(lint )?ok |^# layer done$' "$out"; fi
@@ -47,7 +49,8 @@ for layer in ${LAYERS//,/ }; do
 		echo "not ok layer-$layer: stopped before its end (no '# layer done' line)"
 		lf=$((lf + 1))
 	fi
-	echo "# $layer: $lp passed, $lf failed, $ls skipped$( [ $((llp + llf)) -gt 0 ] && echo "; lint: $llp passed, $llf failed")"
+	# (the time: what .ci/run's 30-minute budget is spent on)
+	echo "# $layer: $lp passed, $lf failed, $ls skipped$( [ $((llp + llf)) -gt 0 ] && echo "; lint: $llp passed, $llf failed") ($took s)"
 	pass=$((pass+lp)); fail=$((fail+lf)); skip=$((skip+ls))
 	lpass=$((lpass+llp)); lfail=$((lfail+llf))
 done

@@ -2,6 +2,7 @@
  * lang/builtins.def). Sema has checked every call. */
 #include <string.h>
 
+#include "codegen/bigstr.h"
 #include "codegen/emit.h"
 #include "codegen/emitters.h"
 #include "codegen/events.h"
@@ -59,30 +60,14 @@ struct val cg_bi_str(struct cg *g, struct ast_expr *e, struct ast_expr *tg)
 		return bytes_of(g, src, e->type, size - 1, 0);
 	}
 	if (src->type->kind == TY_STRING)
-		return cg_to_mem(g, cg_expr(g, src));
+		return cg_big_str(src->type) ? cg_expr(g, src) :
+					       cg_to_mem(g, cg_expr(g, src));
+	if (cg_big_str(e->type)) /* read where it is stored */
+		return (struct val){ .kind = V_STR, .type = e->type, .expr = e };
 	ir_reg p = cg_int(g, src);
-	/* str(p) reads one byte more than its type holds, as 0.26 does: a
-	 * string of max_strlen characters or more then has no NUL in it,
-	 * and is printed cut, with the trailer (the byte is the slot's) */
-	bool whole = e->u.call.args.n == 1;
-	ir_slot s = ir_slot_new(g->ir, size + whole, 8);
-	cg_zero(g, s, 0, size);
-	ir_reg len = IR_NOREG;
-	if (whole) {
-		len = ir_const(g->ir, size + 1);
-	} else if (arg(e, 1)->kind != E_INT) {
-		/* a run-time length (with the NUL): clamp it to the buffer */
-		len = ir_copy(g->ir, cg_int(g, arg(e, 1)));
-		ir_jlist ok = ir_jmpi(g->ir, BPF_JLE, len, (int32_t)size,
-				      IR_NOLABEL);
-		ir_movi(g->ir, len, size);
-		ir_jlist_patch_here(g->ir, ok);
-	} else {
-		len = ir_const(g->ir, size);
-	}
-	ir_reg dst = ir_reg_new(g->ir);
-	ir_slot_addr(g->ir, dst, s, 0);
-	cg_call(g, cg_read_fn(g, src->type, true), 3, dst, len, p);
+	/* one byte more than the type for the NUL of a cut string */
+	ir_slot s = ir_slot_new(g->ir, size + (e->u.call.args.n == 1), 8);
+	cg_str_read(g, e, p, cg_slot_mem(s), 0, size);
 	struct val v = { .kind = V_MEM, .type = e->type, .slot = s };
 	return v;
 }
@@ -96,7 +81,15 @@ static struct val bytes_of(struct cg *g, struct ast_expr *a,
 	ir_slot s = ir_slot_new(g->ir, t->size, 8);
 	cg_zero(g, s, 0, t->size);
 	const struct type *at = a->type;
-	if (at->kind == TY_ARRAY || at->kind == TY_STRING) {
+	if (cg_big_str(at)) {
+		/* a long string, in the scratch: its first n bytes */
+		if (n > at->size)
+			n = at->size;
+		ir_reg dst = ir_reg_new(g->ir);
+		ir_slot_addr(g->ir, dst, s, off);
+		cg_call(g, BPF_FUNC_probe_read_kernel, 3, dst,
+			ir_const(g->ir, n), cg_big_ptr(g, cg_expr(g, a)));
+	} else if (at->kind == TY_ARRAY || at->kind == TY_STRING) {
 		/* bytes past the value's own are the slot's zeros */
 		if (n > at->size)
 			n = at->size;
@@ -172,6 +165,22 @@ struct val cg_bi_ntop(struct cg *g, struct ast_expr *e, struct ast_expr *tg)
 struct val cg_bi_strncmp(struct cg *g, struct ast_expr *e,
 			 struct ast_expr *tg)
 {
+	if (cg_big_str(arg(e, 0)->type) || cg_big_str(arg(e, 1)->type)) {
+		/* a long string: compared in the scratch, in a loop */
+		ir_reg pa = cg_big_ptr(g, cg_expr(g, arg(e, 0)));
+		ir_reg pb = cg_big_ptr(g, cg_expr(g, arg(e, 1)));
+		uint64_t n = arg(e, 2)->u.num.value;
+		if (n > arg(e, 0)->type->size)
+			n = arg(e, 0)->type->size;
+		if (n > arg(e, 1)->type->size)
+			n = arg(e, 1)->type->size;
+		ir_reg r = ir_reg_new(g->ir);
+		ir_movi(g->ir, r, 1);
+		ir_jlist ne = cg_big_str_ne(g, pa, pb, (uint32_t)n);
+		ir_movi(g->ir, r, 0);
+		ir_jlist_patch_here(g->ir, ne);
+		return cg_reg_val(e->type, r);
+	}
 	struct val a = cg_to_mem(g, cg_expr(g, arg(e, 0)));
 	struct val b = cg_to_mem(g, cg_expr(g, arg(e, 1)));
 	uint64_t n = arg(e, 2)->u.num.value;

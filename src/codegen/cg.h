@@ -27,8 +27,11 @@ enum val_kind {
 	V_CTX,  /* the bytes are in the context at ctx_off (tracepoints) */
 	V_NONE, /* no value (void calls) */
 	V_STACK, /* kstack/ustack of .type, captured where it is stored */
-	V_TUPLE, /* tuple .expr holding stacks, too big for the BPF stack:
-		  * its fields are evaluated where it is stored */
+	V_TUPLE, /* tuple .expr holding stacks or long strings, too big for
+		  * the BPF stack: its fields are evaluated where it is
+		  * stored */
+	V_STR,  /* str() call .expr of a string too long for the BPF stack
+		 * (bigstr.h): read where it is stored */
 };
 
 struct val {
@@ -41,12 +44,16 @@ struct val {
 	bool user; /* V_ADDR: the address is in user space */
 	bool any;  /* V_ADDR: of unknown space (read by the helper that
 		    * tries both, as bpftrace does) */
-	struct ast_expr *expr; /* V_TUPLE */
+	bool own;  /* V_ADDR: the program's memory (the scratch, a map
+		    * value), zero past a string's NUL: copied whole */
+	bool direct; /* V_ADDR (own): never NULL, loaded from directly */
+	struct ast_expr *expr; /* V_TUPLE, V_STR */
 };
 
 /* Memory being written: a stack slot, or (ptr != IR_NOREG) map value
  * memory ptr points to, the per-CPU scratch that keys and records holding
- * stacks are built in when they outgrow the 512-byte BPF stack. */
+ * stacks or long strings (bigstr.h) are built in when they outgrow the
+ * 512-byte BPF stack. */
 struct cg_mem {
 	ir_slot slot;
 	ir_reg ptr;
@@ -88,6 +95,10 @@ struct cg_walker {
 };
 
 #define CG_EXPANSION_MAX 16
+/* The per-CPU arrays of the scratch, and the bytes of each one's value
+ * (PCPU_MIN_UNIT_SIZE, the most a per-CPU array's value may have). */
+#define CG_SCRATCH_MAPS 4
+#define CG_SCRATCH_VALUE_MAX 32768
 
 struct cg {
 	struct arena *arena;
@@ -103,9 +114,19 @@ struct cg {
 	int32_t stop_flag;   /* compiled.stop_flag */
 	int32_t full;        /* the .full counters (one u64 per user map),
 			      * 0: not made yet */
-	int32_t scratch;     /* per-CPU array of scratch values, or -1 */
-	uint32_t scratch_size;  /* bytes of its value: the most a program uses */
+	int32_t lens;        /* the .len key counts (cmap.len_counter), 0:
+			      * not made yet */
+	/* per-CPU arrays of scratch values, or -1: the kernel holds a
+	 * per-CPU value to 32 KiB, so the scratch of one statement spans
+	 * as many arrays as it needs, each region within one */
+	int32_t scratch[CG_SCRATCH_MAPS];
+	uint32_t scratch_size[CG_SCRATCH_MAPS]; /* bytes of their values:
+						 * the most a program uses */
 	uint32_t scratch_progs; /* its entries: one per program that uses it */
+	bool scratch_over;      /* a statement needs more: said at the end */
+	struct span scratch_over_at;
+	uint32_t scratch_over_size; /* one value's bytes over the most of
+				     * one array, else 0 */
 	int32_t *user_maps;  /* sema map index -> compiled map index */
 	/* per program */
 	struct ir *ir;
@@ -127,7 +148,9 @@ struct cg {
 	uint32_t *name_slots;
 	uint32_t name_cap;
 	int32_t scratch_index; /* this program's scratch entry, or -1 */
-	uint32_t scratch_used;  /* bytes of it in use at this point */
+	uint32_t scratch_used;  /* bytes of it in use at this point: scratch
+				 * array k holds the bytes from k times
+				 * CG_SCRATCH_VALUE_MAX */
 	ir_jlist bail;          /* jumps to the program's exit */
 	const struct ast_stmt *first_loop; /* the program's first while */
 	const struct ast_expr *at; /* the expression compiled last */

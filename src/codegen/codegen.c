@@ -14,6 +14,7 @@
 #include "codegen/pidns.h"
 #include "codegen/program.h"
 #include "codegen/registry.h"
+#include "codegen/stackids.h"
 #include "codegen/sysdispatch.h"
 #include "codegen/values.h"
 #include "codegen/vars.h"
@@ -399,9 +400,12 @@ int codegen(struct arena *a, struct diag *d, struct ast_program *prog,
 	g.opts = opts;
 	g.sr = sr;
 	g.out = out;
-	g.ringbuf = g.lost = g.scratch = g.stop_flag = -1;
+	g.ringbuf = g.lost = g.stop_flag = -1;
+	for (int k = 0; k < CG_SCRATCH_MAPS; k++)
+		g.scratch[k] = -1;
 	cg_maps_declare(&g);
 	locate_maps(&g, prog);
+	cg_stackids_plan(&g, prog);
 	uint32_t attached = 0;
 	for (uint32_t i = 0; i < prog->nprobes; i++)
 		for (uint32_t k = 0; k < probes[i].ntargets; k++)
@@ -460,9 +464,26 @@ int codegen(struct arena *a, struct diag *d, struct ast_program *prog,
 			}
 		}
 	}
-	if (g.scratch >= 0) {
-		g.maps.data[g.scratch].value_size = g.scratch_size;
-		g.maps.data[g.scratch].max_entries = g.scratch_progs;
+	if (g.scratch_over && !g.failed) {
+		if (g.scratch_over_size)
+			cg_error(&g, g.scratch_over_at, "this value takes %u "
+				 "bytes of per-CPU scratch, more than the %u "
+				 "a per-CPU value may have: use a smaller "
+				 "max_strlen or fewer long strings at once",
+				 g.scratch_over_size, CG_SCRATCH_VALUE_MAX);
+		else
+			cg_error(&g, g.scratch_over_at, "this statement needs "
+				 "more than %u bytes of per-CPU scratch (%u "
+				 "arrays of at most %u bytes, the most a "
+				 "per-CPU value may have): use a smaller "
+				 "max_strlen or fewer long strings at once",
+				 CG_SCRATCH_MAPS * CG_SCRATCH_VALUE_MAX,
+				 CG_SCRATCH_MAPS, CG_SCRATCH_VALUE_MAX);
+		rc = -1;
+	}
+	for (int k = 0; k < CG_SCRATCH_MAPS && g.scratch[k] >= 0; k++) {
+		g.maps.data[g.scratch[k]].value_size = g.scratch_size[k];
+		g.maps.data[g.scratch[k]].max_entries = g.scratch_progs;
 	}
 	/* Everything the runtime keeps lives in the arena. */
 	out->nmaps = (uint32_t)g.maps.len;

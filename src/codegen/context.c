@@ -83,15 +83,18 @@ struct val cg_bi_retval(struct cg *g, struct ast_expr *e,
 struct val cg_bi_func(struct cg *g, struct ast_expr *e, struct ast_expr *tg)
 {
 	const struct probe_target *t = g->tgt;
-	/* fentry/fexit know their function's address; no register has it. */
-	if (t->layout == CTXL_U64_ARRAY)
+	/* fentry/fexit know their function's address; no register has it
+	 * (before Linux 5.15, no helper either: the target names it). */
+	if (t->layout == CTXL_U64_ARRAY && !t->func)
 		return cg_reg_val(e->type, cg_call(g, BPF_FUNC_get_func_ip, 1,
 						   ir_ctx(g->ir)));
 	/* one program for many targets: from the attach cookie */
 	if (g->func_reg != IR_NOREG)
 		return cg_reg_val(e->type, ir_copy(g->ir, g->func_reg));
-	/* pt_regs probes know their function by name, per target. */
-	if (t->layout == CTXL_PT_REGS && t->func)
+	/* pt_regs probes (and fentry without bpf_get_func_ip) know their
+	 * function by name, per target. */
+	if ((t->layout == CTXL_PT_REGS || t->layout == CTXL_U64_ARRAY) &&
+	    t->func)
 		return cg_reg_val(e->type, ir_const(g->ir,
 					cg_name_index(g, t->func)));
 	cg_error(g, e->span, "internal error: func has no value in %s",

@@ -165,16 +165,35 @@ void cg_counter_inc(struct cg *g, int32_t map)
  * the value is as big as the most one statement needs. */
 struct cg_mem cg_scratch(struct cg *g, uint32_t size)
 {
-	if (g->scratch < 0)
-		g->scratch = cg_add_map(g, ".scratch",
-					BPF_MAP_TYPE_PERCPU_ARRAY, 4, 8, 1);
+	static const char *const names[CG_SCRATCH_MAPS] = {
+		".scratch", ".scratch1", ".scratch2", ".scratch3" };
+	const uint32_t max = CG_SCRATCH_VALUE_MAX;
+	size = (size + 7) & ~7u;
+	uint32_t k = g->scratch_used / max, off = g->scratch_used % max;
+	if (off + size > max) { /* a region lies within one array */
+		k++;
+		off = 0;
+	}
+	if (k >= CG_SCRATCH_MAPS || size > max) {
+		/* said at the end, unless an error that causes it (a
+		 * literal too long) is said first */
+		if (!g->scratch_over && g->at) {
+			g->scratch_over = true;
+			g->scratch_over_at = g->at->span;
+			g->scratch_over_size = size > max ? size : 0;
+		}
+		k = 0;
+		off = 0;
+	}
+	if (g->scratch[k] < 0)
+		g->scratch[k] = cg_add_map(g, names[k],
+					   BPF_MAP_TYPE_PERCPU_ARRAY, 4, 8, 1);
 	if (g->scratch_index < 0)
 		g->scratch_index = (int32_t)g->scratch_progs++;
-	uint32_t off = g->scratch_used;
-	g->scratch_used += (size + 7) & ~7u;
-	if (g->scratch_used > g->scratch_size)
-		g->scratch_size = g->scratch_used;
-	ir_reg p = percpu_entry(g, g->scratch, (uint32_t)g->scratch_index);
+	g->scratch_used = k * max + off + size;
+	if (off + size > g->scratch_size[k])
+		g->scratch_size[k] = off + size;
+	ir_reg p = percpu_entry(g, g->scratch[k], (uint32_t)g->scratch_index);
 	/* Never NULL (the entry exists), but the verifier wants a check. */
 	ir_jlist_concat(g->ir, &g->bail,
 			ir_jmpi(g->ir, BPF_JEQ, p, 0, IR_NOLABEL));

@@ -6,6 +6,7 @@
  */
 #include <string.h>
 
+#include "codegen/bigstr.h"
 #include "codegen/emit.h"
 #include "codegen/events.h"
 #include "codegen/program.h"
@@ -61,9 +62,7 @@ void cg_event(struct cg *g, enum event_kind kind, struct ast_expr **args,
 	uint32_t id = cg_add_event(g, &ev);
 
 	uint32_t size = 8 + ((layout->size + 7) & ~7u);
-	struct cg_mem rec = cg_stack_in_scratch(layout) ?
-				    cg_scratch(g, size) :
-				    cg_slot_mem(ir_slot_new(g->ir, size, 8));
+	struct cg_mem rec = cg_value_mem(g, layout, size);
 	/* struct event_hdr {id, pad = 0} as one u64 store (little endian;
 	 * the imm is sign-extended and id < 2^31). */
 	cg_store_imm(g, 8, rec, 0, (int32_t)id);

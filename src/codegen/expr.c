@@ -5,6 +5,7 @@
  */
 #include <string.h>
 
+#include "codegen/bigstr.h"
 #include "codegen/emit.h"
 #include "codegen/expr.h"
 #include "codegen/iter.h"
@@ -222,6 +223,31 @@ static int cmp_cond(enum ast_op op, bool sign)
 	}
 }
 
+/* string_ne of a string too long for the stack (bigstr.h), in the
+ * scratch: against a literal (eb), byte by byte up to its NUL; else in a
+ * loop over the shorter size. */
+static ir_jlist big_string_ne(struct cg *g, struct ast_expr *ea,
+			      struct ast_expr *eb)
+{
+	ir_reg pa = cg_big_ptr(g, cg_expr(g, ea));
+	uint32_t n = ea->type->size < eb->type->size ? ea->type->size :
+						       eb->type->size;
+	if (eb->kind != E_STRING || cg_big_str(eb->type))
+		return cg_big_str_ne(g, pa, cg_big_ptr(g, cg_expr(g, eb)), n);
+	ir_jlist ne = IR_NOJUMP;
+	ir_reg x = ir_reg_new(g->ir);
+	if (n > eb->u.str.len + 1)
+		n = eb->u.str.len + 1;
+	for (uint32_t i = 0; i < n; i++) {
+		unsigned char c = i < eb->u.str.len ?
+			(unsigned char)eb->u.str.bytes[i] : 0;
+		ir_load(g->ir, 1, x, pa, (int16_t)i);
+		ir_jlist_concat(g->ir, &ne, ir_jmpi(g->ir, BPF_JNE, x, c,
+						    IR_NOLABEL));
+	}
+	return ne;
+}
+
 /* Jumps to the returned list when strings a and b differ. Bytes are
  * compared up to the shorter size; a NUL in both ends the comparison. */
 static ir_jlist string_ne(struct cg *g, struct ast_expr *ea,
@@ -232,6 +258,8 @@ static ir_jlist string_ne(struct cg *g, struct ast_expr *ea,
 		ea = eb;
 		eb = t;
 	}
+	if (cg_big_str(ea->type) || cg_big_str(eb->type))
+		return big_string_ne(g, ea, eb);
 	struct val a = cg_to_mem(g, cg_expr(g, ea));
 	ir_jlist ne = IR_NOJUMP;
 	ir_label equal = ir_label_new(g->ir);
@@ -618,7 +646,7 @@ static struct val string_lit(struct cg *g, struct ast_expr *e)
 static struct val tuple(struct cg *g, struct ast_expr *e)
 {
 	const struct type *t = e->type;
-	if (cg_stack_in_scratch(t)) /* built where it is stored */
+	if (cg_in_scratch(t)) /* built where it is stored */
 		return (struct val){ .kind = V_TUPLE, .type = t, .expr = e };
 	ir_slot s = ir_slot_new(g->ir, t->size ? t->size : 8, 8);
 	cg_zero_gaps(g, cg_slot_mem(s), 0, t, t->size);
@@ -727,8 +755,9 @@ static struct val expr_of_kind(struct cg *g, struct ast_expr *e)
 		struct val b = cg_expr(g, e->u.tindex.base);
 		const struct type_field *f =
 			&b.type->fields[e->u.tindex.index];
-		if (b.kind == V_ADDR && cg_stack_in_scratch(b.type)) {
-			/* a tuple too big for the stack (it holds a stack):
+		if (b.kind == V_ADDR && cg_in_scratch(b.type)) {
+			/* a tuple too big for the stack (it holds a stack or
+			 * a long string):
 			 * only the field is read */
 			ir_reg a = ir_copy(g->ir, b.reg);
 			ir_alui(g->ir, BPF_ADD, a, (int32_t)f->offset);
@@ -765,6 +794,7 @@ static struct val expr_of_kind(struct cg *g, struct ast_expr *e)
 	case E_POSITIONAL: /* sema folds these into literals */
 	case E_SIZEOF:
 	case E_OFFSETOF:
+	case E_COMPTIME: /* comptime_finish() puts in what it decided */
 	case E_IDENT:
 		break;
 	}

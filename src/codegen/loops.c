@@ -17,6 +17,7 @@
 #include <bpf/libbpf.h>
 #include <string.h>
 
+#include "codegen/bigstr.h"
 #include "codegen/emit.h"
 #include "codegen/loops.h"
 #include "codegen/maps.h"
@@ -24,6 +25,8 @@
 #include "codegen/values.h"
 #include "codegen/vars.h"
 #include "codegen/walk.h"
+#include "kernel/features.h"
+#include "kernel/krelease.h"
 #include "util/arena.h"
 
 /* Offsets in the context struct. */
@@ -32,6 +35,13 @@
 #define CTX_START 16
 #define CTX_COUNT 24
 #define CTX_FIRST 32
+
+/* Without bpf_loop: the most iterations of a range counted at run time
+ * (the verifier follows this many, whatever the count), and the most of
+ * a range of literals, past which the verifier's 1,000,000 instructions
+ * cannot follow it even at 3 instructions an iteration. */
+#define RANGE_CEILING 1024
+#define RANGE_FOLLOWED_MAX 333333
 
 struct capture {
 	struct cg_var *v;
@@ -130,11 +140,40 @@ static void map_element(struct cg *g, struct ast_stmt *s, ir_reg keyp,
 	const struct type_field *kf = &t->fields[0], *vf = &t->fields[1];
 	int32_t mi = cg_map_index(g, s->u.for_.map);
 	const struct cmap *m = cg_map(g, mi);
-	cg_zero_mem(g, dst, 0, t->size);
-	copy_in(g, dst, kf->offset, keyp, 0, kf->type->size);
+	if (cg_big_str(t)) {
+		/* a long string: no copy unrolled over its bytes */
+		cg_zero_big(g, dst, 0, t->size);
+		cg_call(g, BPF_FUNC_probe_read_kernel, 3,
+			cg_mem_addr(g, dst, kf->offset),
+			ir_const(g->ir, kf->type->size), keyp);
+		if (!type_is_aggregation(m->value) &&
+		    m->value->kind != TY_AVG) {
+			cg_call(g, BPF_FUNC_probe_read_kernel, 3,
+				cg_mem_addr(g, dst, vf->offset),
+				ir_const(g->ir, vf->type->size), valp);
+			return;
+		}
+	} else {
+		cg_zero_mem(g, dst, 0, t->size);
+		copy_in(g, dst, kf->offset, keyp, 0, kf->type->size);
+	}
 	if (type_is_aggregation(m->value) && m->percpu) {
 		ir_reg k = cg_mem_addr(g, dst, kf->offset);
 		percpu_value(g, mi, m->value, k, dst, vf->offset);
+		return;
+	}
+	if (m->value->kind == TY_AVG) { /* one value for all CPUs (sema's
+					 * read_shared): {sum, count} */
+		ir_reg sum = ir_reg_new(g->ir), cnt = ir_reg_new(g->ir);
+		ir_load(g->ir, 8, sum, valp, 0);
+		ir_load(g->ir, 8, cnt, valp, 8);
+		ir_jlist none = ir_jmpi(g->ir, BPF_JEQ, cnt, 0, IR_NOLABEL);
+		if (m->value->is_signed)
+			ir_sdiv(g->ir, sum, cnt);
+		else
+			ir_alu(g->ir, BPF_DIV, sum, cnt);
+		ir_jlist_patch_here(g->ir, none);
+		cg_store_reg(g, 8, dst, vf->offset, sum);
 		return;
 	}
 	copy_in(g, dst, vf->offset, valp, 0, vf->type->size);
@@ -220,9 +259,7 @@ static int32_t gen_callback(struct cg *g, struct ast_stmt *s,
 	} else {
 		/* a key holding a stack is too big for the stack */
 		ir_set_origin(cb, lv);
-		loopvar.mem = cg_stack_in_scratch(lv->type) ?
-			cg_scratch(g, lv->type->size) :
-			cg_slot_mem(ir_slot_new(cb, lv->type->size, 8));
+		loopvar.mem = cg_value_mem(g, lv->type, lv->type->size);
 		ir_set_origin(cb, NULL);
 		map_element(g, s, keyp, valp, loopvar.mem);
 	}
@@ -278,9 +315,109 @@ static int32_t gen_callback(struct cg *g, struct ast_stmt *s,
 	return id;
 }
 
+/* The value of e when it is an integer literal, negated or not, as the
+ * 64-bit two's complement the range's count is computed in. */
+static bool literal(const struct ast_expr *e, int64_t *v)
+{
+	if (e->kind == E_UNARY && e->u.unary.op == OP_NEG &&
+	    literal(e->u.unary.operand, v)) {
+		*v = (int64_t)(0 - (uint64_t)*v);
+		return true;
+	}
+	if (e->kind != E_INT)
+		return false;
+	*v = (int64_t)e->u.num.value;
+	return true;
+}
+
+/* for ($i : a..b) on a kernel without bpf_loop: the body inline in a
+ * loop that the verifier follows iteration by iteration (bounded loops,
+ * Linux 5.3), so it must see the loop end. A counter k runs from 0 and is
+ * compared with a constant: the count when the range is made of literals
+ * (the verifier then follows exactly that many iterations), else
+ * RANGE_CEILING, which a count computed at run time may not pass: such a
+ * range runs no iteration and warns rather than run a part of itself.
+ * The test is at the bottom and its fall-through leaves the loop, so the
+ * verifier follows the way out before the next iteration and keeps no
+ * state of it pending (8192 is its limit).
+ * Body variables are declared (zeroed) at each iteration's start, as a
+ * callback declares them at each call. */
+static void range_inline(struct cg *g, struct ast_stmt *s)
+{
+	struct ast_expr *a = s->u.for_.start, *b = s->u.for_.end;
+	int64_t first, last;
+	bool known = literal(a, &first) && literal(b, &last);
+	int64_t count = known ? (int64_t)((uint64_t)last - (uint64_t)first) : 0;
+	if (known && count <= 0)
+		return; /* an empty or reversed range runs nothing */
+	if (known && count > RANGE_FOLLOWED_MAX) {
+		char why[160];
+		krelease_needs(why, sizeof(why), "bpf_loop", FEAT_BPF_LOOP);
+		cg_error(g, s->span, "this for loop runs %lld times, more than "
+			 "the verifier can follow one by one: a range this long "
+			 "needs %s", (long long)count, why);
+		return;
+	}
+	if (!g->first_loop)
+		g->first_loop = s;
+	ir_reg start = ir_copy(g->ir, cg_int(g, a));
+	ir_reg n = ir_copy(g->ir, cg_int(g, b));
+	ir_alu(g->ir, BPF_SUB, n, start);
+	ir_jlist done = IR_NOJUMP;
+	if (!known) {
+		done = ir_jmpi(g->ir, BPF_JSLE, n, 0, IR_NOLABEL);
+		ir_jlist fits = ir_jmpi(g->ir, BPF_JLE, n, RANGE_CEILING,
+					IR_NOLABEL);
+		char why[160];
+		krelease_needs(why, sizeof(why), "bpf_loop", FEAT_BPF_LOOP);
+		cg_runtime_error(g, arena_printf(g->arena, "this range has "
+				 "more than %d elements, the most a for loop "
+				 "runs without bpf_loop: it ran none (a longer "
+				 "range needs %s)", RANGE_CEILING, why), s->span);
+		ir_jlist_concat(g->ir, &done, ir_ja(g->ir, IR_NOLABEL));
+		ir_jlist_patch_here(g->ir, fits);
+	}
+	/* the first iteration runs untested (the count is above 0): the
+	 * edge that closes the loop is then the jump back to the body, and
+	 * 5.10's verifier takes a loop only when that edge is a jump (not
+	 * the fall-through into the test) */
+	ir_reg k = ir_const(g->ir, 0);
+	ir_label body = ir_label_here(g->ir);
+	size_t nvars = g->vars.len, nloops = g->loops.len;
+	struct ast_expr *lv = s->u.for_.var;
+	struct cg_var loopvar = { lv->u.name, lv->aux, lv->type,
+				  ir_copy(g->ir, start), { 0, IR_NOREG } };
+	ir_alu(g->ir, BPF_ADD, loopvar.reg, k);
+	vec_push(&g->vars, loopvar);
+	cg_declare_vars(g, &s->u.for_.body);
+	struct cg_loop l = { IR_NOLABEL, IR_NOJUMP, IR_NOJUMP };
+	vec_push(&g->loops, l);
+	cg_block(g, &s->u.for_.body);
+	l = g->loops.data[g->loops.len - 1];
+	g->vars.len = nvars;
+	g->loops.len = nloops;
+	ir_jlist_patch_here(g->ir, l.conts);
+	ir_alui(g->ir, BPF_ADD, k, 1);
+	ir_jlist_concat(g->ir, &done, ir_jmpi(g->ir, BPF_JGE, k, known ?
+					      (int32_t)count : RANGE_CEILING,
+					      IR_NOLABEL));
+	/* n (its bounds) against k (a constant to the verifier): the
+	 * kernels before 6.x judge a comparison of two registers only so */
+	if (known)
+		ir_ja(g->ir, body);
+	else
+		ir_jmp(g->ir, BPF_JGT, n, k, body);
+	ir_jlist_patch_here(g->ir, done);
+	ir_jlist_patch_here(g->ir, l.breaks);
+}
+
 void cg_for(struct cg *g, struct ast_stmt *s)
 {
 	bool range = !s->u.for_.map;
+	if (range && !feat_has(FEAT_BPF_LOOP)) {
+		range_inline(g, s);
+		return;
+	}
 	uint32_t ncaps = s->u.for_.ncaptures;
 	struct capture *caps = arena_alloc(g->arena,
 					   sizeof(*caps) * (ncaps + 1));

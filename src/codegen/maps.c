@@ -5,18 +5,23 @@
  * CPU owns its slot.
  */
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
+#include <time.h>
 
 #include <bpf/libbpf.h>
 
+#include "codegen/bigstr.h"
 #include "codegen/emit.h"
 #include "codegen/emitters.h"
 #include "codegen/maps.h"
 #include "codegen/program.h"
+#include "codegen/stackids.h"
 #include "codegen/stacks.h"
 #include "codegen/values.h"
 #include "codegen/walk.h"
 #include "kernel/btf.h"
+#include "kernel/features.h"
 #include "model/limits.h"
 #include "model/maplayout.h"
 #include "util/arena.h"
@@ -29,7 +34,7 @@
 static bool keyless_array(const struct sema_map *sm)
 {
 	if (sm->key || sm->deleted || !type_is_aggregation(sm->value) ||
-	    sm->value->kind == TY_TSERIES || sm->decl_type)
+	    sm->value->kind == TY_TSERIES || sm->decl_type || sm->read_shared)
 		return false;
 	return sm->value->kind != TY_LHIST || maplayout_nbuckets(sm->value) > 0;
 }
@@ -42,7 +47,7 @@ static bool shareable(const struct cmap *m)
 	static const enum type_kind stacks[] = { TY_KSTACK, TY_USTACK,
 						 TY_NONE };
 	return !m->key && m->type == BPF_MAP_TYPE_HASH && !m->declared &&
-	       !type_holds(m->value, stacks);
+	       !type_is_aggregation(m->value) && !type_holds(m->value, stacks);
 }
 
 /* Key-less plain maps of one value size share one hash (".keyless"),
@@ -81,6 +86,30 @@ static void share_keyless(struct cg *g)
 	}
 }
 
+/* The key count of map mi (sema's counted: len() where the map cannot
+ * be iterated): its u64 in the one .len array of all user maps, which
+ * user space maps into memory to take off what clear() deletes
+ * (runtime/mapdump.c). */
+static void len_counter(struct cg *g, int32_t mi)
+{
+	if (!g->lens) {
+		g->lens = cg_add_map(g, ".len", BPF_MAP_TYPE_ARRAY, 4,
+				     8 * (g->sr->nmaps + 1), 1);
+		g->maps.data[g->lens].flags = BPF_F_MMAPABLE;
+	}
+	struct cmap *m = &g->maps.data[mi];
+	m->len_counter = g->lens;
+	m->len_off = 8 * (uint32_t)mi; /* user maps come first */
+}
+
+/* Adds delta to map mi's key count, if it keeps one. */
+static void count_keys(struct cg *g, const struct cmap *m, int32_t delta)
+{
+	if (m->len_counter)
+		cg_counter_add(g, m->len_counter, m->len_off,
+			       ir_const(g->ir, delta));
+}
+
 void cg_maps_declare(struct cg *g)
 {
 	const struct sema_result *sr = g->sr;
@@ -99,7 +128,7 @@ void cg_maps_declare(struct cg *g)
 		m.value = sm->value;
 		m.key_names = sm->key_names;
 		m.nkey_names = sm->nkey_names;
-		m.percpu = type_is_aggregation(sm->value);
+		m.percpu = type_is_aggregation(sm->value) && !sm->read_shared;
 		m.type = m.percpu ? BPF_MAP_TYPE_PERCPU_HASH : BPF_MAP_TYPE_HASH;
 		m.key_size = maplayout_key_size(sm->key, sm->value);
 		m.value_size = maplayout_value_size(sm->value);
@@ -122,6 +151,9 @@ void cg_maps_declare(struct cg *g)
 		vec_push(&g->maps, m);
 	}
 	share_keyless(g);
+	for (uint32_t i = 0; i < sr->nmaps; i++)
+		if (sr->maps[i].counted)
+			len_counter(g, g->user_maps[i]);
 }
 
 int32_t cg_map_index(struct cg *g, const struct ast_expr *map)
@@ -147,10 +179,11 @@ static ir_reg map_ref(struct cg *g, int32_t idx)
 static struct cg_mem build_key(struct cg *g, const struct cmap *m,
 			       struct ast_expr *e, ir_reg bucket)
 {
-	/* Key-less: a u64 (0 or the bucket), also for u32-keyed arrays. */
-	struct cg_mem k = m->key && cg_stack_in_scratch(m->key) ?
-		cg_scratch(g, m->key_size) :
-		cg_slot_mem(ir_slot_new(g->ir, m->key ? m->key_size : 8, 8));
+	/* Key-less: a u64 (0 or the bucket), also for u32-keyed arrays.
+	 * (Built whole: a key stored with stack ids is made so after.) */
+	uint32_t size = m->key ? maplayout_key_size(m->key, m->value) : 8;
+	struct cg_mem k = m->key ? cg_value_mem(g, m->key, size) :
+		cg_slot_mem(ir_slot_new(g->ir, size, 8));
 	if (!m->key) {
 		if (m->shared)
 			cg_store_imm(g, 8, k, 0, (int32_t)m->slot_key);
@@ -172,6 +205,8 @@ static struct cg_mem build_key(struct cg *g, const struct cmap *m,
 			cg_zero_mem(g, k, m->key->size, off - m->key->size);
 		cg_store_reg(g, 8, k, off, bucket);
 	}
+	if (m->stack_ids)
+		cg_stackids_key(g, m, k);
 	return k;
 }
 
@@ -266,6 +301,29 @@ static struct val percpu_read(struct cg *g, struct ast_expr *e, int32_t mi,
 	return (struct val){ .kind = V_REG, .type = e->type, .reg = acc };
 }
 
+/* A count, sum or avg kept in one value for all CPUs (sema's
+ * read_shared) read as an integer: 0 for a missing key, as percpu_read. */
+static struct val shared_read(struct cg *g, struct ast_expr *e, int32_t mi,
+			      struct cg_mem key)
+{
+	const struct type *vt = cg_map(g, mi)->value;
+	ir_reg acc = ir_const(g->ir, 0), cnt = ir_reg_new(g->ir);
+	ir_reg p = lookup(g, mi, key);
+	ir_jlist none = ir_jmpi(g->ir, BPF_JEQ, p, 0, IR_NOLABEL);
+	ir_load(g->ir, 8, acc, p, 0);
+	if (vt->kind == TY_AVG) {
+		ir_load(g->ir, 8, cnt, p, 8);
+		ir_jlist_concat(g->ir, &none, ir_jmpi(g->ir, BPF_JEQ, cnt, 0,
+						     IR_NOLABEL));
+		if (vt->is_signed)
+			ir_sdiv(g->ir, acc, cnt);
+		else
+			ir_alu(g->ir, BPF_DIV, acc, cnt);
+	}
+	ir_jlist_patch_here(g->ir, none);
+	return (struct val){ .kind = V_REG, .type = e->type, .reg = acc };
+}
+
 struct val cg_map_read(struct cg *g, struct ast_expr *e)
 {
 	int32_t mi = cg_map_index(g, e);
@@ -274,7 +332,8 @@ struct val cg_map_read(struct cg *g, struct ast_expr *e)
 	struct cg_mem key = build_key(g, m, e, IR_NOREG);
 	if (vt->kind >= TY_COUNT && vt->kind <= TY_AVG && e->type &&
 	    e->type->kind == TY_INT)
-		return percpu_read(g, e, mi, key);
+		return m->percpu ? percpu_read(g, e, mi, key) :
+				   shared_read(g, e, mi, key);
 	ir_reg p = lookup(g, mi, key);
 	/* a missing key reads as 0: -kk says so, as bpftrace does */
 	g->at = e;
@@ -288,10 +347,11 @@ struct val cg_map_read(struct cg *g, struct ast_expr *e)
 		struct val v = { .kind = V_REG, .type = vt, .reg = r };
 		return v;
 	}
-	if (cg_stack_in_scratch(vt)) {
+	if (cg_in_scratch(vt)) {
 		/* Too big to copy to the stack: read where it is stored
 		 * (cg_store_val), and a missing key (NULL) reads as zeros. */
-		struct val v = { .kind = V_ADDR, .type = vt, .reg = p };
+		struct val v = { .kind = V_ADDR, .type = vt, .reg = p,
+				 .own = true };
 		return v;
 	}
 	ir_slot s = ir_slot_new(g->ir, vt->size, 8);
@@ -459,11 +519,42 @@ static void agg_init(struct cg *g, const struct type *vt, ir_slot s,
 	}
 }
 
+/* val stored at key of map mi, which counts its keys (cmap.len_counter):
+ * with BPF_NOEXIST first, so that of CPUs making the key at once only
+ * the one that made it counts it; one that finds it there (-EEXIST)
+ * stores with flags again (a failure of BPF_ANY is a full map, of
+ * BPF_EXIST a key deleted meanwhile). What a full map refuses is
+ * counted. done: jumps from paths that store nothing, to the end. */
+static void insert_counted(struct cg *g, int32_t mi, struct cg_mem key,
+			   struct cg_mem val, int again, ir_jlist done)
+{
+	ir_reg n = update(g, mi, key, val, BPF_NOEXIST);
+	ir_jlist made = ir_jmpi(g->ir, BPF_JEQ, n, 0, IR_NOLABEL);
+	ir_jlist full = ir_jmpi(g->ir, BPF_JNE, n, -EEXIST, IR_NOLABEL);
+	ir_reg r = update(g, mi, key, val, again);
+	ir_jlist_concat(g->ir, &done, again == BPF_EXIST ?
+			ir_ja(g->ir, IR_NOLABEL) :
+			ir_jmpi(g->ir, BPF_JEQ, r, 0, IR_NOLABEL));
+	ir_jlist_patch_here(g->ir, full);
+	count_full(g, mi, IR_NOREG);
+	ir_jlist_concat(g->ir, &done, ir_ja(g->ir, IR_NOLABEL));
+	ir_jlist_patch_here(g->ir, made);
+	count_keys(g, cg_map(g, mi), 1);
+	ir_jlist_patch_here(g->ir, done);
+}
+
 /* The first value of a key, init, stored; what a full map refuses is
  * counted. done: the jumps of the paths that need no store. */
 static struct val store_new(struct cg *g, int32_t mi, struct cg_mem key,
 			    ir_slot init, ir_jlist done)
 {
+	const struct cmap *m = cg_map(g, mi);
+	if (m->len_counter) {
+		/* one that finds it made since its lookup (-EEXIST) stores
+		 * its own slot (BPF_ANY on a per-CPU hash) */
+		insert_counted(g, mi, key, cg_slot_mem(init), BPF_ANY, done);
+		return cg_no_val();
+	}
 	ir_reg r = update(g, mi, key, cg_slot_mem(init), BPF_ANY);
 	ir_jlist_concat(g->ir, &done, ir_jmpi(g->ir, BPF_JEQ, r, 0,
 					      IR_NOLABEL));
@@ -472,6 +563,40 @@ static struct val store_new(struct cg *g, int32_t mi, struct cg_mem key,
 	return cg_no_val();
 }
 
+
+/* count(), sum(x) or avg(x) into a value all CPUs share (sema's
+ * read_shared): added to atomically. A new key is made zero first with
+ * BPF_NOEXIST, so that of two CPUs making it at once neither overwrites
+ * the other's count (-EEXIST: the other made it), then looked up again
+ * and added to. What a full map refuses is counted. */
+static struct val shared_aggregate(struct cg *g, int32_t mi,
+				   struct cg_mem key, ir_reg x)
+{
+	const struct cmap *m = cg_map(g, mi);
+	enum type_kind k = m->value->kind;
+	ir_reg p = lookup(g, mi, key);
+	ir_jlist found = ir_jmpi(g->ir, BPF_JNE, p, 0, IR_NOLABEL);
+	ir_slot zero = ir_slot_new(g->ir, m->value_size, 8);
+	cg_zero_mem(g, cg_slot_mem(zero), 0, m->value_size);
+	ir_reg r = update(g, mi, key, cg_slot_mem(zero), BPF_NOEXIST);
+	ir_jlist made = ir_jmpi(g->ir, BPF_JEQ, r, 0, IR_NOLABEL);
+	ir_jlist there = ir_jmpi(g->ir, BPF_JEQ, r, -EEXIST, IR_NOLABEL);
+	count_full(g, mi, IR_NOREG);
+	ir_jlist done = ir_ja(g->ir, IR_NOLABEL);
+	ir_jlist_patch_here(g->ir, made);
+	count_keys(g, m, 1);
+	ir_jlist_patch_here(g->ir, there);
+	ir_mov(g->ir, p, lookup(g, mi, key));
+	ir_jlist_concat(g->ir, &done, ir_jmpi(g->ir, BPF_JEQ, p, 0,
+					     IR_NOLABEL));
+	ir_jlist_patch_here(g->ir, found);
+	ir_reg one = ir_const(g->ir, 1);
+	ir_atomic_add(g->ir, 8, p, 0, k == TY_COUNT ? one : x);
+	if (k == TY_AVG)
+		ir_atomic_add(g->ir, 8, p, 8, one);
+	ir_jlist_patch_here(g->ir, done);
+	return cg_no_val();
+}
 
 /* @map = count(), sum(x) ...: the aggregation's update of map. */
 struct val cg_bi_aggregate(struct cg *g, struct ast_expr *call,
@@ -489,6 +614,8 @@ struct val cg_bi_aggregate(struct cg *g, struct ast_expr *call,
 	else if (vt->kind == TY_LHIST)
 		bucket = linear_bucket(g, x, vt);
 	struct cg_mem key = build_key(g, m, map, bucket);
+	if (!m->percpu)
+		return shared_aggregate(g, mi, key, x);
 	ir_reg p = lookup(g, mi, key);
 	ir_jlist fresh = ir_jmpi(g->ir, BPF_JEQ, p, 0, IR_NOLABEL);
 	agg_modify(g, m, p, x);
@@ -509,9 +636,24 @@ struct val cg_bi_aggregate(struct cg *g, struct ast_expr *call,
 	return store_new(g, mi, key, init, done);
 }
 
-/* The clock tseries() reads: CLOCK_TAI (bpftrace 0.26's sw_tai), or
- * with BPFTRACE_DUMMY_TS_MAP=@m the value of key-less map @m, as 0.26
- * reads it for its tests (a script steps time through @m). */
+/* CLOCK_TAI - CLOCK_BOOTTIME now, in ns: what a kernel without
+ * bpf_ktime_get_tai_ns (before 6.1) adds to its boot clock so that
+ * tseries' intervals start where they would on CLOCK_TAI (a wall-clock
+ * second, say). Read once, at compile time: a clock step after that
+ * shifts the printed times by the step, as it would not on 6.1. */
+static int64_t tai_minus_boot(void)
+{
+	struct timespec tai, boot;
+	clock_gettime(CLOCK_TAI, &tai);
+	clock_gettime(CLOCK_BOOTTIME, &boot);
+	return (int64_t)(tai.tv_sec - boot.tv_sec) * 1000000000 +
+	       (tai.tv_nsec - boot.tv_nsec);
+}
+
+/* The clock tseries() reads: CLOCK_TAI (bpftrace 0.26's sw_tai; before
+ * Linux 6.1 the boot clock plus the offset to it), or with
+ * BPFTRACE_DUMMY_TS_MAP=@m the value of key-less map @m, as 0.26 reads
+ * it for its tests (a script steps time through @m). */
 static ir_reg tseries_now(struct cg *g)
 {
 	const char *dummy = getenv("BPFTRACE_DUMMY_TS_MAP");
@@ -528,7 +670,12 @@ static ir_reg tseries_now(struct cg *g)
 		e.type = sm->value;
 		return cg_to_reg(g, cg_map_read(g, &e));
 	}
-	return cg_call(g, BPF_FUNC_ktime_get_tai_ns, 0);
+	if (feat_has(FEAT_KTIME_TAI))
+		return cg_call(g, BPF_FUNC_ktime_get_tai_ns, 0);
+	ir_reg now = cg_call(g, BPF_FUNC_ktime_get_boot_ns, 0);
+	ir_reg off = ir_const(g->ir, tai_minus_boot());
+	ir_alu(g->ir, BPF_ADD, now, off);
+	return now;
 }
 
 /* Folds x into the tseries value at p (in the map, or a new one on the
@@ -613,10 +760,14 @@ void cg_map_store(struct cg *g, struct ast_expr *map, struct val v)
 	int32_t mi = cg_map_index(g, map);
 	const struct cmap *m = cg_map(g, mi);
 	struct cg_mem key = build_key(g, m, map, IR_NOREG);
-	struct cg_mem val = cg_stack_in_scratch(m->value) ?
-		cg_scratch(g, m->value_size) :
-		cg_slot_mem(ir_slot_new(g->ir, m->value_size, 8));
+	struct cg_mem val = cg_value_mem(g, m->value, m->value_size);
 	cg_store_val(g, val, 0, m->value, v);
+	if (m->len_counter) {
+		/* an existing key replaced (BPF_EXIST: if another CPU deleted
+		 * it meanwhile, as if it did so after) */
+		insert_counted(g, mi, key, val, BPF_EXIST, IR_NOJUMP);
+		return;
+	}
 	ir_reg r = update(g, mi, key, val, BPF_ANY);
 	/* An array, or a key-less map's one entry, is never full. */
 	if (m->type == BPF_MAP_TYPE_PERCPU_ARRAY ||
@@ -661,6 +812,11 @@ struct val cg_bi_delete(struct cg *g, struct ast_expr *call,
 	g->at = call; /* a failure is the call's, not its key's */
 	ir_reg r = cg_call(g, BPF_FUNC_map_delete_elem, 2, map_ref(g, mi),
 			   cg_mem_addr(g, key, 0));
+	if (m->len_counter) { /* a key that was there is one fewer */
+		ir_jlist gone = ir_jmpi(g->ir, BPF_JNE, r, 0, IR_NOLABEL);
+		count_keys(g, m, -1);
+		ir_jlist_patch_here(g->ir, gone);
+	}
 	/* 0 or -errno: the sign bit, flipped, without a branch (a value
 	 * nobody reads costs nothing: it is dead code) */
 	ir_alui(g->ir, BPF_RSH, r, 63);
@@ -694,9 +850,7 @@ struct val cg_bi_len(struct cg *g, struct ast_expr *call,
 	struct ast_expr *a = call->u.call.args.items[0];
 	if (a->kind != E_MAP) {
 		const struct type *t = a->type;
-		struct cg_mem mem = cg_stack_in_scratch(t) ?
-			cg_scratch(g, t->size) :
-			cg_slot_mem(ir_slot_new(g->ir, t->size, 8));
+		struct cg_mem mem = cg_value_mem(g, t, t->size);
 		cg_store_val(g, mem, 0, t, cg_expr(g, a));
 		ir_reg r = ir_reg_new(g->ir);
 		if (mem.ptr != IR_NOREG)
@@ -706,9 +860,16 @@ struct val cg_bi_len(struct cg *g, struct ast_expr *call,
 		struct val v = { .kind = V_REG, .type = call->type, .reg = r };
 		return v;
 	}
+	int32_t mi = cg_map_index(g, a);
+	const struct cmap *m = cg_map(g, mi);
 	int32_t id = kbtf_kfunc_id("bpf_map_sum_elem_count");
 	ir_reg r;
-	if (id > 0) {
+	if (m->len_counter) { /* the program's own count (sema's counted) */
+		ir_reg p = ir_reg_new(g->ir);
+		r = ir_reg_new(g->ir);
+		ir_ld_map_value(g->ir, p, (uint32_t)m->len_counter, m->len_off);
+		ir_load(g->ir, 8, r, p, 0);
+	} else if (id > 0) {
 		ir_reg args[1] = { map_ref(g, cg_map_index(g, a)) };
 		r = ir_reg_new(g->ir);
 		ir_kfunc_call(g->ir, r, id, args, 1);

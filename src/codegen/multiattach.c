@@ -14,6 +14,7 @@
  */
 #include "codegen/emit.h"
 #include "codegen/multiattach.h"
+#include "codegen/stacks.h"
 #include "codegen/program.h"
 #include "lang/builtins.h"
 #include "util/arena.h"
@@ -57,6 +58,10 @@ bool cg_multi_plan(const struct ast_probe *p, const struct sema_probe *sp)
 			if (sp->targets[k].layout != CTXL_PT_REGS ||
 			    !sp->targets[k].func)
 				return false;
+	static const int ustack[] = { BI_USTACK_VAR, BI_USTACK };
+	if (cg_probe_uses_any(p, ustack, 2) &&
+	    !cg_ucaller_agree(sp->targets, sp->ntargets))
+		return false;
 	return sp->targets[0].prov->multi_ok(sp->targets, sp->ntargets);
 }
 

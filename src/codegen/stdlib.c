@@ -1,6 +1,7 @@
 /* Emitters of bpftrace 0.26's standard library entries that need code
  * (lang/sema_stdlib.c types them): strlen(), write_user(),
  * percpu_kaddr(). */
+#include "codegen/bigstr.h"
 #include "codegen/emit.h"
 #include "codegen/emitters.h"
 #include "codegen/values.h"
@@ -45,10 +46,15 @@ struct val cg_bi_strlen(struct cg *g, struct ast_expr *e, struct ast_expr *tg)
 				     ir_const(g->ir, n), p);
 		return cg_reg_val(e->type, len_of(g, ret));
 	}
-	struct val v = cg_to_mem(g, cg_expr(g, a));
-	uint32_t n = v.type->size;
-	ir_reg d = ir_reg_new(g->ir);
-	ir_slot_addr(g->ir, d, v.slot, v.off);
+	uint32_t n = a->type->size;
+	ir_reg d;
+	if (cg_big_str(a->type)) { /* in the scratch (bigstr.h) */
+		d = cg_big_ptr(g, cg_expr(g, a));
+	} else {
+		struct val v = cg_to_mem(g, cg_expr(g, a));
+		d = ir_reg_new(g->ir);
+		ir_slot_addr(g->ir, d, v.slot, v.off);
+	}
 	ir_reg s = ir_copy(g->ir, d);
 	ir_reg ret = cg_call(g, BPF_FUNC_probe_read_kernel_str, 3, d,
 			     ir_const(g->ir, n), s);

@@ -1,9 +1,11 @@
 /* The value library (values.h). */
 
+#include "codegen/bigstr.h"
 #include "codegen/emit.h"
 #include "codegen/stacks.h"
 #include "codegen/values.h"
 #include "codegen/walk.h"
+#include "model/limits.h"
 #include "probes/provider.h"
 
 /* Widens the low `size` bytes of r to 64 bits by the sign. */
@@ -118,6 +120,7 @@ ir_reg cg_to_reg(struct cg *g, struct val v)
 	}
 	case V_STACK: /* not an integer: sema lets no stack reach here */
 	case V_TUPLE:
+	case V_STR:
 	case V_NONE:
 		break;
 	}
@@ -145,7 +148,8 @@ struct val cg_to_mem(struct cg *g, struct val v)
 		return cg_mem_val(v.type, s, 0);
 	case V_TUPLE: /* needed in a slot after all (the verifier may
 		       * refuse its size, which compile() reports) */
-		s = ir_slot_new(g->ir, size, 8);
+	case V_STR: /* a long string's read may write one byte more */
+		s = ir_slot_new(g->ir, size + cg_big_str(v.type), 8);
 		cg_store_val(g, cg_slot_mem(s), 0, v.type, v);
 		return cg_mem_val(v.type, s, 0);
 	case V_ADDR:
@@ -204,13 +208,20 @@ void cg_store_val(struct cg *g, struct cg_mem dst, uint32_t off,
 		return;
 	}
 	if (v.kind == V_TUPLE && dt->kind == TY_TUPLE &&
-	    dt->nfields == v.expr->u.list.n && type_equal(dt, v.type)) {
+	    dt->nfields == v.expr->u.list.n &&
+	    (type_equal(dt, v.type) ||
+	     (cg_big_str(v.type) && !type_is_record(dt)))) {
 		/* its fields straight into place, stacks captured there */
 		cg_zero_gaps(g, dst, off, dt, dt->size);
 		for (uint32_t i = 0; i < dt->nfields; i++)
 			cg_store_val(g, dst, off + dt->fields[i].offset,
 				     dt->fields[i].type,
 				     cg_expr(g, v.expr->u.list.items[i]));
+		return;
+	}
+	if (v.kind == V_STR) {
+		cg_str_read(g, v.expr, cg_int(g, v.expr->u.call.args.items[0]),
+			    dst, off, dt->size);
 		return;
 	}
 	if (v.kind == V_TUPLE) /* other field types: through a slot */
@@ -243,10 +254,17 @@ void cg_store_val(struct cg *g, struct cg_mem dst, uint32_t off,
 	if (v.kind == V_CTX) {
 		copy_ctx(g, dst, off, v.ctx_off, n);
 	} else if (v.kind == V_ADDR && dst.ptr != IR_NOREG &&
-		   v.type->kind != TY_STRING) {
+		   (v.type->kind != TY_STRING || v.own)) {
 		/* Into the scratch directly: the bytes may not fit a slot.
 		 * A failed read (a NULL address) zeroes them. */
 		cg_call(g, cg_val_read_fn(&v, false),
+			3, cg_mem_addr(g, dst, off), ir_const(g->ir, n), v.reg);
+	} else if (v.kind == V_ADDR && dst.ptr != IR_NOREG &&
+		   cg_big_str(v.type)) {
+		/* a long char array through a pointer: read as a string,
+		 * so that the bytes after its NUL are zero */
+		cg_zero_big(g, dst, off, n);
+		cg_call(g, cg_val_read_fn(&v, true),
 			3, cg_mem_addr(g, dst, off), ir_const(g->ir, n), v.reg);
 	} else {
 		struct val src = cg_to_mem(g, v);
@@ -262,18 +280,82 @@ void cg_store_val_slot(struct cg *g, ir_slot dst, uint32_t off,
 	cg_store_val(g, cg_slot_mem(dst), off, dt, v);
 }
 
+void cg_str_read(struct cg *g, struct ast_expr *e, ir_reg p,
+		 struct cg_mem dst, uint32_t off, uint32_t room)
+{
+	struct ast_expr *src = e->u.call.args.items[0];
+	/* str(p) reads one byte more than its type holds, as 0.26 does: a
+	 * string of max_strlen characters or more then has no NUL in it,
+	 * and is printed cut, with the trailer (the byte is the memory's:
+	 * cg_value_mem gives a long string one more; in a tuple it is the
+	 * next field's, stored after, or padding; it is always a NUL) */
+	bool whole = e->u.call.args.n == 1;
+	uint32_t size = e->type->size < room ? e->type->size : room;
+	if (dst.ptr != IR_NOREG && cg_big_str(e->type))
+		cg_zero_big(g, dst, off, room);
+	else
+		cg_zero_mem(g, dst, off, room);
+	ir_reg len = IR_NOREG;
+	if (whole) {
+		len = ir_const(g->ir, size + 1);
+	} else if (e->u.call.args.items[1]->kind != E_INT) {
+		/* a run-time length (with the NUL): clamp it to the buffer */
+		len = ir_copy(g->ir, cg_int(g, e->u.call.args.items[1]));
+		ir_jlist ok = ir_jmpi(g->ir, BPF_JLE, len, (int32_t)size,
+				      IR_NOLABEL);
+		ir_movi(g->ir, len, size);
+		ir_jlist_patch_here(g->ir, ok);
+	} else {
+		len = ir_const(g->ir, size);
+	}
+	ir_reg d = cg_mem_addr(g, dst, off);
+	cg_call(g, cg_read_fn(g, src->type, true), 3, d, len, p);
+}
+
+ir_reg cg_big_ptr(struct cg *g, struct val v)
+{
+	if (v.kind == V_ADDR && v.direct)
+		return v.reg;
+	uint32_t size = v.type->size ? v.type->size : 8;
+	struct cg_mem m = cg_scratch(g, size + 1);
+	cg_store_val(g, m, 0, v.type, v);
+	return m.ptr;
+}
+
 struct val cg_string_const(struct cg *g, struct span sp,
 			   const struct type *t, const char *bytes,
 			   uint32_t len)
 {
 	uint32_t size = t->size;
-	if (size > IR_STACK_MAX) {
-		/* bpftrace's words for a literal over its string size: it
-		 * is built on the stack, which cannot hold it */
-		cg_error(g, sp, "String is too long (over %d bytes, the "
-			 "size of BPF's stack): it takes %u bytes",
-			 IR_STACK_MAX, size);
+	if (size > IR_STACK_MAX && size > limits.strlen) {
+		/* bpftrace's words for a literal over its string size: on
+		 * the stack, or in the scratch up to max_strlen bytes */
+		if (limits.strlen <= IR_STACK_MAX)
+			cg_error(g, sp, "String is too long (over %d bytes, "
+				 "the size of BPF's stack): it takes %u bytes",
+				 IR_STACK_MAX, size);
+		else
+			cg_error(g, sp, "String is too long (over %u bytes, "
+				 "max_strlen): it takes %u bytes",
+				 limits.strlen, size);
 		size = 8;
+	} else if (cg_big_str(t)) {
+		/* a long literal: built in the scratch (bigstr.h) */
+		struct cg_mem m = cg_scratch(g, size + 1);
+		const unsigned char *b = (const unsigned char *)bytes;
+		for (uint32_t i = 0; i < size; i += 8) {
+			uint64_t w = 0;
+			for (uint32_t k = 0; k < 8 && i + k < len; k++)
+				w |= (uint64_t)b[i + k] << (8 * k);
+			if (w)
+				cg_store_reg(g, 8, m, i, ir_const(g->ir,
+							      (int64_t)w));
+			else
+				cg_store_imm(g, 8, m, i, 0);
+		}
+		struct val v = { .kind = V_ADDR, .type = t, .reg = m.ptr,
+				 .own = true, .direct = true };
+		return v;
 	}
 	ir_slot s = ir_slot_new(g->ir, size, 8);
 	uint32_t i = 0;

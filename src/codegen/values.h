@@ -22,6 +22,14 @@ void cg_store_val(struct cg *g, struct cg_mem dst, uint32_t off,
 /* cg_store_val into stack slot dst. */
 void cg_store_val_slot(struct cg *g, ir_slot dst, uint32_t off,
 		       const struct type *dst_type, struct val v);
+/* str() call e into dst+off, room bytes (zeroed first; one more may get
+ * the NUL of a string cut at room), read from p (its first argument). */
+void cg_str_read(struct cg *g, struct ast_expr *e, ir_reg p,
+		 struct cg_mem dst, uint32_t off, uint32_t room);
+/* The address of v's bytes in memory the program loads from directly:
+ * where v is kept (a variable in the scratch), else a copy of it in the
+ * scratch (v's type size bytes, and one more). */
+ir_reg cg_big_ptr(struct cg *g, struct val v);
 /* A string of type t holding bytes (len of them; NULs after), built in
  * a slot: a literal, or a name known when the program is made. */
 struct val cg_string_const(struct cg *g, struct span sp,

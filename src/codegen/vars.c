@@ -1,4 +1,5 @@
 /* Variables' storage (vars.h). */
+#include "codegen/bigstr.h"
 #include "codegen/emit.h"
 #include "codegen/stacks.h"
 #include "codegen/vars.h"
@@ -39,10 +40,12 @@ static void declare_var(struct cg *g, const struct ast_expr *t, bool zero)
 		v.reg = ir_const(g->ir, 0);
 	} else {
 		ir_set_origin(g->ir, t);
-		v.mem = cg_stack_in_scratch(t->type) ?
-			cg_scratch(g, t->type->size) :
-			cg_slot_mem(ir_slot_new(g->ir, t->type->size, 8));
-		if (zero || addressed || type_holds(t->type, stacks))
+		v.mem = cg_value_mem(g, t->type, t->type->size);
+		if (!zero && !addressed && !type_holds(t->type, stacks))
+			;
+		else if (cg_big_str(t->type)) /* one helper call */
+			cg_zero_big(g, v.mem, 0, t->type->size);
+		else
 			cg_zero_mem(g, v.mem, 0, t->type->size);
 		ir_set_origin(g->ir, NULL);
 	}
@@ -136,7 +139,8 @@ struct val cg_var_val(struct cg *g, const struct cg_var *v)
 		/* in the scratch (or a for body's context): read where it
 		 * is stored */
 		struct val a = { .kind = V_ADDR, .type = v->type,
-				 .reg = v->mem.ptr };
+				 .reg = v->mem.ptr, .own = true,
+				 .direct = true };
 		return a;
 	}
 	return cg_mem_val(v->type, v->mem.slot, 0);

@@ -233,20 +233,24 @@ static int opt_dump(struct cli_ctx *c, const char *arg)
 }
 
 /* --no-feature FEATURE[,FEATURE]: what sonde must not use although this
- * kernel has it. sonde attaches no kprobe_multi or kprobe_session links,
- * so those only need to be known names. */
+ * kernel has it; any name --info lists (feat_name). sonde attaches no
+ * kprobe_multi or kprobe_session links, so those only need to be known
+ * names. The others make sonde compile as for a kernel without them:
+ * bpf_loop and for_each_map_elem as before 5.17 and 5.13, big_map_keys
+ * as before hash keys could pass 512 bytes, get_tai_ns as before 6.1,
+ * so that each fallback is testable on any kernel. bpftrace's sentence
+ * still names bpftrace's values. */
 static int opt_no_feature(struct cli_ctx *c, const char *arg)
 {
 	char *copy = xstrdup(arg), *save = NULL;
 	int rc = 0;
 	for (char *w = strtok_r(copy, ",", &save); w;
 	     w = strtok_r(NULL, ",", &save)) {
-		if (!strcmp(w, "uprobe_multi"))
-			feat_disable(FEAT_UPROBE_MULTI, "--no-feature");
-		else if (!strcmp(w, "kprobe_multi"))
-			feat_disable(FEAT_KPROBE_MULTI, "--no-feature");
-		else if (!strcmp(w, "kprobe_session"))
-			feat_disable(FEAT_KPROBE_SESSION, "--no-feature");
+		int f = 0;
+		while (f < FEAT__COUNT && strcmp(w, feat_name((enum feat_id)f)))
+			f++;
+		if (f < FEAT__COUNT)
+			feat_disable((enum feat_id)f, "--no-feature");
 		else
 			rc = -1;
 	}

@@ -10,6 +10,7 @@
 #include "codegen/codegen.h"
 #include "lang/builtins.h"
 #include "lang/cmacro.h"
+#include "lang/comptime.h"
 #include "lang/config.h"
 #include "lang/import.h"
 #include "lang/include.h"
@@ -147,6 +148,34 @@ static uint32_t filter_targets(const struct options *o,
 	return k;
 }
 
+/* What the probes expand in: the command line's process, child and
+ * parameters. */
+static struct probe_env probe_env_of(struct fe *f)
+{
+	const struct options *o = f->o;
+	/* -c without running has a stand-in child pid: still a process */
+	int cpid = o->cmd ? f->j->child.pid : 0;
+	return (struct probe_env){ .arena = &f->j->arena, .diag = f->diag,
+				   .params = o->params, .nparams = o->nparams,
+				   .pid = (int)o->pid, .cpid = cpid,
+				   .cmd = o->cmd,
+				   .no_attach = o->verify || o->dump ||
+						o->mode == MODE_CODEGEN ||
+						o->emit_elf,
+				   .unsafe = o->unsafe };
+}
+
+/* comptime known before the probes: probe_exist(), and the predicates
+ * that drop a probe this kernel lacks before it is looked up. */
+static int pass_comptime(struct fe *f)
+{
+	struct probe_env env = probe_env_of(f);
+	/* asked of this kernel as a run would attach (--verify too) */
+	env.no_attach = false;
+	return comptime_decide(&f->j->arena, f->diag, f->prog, &env) < 0 ?
+		       -1 : 0;
+}
+
 /* Expands every attach point of every probe into its targets. A probe
  * none of whose attach points exists here is removed from the program
  * when missing probes are only warned about or ignored, and one
@@ -158,16 +187,8 @@ static int pass_probes(struct fe *f)
 	struct ast_program *prog = f->prog;
 	struct sema_probe *sp = arena_alloc(a, sizeof(*sp) *
 						       (prog->nprobes + 1));
-	/* -c without running has a stand-in child pid: still a process */
-	int cpid = o->cmd ? f->j->child.pid : 0;
-	struct probe_env env = { .arena = a, .diag = f->diag,
-				 .params = o->params, .nparams = o->nparams,
-				 .pid = (int)o->pid, .cpid = cpid,
-				 .cmd = o->cmd,
-				 .no_attach = o->verify || o->dump ||
-					      o->mode == MODE_CODEGEN ||
-					      o->emit_elf,
-				 .unsafe = o->unsafe };
+	struct probe_env env = probe_env_of(f);
+	int cpid = env.cpid;
 	int rc = 0;
 	uint32_t kept = 0;
 	for (uint32_t i = 0; i < prog->nprobes; i++) {
@@ -208,6 +229,12 @@ static int pass_sema(struct fe *f)
 	f->j->prog = f->prog;
 	f->j->probes = f->probes;
 	return 0;
+}
+
+/* What sema decided of each comptime, in the tree codegen reads. */
+static int pass_comptime_finish(struct fe *f)
+{
+	return comptime_finish(f->diag, f->prog) < 0 ? -1 : 0;
 }
 
 /* --name=value words after the script, against the program's getopt()s. */
@@ -280,8 +307,10 @@ static const struct {
 	{ "macros", pass_macros, -1 },
 	{ "dump-ast", pass_dump_ast, -1 },
 	{ "c", pass_c, -1 },
+	{ "comptime", pass_comptime, -1 },
 	{ "probes", pass_probes, -1 },
 	{ "sema", pass_sema, -1 },
+	{ "comptime-finish", pass_comptime_finish, -1 },
 	{ "named", pass_named, FE_STOP_SEMA },
 	{ "codegen", pass_codegen, -1 },
 	{ "limits", pass_limits, -1 },

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernel/dwp.h"
 #include "model/types.h"
 #include "util/arena.h"
 
@@ -23,6 +24,8 @@ struct dfile {
 	Dwfl_Module *mod;
 	Dwarf *dw;       /* NULL: no debug info */
 	Dwarf_Addr bias;
+	struct dwp *dwp; /* PATH.dwp, opened when a split unit is missing */
+	bool dwp_tried;
 };
 
 static struct dfile files[MAX_FILES];
@@ -48,6 +51,17 @@ static const Dwfl_Callbacks callbacks = {
 	.debuginfo_path = &debuginfo_path,
 };
 
+Dwfl *dwarf_offline(const char *path, Dwfl_Module **mod)
+{
+	Dwfl *dwfl = dwfl_begin(&callbacks);
+	*mod = NULL;
+	if (!dwfl)
+		return NULL;
+	*mod = dwfl_report_offline(dwfl, "", path, -1);
+	dwfl_report_end(dwfl, NULL, NULL);
+	return dwfl;
+}
+
 static struct dfile *open_file(const char *path)
 {
 	for (uint32_t i = 0; i < nfiles; i++)
@@ -57,11 +71,9 @@ static struct dfile *open_file(const char *path)
 		return NULL;
 	struct dfile *f = &files[nfiles];
 	memset(f, 0, sizeof(*f));
-	f->dwfl = dwfl_begin(&callbacks);
+	f->dwfl = dwarf_offline(path, &f->mod);
 	if (!f->dwfl)
 		return NULL;
-	f->mod = dwfl_report_offline(f->dwfl, "", path, -1);
-	dwfl_report_end(f->dwfl, NULL, NULL);
 	if (f->mod)
 		f->dw = dwfl_module_getdwarf(f->mod, &f->bias);
 	f->path = strdup(path);
@@ -325,16 +337,9 @@ static bool find_in_cu(Dwarf_Die *cu, const char *func, Dwarf_Die *out)
 	return false;
 }
 
-/* The unit DIE whose children are the unit's: a skeleton unit's split
- * one (-gsplit-dwarf: its DIEs are in a .dwo file, which libdw finds by
- * DW_AT_dwo_name), else cu itself. */
-static Dwarf_Die *unit_die(Dwarf_Die *cu, Dwarf_Die *split)
+static Dwarf_Die *unit_die(struct dfile *f, Dwarf_Die *cu, Dwarf_Die *split)
 {
-	uint8_t type;
-	if (dwarf_cu_info(cu->cu, NULL, &type, NULL, split, NULL, NULL,
-			  NULL) == 0 && type == DW_UT_skeleton && split->addr)
-		return split;
-	return cu;
+	return dwp_split_die(&f->dwp, &f->dwp_tried, f->path, cu, split);
 }
 
 static bool find_func(struct dfile *f, const char *func, uint64_t vaddr,
@@ -345,7 +350,7 @@ static bool find_func(struct dfile *f, const char *func, uint64_t vaddr,
 						    &bias) :
 				NULL;
 	Dwarf_Die split;
-	if (cu && find_in_cu(unit_die(cu, &split), func, out))
+	if (cu && find_in_cu(unit_die(f, cu, &split), func, out))
 		return true;
 	/* no address ranges: every compile unit */
 	Dwarf_Off off = 0, next;
@@ -353,7 +358,7 @@ static bool find_func(struct dfile *f, const char *func, uint64_t vaddr,
 	while (dwarf_nextcu(f->dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
 		Dwarf_Die cud;
 		if (dwarf_offdie(f->dw, off + hsize, &cud) &&
-		    find_in_cu(unit_die(&cud, &split), func, out))
+		    find_in_cu(unit_die(f, &cud, &split), func, out))
 			return true;
 		off = next;
 	}
@@ -431,7 +436,7 @@ const struct type *dwarf_record(struct arena *a, const char *path,
 	while (dwarf_nextcu(f->dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
 		Dwarf_Die cud, r, split;
 		if (dwarf_offdie(f->dw, off + hsize, &cud) &&
-		    find_record(unit_die(&cud, &split), is_union, bare, &r)) {
+		    find_record(unit_die(f, &cud, &split), is_union, bare, &r)) {
 			struct conv c = { .a = a };
 			return record(&c, &r, 0);
 		}
@@ -444,6 +449,7 @@ void dwarf_close_files(void)
 {
 	for (uint32_t i = 0; i < nfiles; i++) {
 		dwfl_end(files[i].dwfl);
+		dwp_close(files[i].dwp);
 		free(files[i].path);
 	}
 	nfiles = 0;

@@ -14,6 +14,8 @@
 
 struct arena;
 struct type;
+struct Dwfl;
+struct Dwfl_Module;
 
 struct dwarf_param {
 	const char *name;
@@ -43,6 +45,10 @@ void dwarf_note_file(const char *path);
 /* --debuginfo DIR[:DIR]: more directories where separate debug files are
  * searched for, before .debug and /usr/lib/debug. */
 void dwarf_debuginfo_dirs(const char *dirs);
+/* A libdwfl session of ELF file path alone (*mod: its module, NULL when
+ * it is no ELF file), whose debug info is searched for as above: for
+ * every reader of user-space DWARF (kernel/srcline.c too). */
+struct Dwfl *dwarf_offline(const char *path, struct Dwfl_Module **mod);
 /* Forgets the noted files, for a process that compiles one program after
  * another (the fuzz targets); the opened files stay open. */
 void dwarf_forget_files(void);

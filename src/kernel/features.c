@@ -17,6 +17,7 @@
 #include "kernel/btf.h"
 #include "kernel/perf.h"
 #include "kernel/tracefs.h"
+#include "kernel/ucaller.h"
 #include "kernel/umulti.h"
 
 struct feat_state {
@@ -45,6 +46,36 @@ static const char *const feat_names[FEAT__COUNT] = {
 	[FEAT_WRITE_USER] = "probe_write_user",
 	[FEAT_LOOKUP_PERCPU_ELEM] = "lookup_percpu_elem",
 	[FEAT_KTIME_TAI] = "get_tai_ns",
+	[FEAT_BPF_LOOP] = "bpf_loop",
+	[FEAT_FOR_EACH_MAP] = "for_each_map_elem",
+	[FEAT_GET_FUNC_IP] = "get_func_ip",
+	[FEAT_ATTACH_COOKIE] = "attach_cookie",
+	[FEAT_TASK_BTF] = "get_current_task_btf",
+	[FEAT_BOOT_NS] = "get_boot_ns",
+	[FEAT_BIG_KEYS] = "big_map_keys",
+	[FEAT_UPROBE_CALLER] = "uprobe_entry_caller",
+};
+
+/* From the kernel's git history (the commit that added each). */
+static const char *const feat_versions[FEAT__COUNT] = {
+	[FEAT_BTF] = "5.4",
+	[FEAT_KPROBE_MULTI] = "5.18",
+	[FEAT_UPROBE_MULTI] = "6.6",
+	[FEAT_FENTRY] = "5.5",
+	[FEAT_TP_BTF] = "5.5",
+	[FEAT_RAW_TP] = "4.17",
+	[FEAT_RINGBUF] = "5.8",
+	[FEAT_KPROBE_SESSION] = "6.10",
+	[FEAT_ITER] = "5.8",
+	[FEAT_LOOKUP_PERCPU_ELEM] = "5.19",
+	[FEAT_KTIME_TAI] = "6.1",
+	[FEAT_BPF_LOOP] = "5.17",
+	[FEAT_FOR_EACH_MAP] = "5.13",
+	[FEAT_GET_FUNC_IP] = "5.15",
+	[FEAT_ATTACH_COOKIE] = "5.15",
+	[FEAT_TASK_BTF] = "5.11",
+	[FEAT_BOOT_NS] = "5.8",
+	[FEAT_UPROBE_CALLER] = "6.11",
 };
 
 static bool result(struct feat_state *s, bool ok, const char *fmt, ...)
@@ -255,6 +286,18 @@ static bool probe_helper(struct feat_state *s, enum bpf_func_id id,
 	return result(s, false, "no %s helper", name);
 }
 
+/* Older kernels cap a hash map's key at the BPF stack's 512 bytes (they
+ * assumed keys are built there); a stack of 127 frames is 1,016. */
+static bool probe_big_keys(struct feat_state *s)
+{
+	int fd = bpf_map_create(BPF_MAP_TYPE_HASH, NULL, 1024, 8, 1, NULL);
+	if (fd < 0)
+		return result(s, false, "a hash map with 1024-byte keys: %s",
+			      strerror(errno));
+	close(fd);
+	return result(s, true, "hash map keys of 1024 bytes");
+}
+
 static bool probe_breakpoint(struct feat_state *s)
 {
 	/* The PMU's presence, not a test open: the first breakpoint a
@@ -399,6 +442,25 @@ static bool probe(enum feat_id f, struct feat_state *s)
 	case FEAT_KTIME_TAI:
 		return probe_helper(s, BPF_FUNC_ktime_get_tai_ns,
 				    "bpf_ktime_get_tai_ns");
+	case FEAT_BPF_LOOP:
+		return probe_helper(s, BPF_FUNC_loop, "bpf_loop");
+	case FEAT_FOR_EACH_MAP:
+		return probe_helper(s, BPF_FUNC_for_each_map_elem,
+				    "bpf_for_each_map_elem");
+	case FEAT_GET_FUNC_IP:
+		return probe_helper(s, BPF_FUNC_get_func_ip, "bpf_get_func_ip");
+	case FEAT_ATTACH_COOKIE:
+		return probe_helper(s, BPF_FUNC_get_attach_cookie,
+				    "bpf_get_attach_cookie");
+	case FEAT_TASK_BTF:
+		return probe_helper(s, BPF_FUNC_get_current_task_btf,
+				    "bpf_get_current_task_btf");
+	case FEAT_BOOT_NS:
+		return probe_helper(s, BPF_FUNC_ktime_get_boot_ns,
+				    "bpf_ktime_get_boot_ns");
+	case FEAT_BIG_KEYS: return probe_big_keys(s);
+	case FEAT_UPROBE_CALLER:
+		return s->ok = ucaller_kernel_adds(s->reason, sizeof(s->reason));
 	case FEAT__COUNT: break;
 	}
 	return result(s, false, "unknown feature");
@@ -433,6 +495,11 @@ void feat_disable(enum feat_id f, const char *by)
 		return;
 	feats[f].probed = true;
 	result(&feats[f], false, "disabled by %s", by);
+}
+
+const char *feat_since(enum feat_id f)
+{
+	return (unsigned)f < FEAT__COUNT ? feat_versions[f] : NULL;
 }
 
 const char *feat_name(enum feat_id f)

@@ -31,6 +31,16 @@ enum feat_id {
 	FEAT_LOOKUP_PERCPU_ELEM, /* bpf_map_lookup_percpu_elem (an aggregation
 				  * read as a value, summed over the CPUs) */
 	FEAT_KTIME_TAI,    /* bpf_ktime_get_tai_ns (tseries()' clock) */
+	FEAT_BPF_LOOP,     /* bpf_loop (for over a range) */
+	FEAT_FOR_EACH_MAP, /* bpf_for_each_map_elem (for over a map, len()) */
+	FEAT_GET_FUNC_IP,  /* bpf_get_func_ip (func in fentry, kprobe_multi) */
+	FEAT_ATTACH_COOKIE, /* bpf_get_attach_cookie (one program, many
+			     * attach points) */
+	FEAT_TASK_BTF,     /* bpf_get_current_task_btf (curtask typed) */
+	FEAT_BOOT_NS,      /* bpf_ktime_get_boot_ns */
+	FEAT_BIG_KEYS,     /* hash map keys over 512 bytes (stacks as keys) */
+	FEAT_UPROBE_CALLER, /* user stacks at a uprobe on a function's entry
+			     * hold its caller (kernel/ucaller.h) */
 	FEAT__COUNT,
 };
 
@@ -41,6 +51,9 @@ bool feat_has(enum feat_id f);
 bool feat_kfunc_allowed(const char *name, enum bpf_prog_type type);
 /* Why not (or how it was found); valid for the life of the process. */
 const char *feat_reason(enum feat_id f);
+/* The first Linux version that has f ("5.17"), for refusals that name
+ * it; NULL where no one version does (a PMU, a lockdown setting). */
+const char *feat_since(enum feat_id f);
 /* Short name for listings: "kprobe", "fentry", ... */
 const char *feat_name(enum feat_id f);
 /* Makes f absent, whatever the kernel has (--no-feature): who asked is

@@ -25,6 +25,8 @@ static const struct reg_name names[] = {
 	{ "dx", R(rdx) },  { "si", R(rsi) },  { "di", R(rdi) },
 	{ "orig_ax", R(orig_rax) }, { "ip", R(rip) }, { "cs", R(cs) },
 	{ "flags", R(eflags) }, { "sp", R(rsp) }, { "ss", R(ss) },
+	{ "pc", R(rip) }, /* bpftrace's development branch: ip's alias on
+			   * every architecture */
 };
 
 /* The legacy registers' 64-, 32-, 16- and low 8-bit names. */

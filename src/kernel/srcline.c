@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernel/dwarf.h"
+#include "kernel/dwp.h"
 #include "util/intern.h"
 #include "util/vec.h"
 #include "util/xalloc.h"
@@ -28,7 +30,8 @@
  * (depth: how many inlined calls contain it, itself included). */
 struct range {
 	uint64_t lo, hi;
-	Dwarf_Off die;
+	Dwarf_Off die; /* in the Dwarf of the unit indexed (a split unit's
+			* own file, for -gsplit-dwarf) */
 	uint32_t depth;
 };
 
@@ -40,21 +43,15 @@ struct sfile {
 	Dwfl_Module *mod;
 	Dwarf *dw;
 	Dwarf_Addr bias;
-	/* DIE offset (of a compile unit, or of a function) -> its index:
-	 * the compile unit's functions, or the function's inlined calls */
+	/* (Dwarf, DIE offset) of a compile unit, or of a function -> its
+	 * index: the compile unit's functions, or the function's inlined
+	 * calls */
 	struct intern idx_of;
 	VEC(range_vec) idx;
 };
 
 static struct sfile files[MAX_FILES];
 static uint32_t nfiles, next_evict;
-static char *debuginfo_path;
-
-static const Dwfl_Callbacks callbacks = {
-	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
-	.debuginfo_path = &debuginfo_path,
-};
 
 static void close_file(struct sfile *f)
 {
@@ -82,11 +79,7 @@ static struct sfile *open_file(const char *path)
 		close_file(f);
 	}
 	f->path = xstrdup(path);
-	f->dwfl = dwfl_begin(&callbacks);
-	if (f->dwfl) {
-		f->mod = dwfl_report_offline(f->dwfl, "", path, -1);
-		dwfl_report_end(f->dwfl, NULL, NULL);
-	}
+	f->dwfl = dwarf_offline(path, &f->mod);
 	if (f->mod)
 		f->dw = dwfl_module_getdwarf(f->mod, &f->bias);
 	return f;
@@ -127,6 +120,24 @@ static void add_ranges(range_vec *v, Dwarf_Die *die, uint32_t depth)
 			struct range r = { lo, hi, dwarf_dieoffset(die), depth };
 			vec_push(v, r);
 		}
+}
+
+/* The file die is declared in. A split unit's file numbers are its
+ * skeleton's (skel), whose line table is the program's: libdw 0.188's
+ * dwarf_decl_file() would stop the process on a split unit's DIE. */
+static const char *decl_file(Dwarf_Die *die, Dwarf_Die *skel)
+{
+	if (!skel)
+		return dwarf_decl_file(die);
+	Dwarf_Attribute at;
+	Dwarf_Word idx;
+	Dwarf_Files *files;
+	size_t n;
+	if (!dwarf_attr_integrate(die, DW_AT_decl_file, &at) ||
+	    dwarf_formudata(&at, &idx) ||
+	    dwarf_getsrcfiles(skel, &files, &n) || idx >= n)
+		return NULL;
+	return dwarf_filesrc(files, idx, NULL, NULL);
 }
 
 /* The functions with code among die's children, through namespaces and
@@ -183,9 +194,12 @@ static int by_lo(const void *a, const void *b)
 static const range_vec *index_of(struct sfile *f, Dwarf_Die *die,
 				 bool functions)
 {
-	uint64_t off = dwarf_dieoffset(die);
+	struct {
+		const Dwarf *dw;
+		uint64_t off;
+	} key = { dwarf_cu_getdwarf(die->cu), dwarf_dieoffset(die) };
 	bool fresh;
-	uint64_t i = intern(&f->idx_of, &off, sizeof(off), f->idx.len, &fresh);
+	uint64_t i = intern(&f->idx_of, &key, sizeof(key), f->idx.len, &fresh);
 	if (!fresh)
 		return &f->idx.data[i];
 	range_vec v = { 0 };
@@ -229,9 +243,14 @@ int srcline_frames(const char *path, uint64_t vaddr, struct srcline *out,
 	if (!cu)
 		return 0;
 	uint64_t pc = addr - cubias;
+	Dwarf_Die split, *skel = cu;
+	/* a split unit from its .dwo file: one from a package has no
+	 * addresses, and its inlined calls would be missed */
+	cu = dwp_split_die(NULL, NULL, f->path, cu, &split);
+	Dwarf *udw = dwarf_cu_getdwarf(cu->cu);
 	const struct range *fn = function_at(index_of(f, cu, true), pc);
 	Dwarf_Die fdie;
-	if (!fn || !dwarf_offdie(f->dw, fn->die, &fdie))
+	if (!fn || !dwarf_offdie(udw, fn->die, &fdie))
 		return 0;
 	/* the inlined calls containing pc, one per depth */
 	const range_vec *inl = index_of(f, &fdie, false);
@@ -253,11 +272,11 @@ int srcline_frames(const char *path, uint64_t vaddr, struct srcline *out,
 	int n = 0;
 	for (uint32_t d = depth + 1; d-- > 0 && n < max;) {
 		Dwarf_Die die = fdie;
-		if (d && (!chain[d] || !dwarf_offdie(f->dw, chain[d], &die)))
+		if (d && (!chain[d] || !dwarf_offdie(udw, chain[d], &die)))
 			continue; /* a depth with no call (no such DWARF) */
 		struct srcline *s = &out[n++];
 		s->func = func_name(&die);
-		s->file = dwarf_decl_file(&die);
+		s->file = decl_file(&die, cu == skel ? NULL : skel);
 		int dl = 0;
 		s->decl_line = dwarf_decl_line(&die, &dl) == 0 ? dl : 0;
 		s->line = line;

@@ -2,8 +2,11 @@
  * Source lines of code addresses in user ELF files, from their DWARF line
  * tables and scopes (elfutils' libdw), with the functions inlined at the
  * address, as addr2line -i gives them. The debug info is found as gdb
- * finds it (the file, /usr/lib/debug/.build-id, .gnu_debuglink). A file
- * without debug info gives nothing and costs one look.
+ * finds it (the file, /usr/lib/debug/.build-id, .gnu_debuglink, in
+ * --debuginfo's directories first: kernel/dwarf.h), a split unit's
+ * DIEs in its .dwo file (not yet in a package, PROGRAM.dwp: there the
+ * functions' addresses cannot be read). A file without debug info gives
+ * nothing and costs one look.
  */
 #ifndef SONDE_SRCLINE_H
 #define SONDE_SRCLINE_H

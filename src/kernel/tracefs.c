@@ -2,6 +2,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -527,4 +528,98 @@ int tracefs_match(const char *pat_cat, const char *pat_name,
 	}
 	free(lines);
 	return ret ? ret : count;
+}
+
+/* --- kprobe_events --- */
+
+int tracefs_kprobe_write(const char *def)
+{
+	char path[512];
+	int err = tracefs_path(path, sizeof(path), "kprobe_events");
+	if (err)
+		return err;
+	int fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	size_t n = strlen(def);
+	ssize_t w = write(fd, def, n);
+	err = w < 0 ? -errno : (size_t)w != n ? -EIO : 0;
+	close(fd);
+	return err;
+}
+
+int tracefs_kprobe_remove(const char *group, const char *event)
+{
+	char def[256];
+	if ((size_t)snprintf(def, sizeof(def), "-:%s/%s", group, event) >=
+	    sizeof(def))
+		return -ENAMETOOLONG;
+	int err = 0;
+	/* 50 x 20 ms: a perf event's last reference can be dropped a little
+	 * after its fd's close returned */
+	for (int i = 0; i < 50; i++) {
+		err = tracefs_kprobe_write(def);
+		if (err != -EBUSY)
+			break;
+		usleep(20000);
+	}
+	return err;
+}
+
+int tracefs_kprobe_each(const char *text,
+			int (*fn)(const char *group, const char *event,
+				  const char *line, void *ctx),
+			void *ctx)
+{
+	for (const char *line = text; *line;) {
+		const char *eol = strchr(line, '\n');
+		size_t len = eol ? (size_t)(eol - line) : strlen(line);
+		/* "r64:GROUP/EVENT FUNC ...": the name after the colon */
+		const char *colon = memchr(line, ':', len);
+		const char *sp = memchr(line, ' ', len);
+		if (colon && (!sp || colon < sp)) {
+			const char *name = colon + 1;
+			size_t nlen = (sp ? (size_t)(sp - name) :
+					    len - (size_t)(name - line));
+			const char *slash = memchr(name, '/', nlen);
+			char group[256], event[256], whole[1024];
+			if (slash && (size_t)(slash - name) < sizeof(group) &&
+			    nlen - (size_t)(slash - name) <= sizeof(event) &&
+			    len < sizeof(whole)) {
+				size_t gl = (size_t)(slash - name);
+				memcpy(group, name, gl);
+				group[gl] = 0;
+				memcpy(event, slash + 1, nlen - gl - 1);
+				event[nlen - gl - 1] = 0;
+				memcpy(whole, line, len);
+				whole[len] = 0;
+				int r = fn(group, event, whole, ctx);
+				if (r)
+					return r;
+			}
+		}
+		line += len + (eol ? 1 : 0);
+	}
+	return 0;
+}
+
+int tracefs_profile_missed(const char *text, const char *event,
+			   uint64_t *missed)
+{
+	size_t elen = strlen(event);
+	for (const char *line = text; *line;) {
+		const char *p = skip_ws(line);
+		const char *eol = strchr(p, '\n');
+		unsigned long long hits, miss;
+		if (!strncmp(p, event, elen) && (p[elen] == ' ' ||
+						  p[elen] == '\t') &&
+		    sscanf(p + elen, "%llu %llu", &hits, &miss) == 2) {
+			*missed = miss;
+			return 0;
+		}
+		if (!eol)
+			break;
+		line = eol + 1;
+	}
+	return -ENOENT;
 }

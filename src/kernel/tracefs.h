@@ -83,4 +83,27 @@ typedef int (*tracefs_match_cb)(const char *cat, const char *name, void *ctx);
 int tracefs_match(const char *pat_cat, const char *pat_name,
 		  tracefs_match_cb cb, void *ctx);
 
+/* kprobe_events: probes sonde makes itself, where the perf PMU cannot say
+ * what it needs (a kretprobe's maxactive, and how many it missed). */
+
+/* Appends one definition ("r64:GROUP/EVENT FUNC", "-:GROUP/EVENT") to
+ * kprobe_events. Returns 0, or -errno: the open's when the file cannot
+ * be written at all (no tracefs, no permission), the kernel's refusal of
+ * the line otherwise. */
+int tracefs_kprobe_write(const char *def);
+/* Removes GROUP/EVENT, waiting a little while the kernel still holds it
+ * (-EBUSY just after its perf event closed). 0 or -errno. */
+int tracefs_kprobe_remove(const char *group, const char *event);
+/* The probes of kprobe_events (text, as read) in turn: fn gets each
+ * line's group and event names (NUL-terminated copies) and the line;
+ * stops at a non-zero return, which is returned. */
+int tracefs_kprobe_each(const char *text,
+			int (*fn)(const char *group, const char *event,
+				  const char *line, void *ctx),
+			void *ctx);
+/* From the text of kprobe_profile ("  EVENT HITS MISSED" lines): the
+ * MISSED of EVENT into *missed. 0, or -ENOENT when EVENT is not there. */
+int tracefs_profile_missed(const char *text, const char *event,
+			   uint64_t *missed);
+
 #endif

@@ -178,6 +178,17 @@ static void dump_expr(struct strbuf *out, const struct ast_expr *e, int d)
 			sb_printf(out, "%s%s", i ? "." : " ",
 				  e->u.offset_of.fields[i]);
 		sb_putc(out, '\n');
+		if (e->u.offset_of.type.of)
+			dump_expr(out, e->u.offset_of.type.of, d + 1);
+		break;
+	case E_COMPTIME:
+		sb_append(out, e->u.comptime.then ? "if comptime\n" :
+						    "comptime\n");
+		dump_expr(out, e->u.comptime.expr, d + 1);
+		if (e->u.comptime.then) {
+			dump_expr(out, e->u.comptime.then, d + 1);
+			dump_expr(out, e->u.comptime.otherwise, d + 1);
+		}
 		break;
 	case E_BLOCK:
 		sb_append(out, "block expression\n");
@@ -358,6 +369,165 @@ void ast_dump(const struct ast_program *p, struct strbuf *out)
 	}
 }
 
+/* ---- copies ---- */
+
+static void clone_list(struct arena *a, struct ast_expr_list *dst,
+		       const struct ast_expr_list *src, uint32_t *budget)
+{
+	dst->n = src->n;
+	dst->items = arena_alloc(a, sizeof(*dst->items) * (src->n + 1));
+	for (uint32_t i = 0; i < src->n; i++)
+		dst->items[i] = ast_clone_expr(a, src->items[i], budget);
+}
+
+/* Every kind is listed (no default), so that a new kind added to the AST
+ * is a compile error here until it is copied. */
+struct ast_expr *ast_clone_expr(struct arena *a, const struct ast_expr *e,
+				uint32_t *budget)
+{
+	if (!e)
+		return NULL;
+	if (!*budget)
+		return (struct ast_expr *)e;
+	(*budget)--;
+	struct ast_expr *c = arena_alloc(a, sizeof(*c));
+	*c = *e;
+	switch (e->kind) {
+	case E_INT:
+	case E_STRING:
+	case E_BUILTIN:
+	case E_IDENT:
+	case E_POSITIONAL:
+	case E_VAR:
+		break;
+	case E_OFFSETOF:
+		c->u.offset_of.type.of = ast_clone_expr(a, e->u.offset_of.type.of,
+							budget);
+		break;
+	case E_MAP:
+		clone_list(a, &c->u.map.keys, &e->u.map.keys, budget);
+		break;
+	case E_CALL:
+		clone_list(a, &c->u.call.args, &e->u.call.args, budget);
+		break;
+	case E_UNARY:
+		c->u.unary.operand = ast_clone_expr(a, e->u.unary.operand,
+						    budget);
+		break;
+	case E_BINARY:
+		c->u.binary.left = ast_clone_expr(a, e->u.binary.left, budget);
+		c->u.binary.right = ast_clone_expr(a, e->u.binary.right, budget);
+		break;
+	case E_TERNARY:
+		c->u.ternary.cond = ast_clone_expr(a, e->u.ternary.cond, budget);
+		c->u.ternary.then = ast_clone_expr(a, e->u.ternary.then, budget);
+		c->u.ternary.otherwise = ast_clone_expr(a, e->u.ternary.otherwise,
+							budget);
+		break;
+	case E_CAST:
+		c->u.cast.operand = ast_clone_expr(a, e->u.cast.operand, budget);
+		c->u.cast.to.of = ast_clone_expr(a, e->u.cast.to.of, budget);
+		break;
+	case E_FIELD:
+		c->u.field.base = ast_clone_expr(a, e->u.field.base, budget);
+		break;
+	case E_INDEX:
+		c->u.index.base = ast_clone_expr(a, e->u.index.base, budget);
+		c->u.index.index = ast_clone_expr(a, e->u.index.index, budget);
+		break;
+	case E_TUPLE:
+		clone_list(a, &c->u.list, &e->u.list, budget);
+		break;
+	case E_TUPLE_INDEX:
+		c->u.tindex.base = ast_clone_expr(a, e->u.tindex.base, budget);
+		break;
+	case E_SIZEOF:
+		c->u.size_of.expr = ast_clone_expr(a, e->u.size_of.expr, budget);
+		c->u.size_of.type.of = ast_clone_expr(a, e->u.size_of.type.of,
+						      budget);
+		break;
+	case E_BLOCK:
+		ast_clone_block(a, &c->u.blockx.body, &e->u.blockx.body, budget);
+		c->u.blockx.value = ast_clone_expr(a, e->u.blockx.value, budget);
+		break;
+	case E_COMPTIME:
+		c->u.comptime.expr = ast_clone_expr(a, e->u.comptime.expr,
+						    budget);
+		c->u.comptime.then = ast_clone_expr(a, e->u.comptime.then,
+						    budget);
+		c->u.comptime.otherwise = ast_clone_expr(
+			a, e->u.comptime.otherwise, budget);
+		c->u.comptime.result = NULL;
+		c->u.comptime.st = NULL;
+		break;
+	}
+	return c;
+}
+
+struct ast_stmt *ast_clone_stmt(struct arena *a, const struct ast_stmt *s,
+				uint32_t *budget)
+{
+	if (!s)
+		return NULL;
+	if (!*budget)
+		return (struct ast_stmt *)s;
+	(*budget)--;
+	struct ast_stmt *c = arena_alloc(a, sizeof(*c));
+	*c = *s;
+	switch (s->kind) {
+	case S_EXPR:
+	case S_RETURN:
+		c->u.expr = ast_clone_expr(a, s->u.expr, budget);
+		break;
+	case S_ASSIGN:
+		c->u.assign.target = ast_clone_expr(a, s->u.assign.target,
+						    budget);
+		c->u.assign.value = ast_clone_expr(a, s->u.assign.value, budget);
+		break;
+	case S_IF:
+		c->u.if_.cond = ast_clone_expr(a, s->u.if_.cond, budget);
+		ast_clone_block(a, &c->u.if_.then, &s->u.if_.then, budget);
+		c->u.if_.otherwise = ast_clone_stmt(a, s->u.if_.otherwise,
+						    budget);
+		break;
+	case S_UNROLL:
+	case S_WHILE:
+		c->u.loop.cond = ast_clone_expr(a, s->u.loop.cond, budget);
+		ast_clone_block(a, &c->u.loop.body, &s->u.loop.body, budget);
+		break;
+	case S_BREAK:
+	case S_CONTINUE:
+		break;
+	case S_BLOCK:
+		ast_clone_block(a, &c->u.block, &s->u.block, budget);
+		break;
+	case S_LET:
+		c->u.let.var = ast_clone_expr(a, s->u.let.var, budget);
+		c->u.let.value = ast_clone_expr(a, s->u.let.value, budget);
+		c->u.let.type.of = ast_clone_expr(a, s->u.let.type.of, budget);
+		break;
+	case S_FOR:
+		c->u.for_.var = ast_clone_expr(a, s->u.for_.var, budget);
+		c->u.for_.map = ast_clone_expr(a, s->u.for_.map, budget);
+		c->u.for_.start = ast_clone_expr(a, s->u.for_.start, budget);
+		c->u.for_.end = ast_clone_expr(a, s->u.for_.end, budget);
+		ast_clone_block(a, &c->u.for_.body, &s->u.for_.body, budget);
+		break;
+	}
+	return c;
+}
+
+void ast_clone_block(struct arena *a, struct ast_block *dst,
+		     const struct ast_block *src, uint32_t *budget)
+{
+	*dst = *src;
+	dst->stmts = arena_alloc(a, sizeof(*dst->stmts) * (src->n + 1));
+	for (uint32_t i = 0; i < src->n; i++)
+		dst->stmts[i] = ast_clone_stmt(a, src->stmts[i], budget);
+}
+
+/* ---- walks ---- */
+
 static void walk_list(struct ast_expr_list *l, ast_expr_fn fn, void *ctx)
 {
 	for (uint32_t i = 0; i < l->n; i++)
@@ -406,9 +576,21 @@ void ast_walk_expr(struct ast_expr *e, ast_expr_fn fn, void *ctx)
 	case E_SIZEOF:
 		ast_walk_expr(e->u.size_of.expr, fn, ctx);
 		break;
+	case E_OFFSETOF:
+		ast_walk_expr(e->u.offset_of.type.of, fn, ctx);
+		break;
 	case E_BLOCK:
 		ast_walk_block(&e->u.blockx.body, fn, ctx);
 		ast_walk_expr(e->u.blockx.value, fn, ctx);
+		break;
+	case E_COMPTIME:
+		if (e->u.comptime.result) {
+			ast_walk_expr(e->u.comptime.result, fn, ctx);
+			break;
+		}
+		ast_walk_expr(e->u.comptime.expr, fn, ctx);
+		ast_walk_expr(e->u.comptime.then, fn, ctx);
+		ast_walk_expr(e->u.comptime.otherwise, fn, ctx);
 		break;
 	default:
 		break;

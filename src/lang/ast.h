@@ -73,10 +73,13 @@ enum ast_expr_kind {
 	E_SIZEOF,     /* u.size_of: type or expression */
 	E_OFFSETOF,   /* u.offset_of */
 	E_BLOCK,      /* u.blockx: { stmts; value } (a macro's expansion) */
+	E_COMPTIME,   /* u.comptime: comptime EXPR, decided at compile time
+		       * (lang/comptime.h) */
 };
 
 struct ast_expr;
 struct ast_stmt;
+struct ast_comptime; /* sema's record of a decision (lang/comptime.h) */
 
 /* Where a macro's copy came from, for the errors found inside it: the
  * macro and its call; inner: the expansion this one's value came from
@@ -125,6 +128,9 @@ struct ast_expr {
 			bool is_bool; /* true or false: of type bool */
 			/* an enumerator's value: its enum (sema) */
 			const struct type_enum *enm;
+			/* the value of a name (an enumerator) sema put here:
+			 * 64 bits, never typed as a literal is (sema) */
+			bool named;
 		} num;
 		struct {
 			const char *bytes;
@@ -197,6 +203,20 @@ struct ast_expr {
 			struct ast_block body;
 			struct ast_expr *value; /* NULL: no value */
 		} blockx;
+		struct {
+			/* the condition (or value) as written: only copies
+			 * of it are ever typed, one per decision */
+			struct ast_expr *expr;
+			/* an if whose value is used (if comptime C {a} else
+			 * {b}, c ? a : b): its branches; NULL: a condition or
+			 * a value */
+			struct ast_expr *then, *otherwise;
+			struct span at; /* 'comptime' to the end of expr */
+			/* set by sema: the literal it is, or the branch taken
+			 * (walks see that instead of the above) */
+			struct ast_expr *result;
+			struct ast_comptime *st; /* sema's; NULL before */
+		} comptime;
 	} u;
 };
 
@@ -259,6 +279,7 @@ struct ast_probe {
 	struct attach_point *attach;
 	uint32_t nattach;
 	struct ast_expr *pred; /* may be NULL */
+	struct span pred_span; /* the predicate, '/' to '/' */
 	struct ast_block body;
 	uint32_t index; /* position in the script */
 };
@@ -361,7 +382,9 @@ struct ast_program {
 };
 
 /* Calls fn on every expression of e (children first, then e), or of
- * probe p's predicate and body: fn may rewrite the node it is given. */
+ * probe p's predicate and body: fn may rewrite the node it is given. A
+ * comptime is walked as what sema decided it is once it has (its
+ * result), as written until then. */
 typedef void (*ast_expr_fn)(struct ast_expr *e, void *ctx);
 void ast_walk_expr(struct ast_expr *e, ast_expr_fn fn, void *ctx);
 void ast_walk_probe(struct ast_probe *p, ast_expr_fn fn, void *ctx);
@@ -379,6 +402,17 @@ bool ast_probe_uses_builtin(const struct ast_probe *p, int id);
 struct arena;
 void ast_block_split_value(struct arena *a, struct ast_block *b,
 			   struct ast_expr **value);
+
+/* A deep copy of e, s or b in a (comptime records are not copied: a
+ * copy is decided anew). *budget counts the nodes copied down; at 0 the
+ * rest is shared with the original instead (the caller has failed by
+ * then: macro expansion's hostile input). */
+struct ast_expr *ast_clone_expr(struct arena *a, const struct ast_expr *e,
+				uint32_t *budget);
+struct ast_stmt *ast_clone_stmt(struct arena *a, const struct ast_stmt *s,
+				uint32_t *budget);
+void ast_clone_block(struct arena *a, struct ast_block *dst,
+		     const struct ast_block *src, uint32_t *budget);
 
 /* Stable, indented text form for `sonde -d ast` and the golden tests. */
 void ast_dump(const struct ast_program *p, struct strbuf *out);

@@ -219,6 +219,27 @@ static int by_name(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
+/* A package (or a file) of bpftrace 0.26's standard library in BPF C,
+ * which it embeds and compiles with clang when imported by that name
+ * (import "stdlib/test" brings __always_true() of test/test.bpf.c). */
+static bool stdlib_c(const char *name)
+{
+	static const char *const pkgs[] = { "map", "process", "stack",
+		"strings", "system", "task", "test", "usdt" };
+	if (strncmp(name, "stdlib/", 7))
+		return false;
+	name += 7;
+	if (!strcmp(name, "base.bpf.c"))
+		return true;
+	for (size_t i = 0; i < sizeof(pkgs) / sizeof(pkgs[0]); i++) {
+		size_t n = strlen(pkgs[i]);
+		if (!strncmp(name, pkgs[i], n) &&
+		    (name[n] == 0 || name[n] == '/'))
+			return true;
+	}
+	return false;
+}
+
 static void import_one(struct imp *x, const struct ast_import *at,
 		       const char *dir)
 {
@@ -230,6 +251,12 @@ static void import_one(struct imp *x, const struct ast_import *at,
 	const char *path = arena_strdup(x->a, sb_str(&sb));
 	sb_free(&sb);
 	struct stat st;
+	if (stat(path, &st) < 0 && stdlib_c(at->path)) {
+		diag_error(x->d, at->span, "importing bpftrace's BPF C library "
+			   "\"%s\" is not supported by sonde: it compiles no C",
+			   at->path);
+		return;
+	}
 	if (stat(path, &st) < 0) {
 		diag_error(x->d, at->span, "Unable to find suitable path for "
 			   "import");

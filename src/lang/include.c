@@ -304,8 +304,52 @@ static int read_header(struct inc *s, struct span sp, const char *name,
 	return scan(s, sp, sf, dir, depth);
 }
 
+/* Lines of text (one, and one more after each newline). */
+static uint32_t text_lines(const char *t, size_t n)
+{
+	uint32_t k = 1;
+	for (size_t i = 0; i < n; i++)
+		k += t[i] == '\n';
+	return k;
+}
+
+/* The line of the program's directive i in bpftrace's definitions.h:
+ * a line for its BTF header, then each of the program's C statements
+ * (directives and definitions, in order) on lines of their own. */
+static uint32_t definitions_line(const struct ast_program *p, uint32_t i)
+{
+	uint32_t line = 2, at = p->directives[i].span.off;
+	for (uint32_t k = 0; k < i; k++)
+		line += text_lines(p->directives[k].text,
+				   strlen(p->directives[k].text));
+	for (uint32_t k = 0; k < p->ncdefs; k++) {
+		const struct span *c = &p->cdefs[k]->span;
+		if (c->off < at && c->file)
+			line += text_lines(c->file->text + c->off, c->len);
+	}
+	return line;
+}
+
+/* sp narrowed to the name of "#include <name>" (clang's column). */
+static struct span include_name_span(struct span sp, const char *text)
+{
+	const char *q = strpbrk(text, "<\"");
+	if (!q)
+		return sp;
+	const char *e = strchr(q + 1, *q == '<' ? '>' : '"');
+	uint32_t k = (uint32_t)(q - text);
+	sp.off += k;
+	sp.col += k;
+	sp.len = e ? (uint32_t)(e - q) + 1 : 1;
+	return sp;
+}
+
+/* A header the program names that is not found: clang's fatal error in
+ * definitions.h, as bpftrace 0.26 prints it; one that a header names:
+ * at the program's #include. */
 static int one(struct inc *s, struct span sp, bool located, const char *name,
-	       bool angle, bool optional)
+	       bool angle, bool optional, const struct ast_program *p,
+	       uint32_t i)
 {
 	s->failed = NULL;
 	int rc = read_header(s, sp, name, angle, ".", 0, sp);
@@ -313,7 +357,11 @@ static int one(struct inc *s, struct span sp, bool located, const char *name,
 		return -1; /* said */
 	if (rc == 0 || optional)
 		return 0;
-	if (located)
+	if (located && !strcmp(s->failed, name))
+		diag_c_fatal(s->d, "definitions.h", definitions_line(p, i),
+			     include_name_span(sp, p->directives[i].text),
+			     "'%s' file not found", name);
+	else if (located)
 		diag_error(s->d, sp, "'%s' file not found", s->failed);
 	else {
 		fprintf(s->d->out, "ERROR: --include: '%s' file not found\n",
@@ -524,7 +572,7 @@ int include_expand(struct arena *a, struct diag *d, struct ast_program *p,
 	int rc = 0;
 	struct span none = { 0 };
 	for (size_t i = 0; i < o->nfiles; i++)
-		rc |= one(&s, none, false, o->files[i], true, false);
+		rc |= one(&s, none, false, o->files[i], true, false, p, 0);
 	/* The program's conditionals are followed: its #includes and C
 	 * definitions in a block that is left out are left out (bpftrace's
 	 * tools' `#ifndef BPFTRACE_HAVE_BTF` blocks where BTF is there). */
@@ -541,7 +589,7 @@ int include_expand(struct arena *a, struct diag *d, struct ast_program *p,
 		    parse_include(t, name, sizeof(name), &angle))
 			rc |= one(&s, p->directives[i].span, true, name, angle,
 				  c.unknown > 0 || (kernel_header(name) &&
-						    feat_has(FEAT_BTF)));
+						    feat_has(FEAT_BTF)), p, i);
 		after[i] = c.active;
 	}
 	drop_inactive_cdefs(p, after);

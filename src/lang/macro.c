@@ -79,144 +79,22 @@ static void expand_block(struct mx *x, struct frame *f, struct ast_block *b);
 
 /* ---- copying a macro's body ---- */
 
-static struct ast_expr *clone_expr(struct mx *x, const struct ast_expr *e);
-static void clone_block(struct mx *x, struct ast_block *dst,
-			const struct ast_block *src);
-
-static void clone_list(struct mx *x, struct ast_expr_list *dst,
-		       const struct ast_expr_list *src)
-{
-	dst->n = src->n;
-	dst->items = arena_alloc(x->a, sizeof(*dst->items) * (src->n + 1));
-	for (uint32_t i = 0; i < src->n; i++)
-		dst->items[i] = clone_expr(x, src->items[i]);
-}
-
-/* Every kind is listed (no default), so that a new kind added to the AST
- * is a compile error here until it is copied. */
+/* ast.c's copies, counted against MAX_NODES: past it a copy shares the
+ * rest with the original (the run fails anyway). */
 static struct ast_expr *clone_expr(struct mx *x, const struct ast_expr *e)
 {
-	if (!e)
-		return NULL;
-	/* past the budget the copy is the original: the run fails anyway */
-	if (x->nodes >= MAX_NODES)
-		return (struct ast_expr *)e;
-	x->nodes++;
-	struct ast_expr *c = arena_alloc(x->a, sizeof(*c));
-	*c = *e;
-	switch (e->kind) {
-	case E_INT:
-	case E_STRING:
-	case E_BUILTIN:
-	case E_IDENT:
-	case E_POSITIONAL:
-	case E_VAR:
-	case E_OFFSETOF:
-		break;
-	case E_MAP:
-		clone_list(x, &c->u.map.keys, &e->u.map.keys);
-		break;
-	case E_CALL:
-		clone_list(x, &c->u.call.args, &e->u.call.args);
-		break;
-	case E_UNARY:
-		c->u.unary.operand = clone_expr(x, e->u.unary.operand);
-		break;
-	case E_BINARY:
-		c->u.binary.left = clone_expr(x, e->u.binary.left);
-		c->u.binary.right = clone_expr(x, e->u.binary.right);
-		break;
-	case E_TERNARY:
-		c->u.ternary.cond = clone_expr(x, e->u.ternary.cond);
-		c->u.ternary.then = clone_expr(x, e->u.ternary.then);
-		c->u.ternary.otherwise = clone_expr(x, e->u.ternary.otherwise);
-		break;
-	case E_CAST:
-		c->u.cast.operand = clone_expr(x, e->u.cast.operand);
-		c->u.cast.to.of = clone_expr(x, e->u.cast.to.of);
-		break;
-	case E_FIELD:
-		c->u.field.base = clone_expr(x, e->u.field.base);
-		break;
-	case E_INDEX:
-		c->u.index.base = clone_expr(x, e->u.index.base);
-		c->u.index.index = clone_expr(x, e->u.index.index);
-		break;
-	case E_TUPLE:
-		clone_list(x, &c->u.list, &e->u.list);
-		break;
-	case E_TUPLE_INDEX:
-		c->u.tindex.base = clone_expr(x, e->u.tindex.base);
-		break;
-	case E_SIZEOF:
-		c->u.size_of.expr = clone_expr(x, e->u.size_of.expr);
-		c->u.size_of.type.of = clone_expr(x, e->u.size_of.type.of);
-		break;
-	case E_BLOCK:
-		clone_block(x, &c->u.blockx.body, &e->u.blockx.body);
-		c->u.blockx.value = clone_expr(x, e->u.blockx.value);
-		break;
-	}
-	return c;
-}
-
-static struct ast_stmt *clone_stmt(struct mx *x, const struct ast_stmt *s)
-{
-	if (!s)
-		return NULL;
-	if (x->nodes >= MAX_NODES)
-		return (struct ast_stmt *)s;
-	x->nodes++;
-	struct ast_stmt *c = arena_alloc(x->a, sizeof(*c));
-	*c = *s;
-	switch (s->kind) {
-	case S_EXPR:
-	case S_RETURN:
-		c->u.expr = clone_expr(x, s->u.expr);
-		break;
-	case S_ASSIGN:
-		c->u.assign.target = clone_expr(x, s->u.assign.target);
-		c->u.assign.value = clone_expr(x, s->u.assign.value);
-		break;
-	case S_IF:
-		c->u.if_.cond = clone_expr(x, s->u.if_.cond);
-		clone_block(x, &c->u.if_.then, &s->u.if_.then);
-		c->u.if_.otherwise = clone_stmt(x, s->u.if_.otherwise);
-		break;
-	case S_UNROLL:
-	case S_WHILE:
-		c->u.loop.cond = clone_expr(x, s->u.loop.cond);
-		clone_block(x, &c->u.loop.body, &s->u.loop.body);
-		break;
-	case S_BREAK:
-	case S_CONTINUE:
-		break;
-	case S_BLOCK:
-		clone_block(x, &c->u.block, &s->u.block);
-		break;
-	case S_LET:
-		c->u.let.var = clone_expr(x, s->u.let.var);
-		c->u.let.value = clone_expr(x, s->u.let.value);
-		c->u.let.type.of = clone_expr(x, s->u.let.type.of);
-		break;
-	case S_FOR:
-		c->u.for_.var = clone_expr(x, s->u.for_.var);
-		c->u.for_.map = clone_expr(x, s->u.for_.map);
-		c->u.for_.start = clone_expr(x, s->u.for_.start);
-		c->u.for_.end = clone_expr(x, s->u.for_.end);
-		clone_block(x, &c->u.for_.body, &s->u.for_.body);
-		break;
-	}
+	uint32_t left = MAX_NODES - x->nodes;
+	struct ast_expr *c = ast_clone_expr(x->a, e, &left);
+	x->nodes = MAX_NODES - left;
 	return c;
 }
 
 static void clone_block(struct mx *x, struct ast_block *dst,
 			const struct ast_block *src)
 {
-	*dst = *src;
-	dst->stmts = arena_alloc(x->a, sizeof(*dst->stmts) * (src->n + 1));
-	for (uint32_t i = 0; i < src->n; i++)
-		dst->stmts[i] = clone_stmt(x, src->stmts[i]);
+	uint32_t left = MAX_NODES - x->nodes;
+	ast_clone_block(x->a, dst, src, &left);
+	x->nodes = MAX_NODES - left;
 }
 
 /* ---- the registry ---- */
@@ -724,10 +602,21 @@ static void expand_expr(struct mx *x, struct frame *f, struct ast_expr **ep)
 		expand_expr(x, f, &e->u.blockx.value);
 		unwrap(ep);
 		return;
+	case E_OFFSETOF:
+		/* field_exist(EXPR, f): the expression's type */
+		if (e->u.offset_of.type.of)
+			expand_expr(x, f, &e->u.offset_of.type.of);
+		return;
+	case E_COMPTIME:
+		expand_expr(x, f, &e->u.comptime.expr);
+		if (e->u.comptime.then) {
+			expand_expr(x, f, &e->u.comptime.then);
+			expand_expr(x, f, &e->u.comptime.otherwise);
+		}
+		return;
 	case E_INT:
 	case E_STRING:
 	case E_POSITIONAL:
-	case E_OFFSETOF:
 		return;
 	}
 }

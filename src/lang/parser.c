@@ -429,29 +429,86 @@ static struct ast_expr *parse_sizeof(struct parser *p)
 	return e;
 }
 
-/* offsetof := 'offsetof' '(' ( typespec | IDENT ) ',' IDENT { '.' IDENT } ')'
- * A bare IDENT that names no type is a struct's name, as bpftrace 0.26
- * has it (offsetof(qspinlock, tail)). */
-static struct ast_expr *parse_offsetof(struct parser *p)
+/* type_arg := typespec | IDENT | expr
+ * The first argument of offsetof and field_exist. A bare IDENT that names
+ * no type is a struct's name, as bpftrace 0.26 has it (offsetof(qspinlock,
+ * tail)); field_exist also takes an expression (expr_ok), whose type it
+ * asks about, kept as typeof(expr): a builtin's name (args, curtask) is
+ * that expression. */
+static void parse_type_arg(struct parser *p, struct ast_typespec *ts,
+			   bool expr_ok)
 {
-	struct token kw = take(p);
-	struct ast_expr *e = new_expr(p, E_OFFSETOF, kw.span);
-	expect(p, T_LPAREN, "'(' after offsetof");
-	if (at(p, T_IDENT) && !starts_type(p)) {
-		struct token n = take(p);
-		e->u.offset_of.type.span = n.span;
-		e->u.offset_of.type.base = arena_printf(p->arena, "struct %s",
-							n.text);
+	uint32_t n;
+	if (at(p, T_IDENT) && !starts_type(p) &&
+	    (!expr_ok || (peek2(p) == T_COMMA &&
+			  builtin_var_lookup(peek(p)->text, &n) == BI_NONE))) {
+		struct token name = take(p);
+		ts->span = name.span;
+		ts->base = arena_printf(p->arena, "struct %s", name.text);
+	} else if (!expr_ok || starts_type(p)) {
+		parse_typespec(p, ts);
 	} else {
-		parse_typespec(p, &e->u.offset_of.type);
+		memset(ts, 0, sizeof(*ts));
+		ts->base = "typeof";
+		ts->of = parse_expr(p);
+		ts->span = ts->of->span;
 	}
+}
+
+/* ',' IDENT { '.' IDENT } ')' after offsetof's and field_exist's first
+ * argument: e's fields; e's span ends at the ')'. */
+static void parse_field_path(struct parser *p, struct ast_expr *e,
+			     struct span start)
+{
 	expect(p, T_COMMA, "','");
 	AVEC(const char *) fields = { 0 };
 	do {
 		apush(p, &fields, expect(p, T_IDENT, "a field name").text);
 	} while (accept(p, T_DOT));
 	FREEZE(p, fields, e->u.offset_of.fields, e->u.offset_of.nfields);
-	e->span = end_span(kw.span, expect(p, T_RPAREN, "')'").span);
+	e->span = end_span(start, expect(p, T_RPAREN, "')'").span);
+}
+
+/* offsetof := 'offsetof' '(' ( typespec | IDENT ) ',' IDENT { '.' IDENT } ')' */
+static struct ast_expr *parse_offsetof(struct parser *p)
+{
+	struct token kw = take(p);
+	struct ast_expr *e = new_expr(p, E_OFFSETOF, kw.span);
+	expect(p, T_LPAREN, "'(' after offsetof");
+	parse_type_arg(p, &e->u.offset_of.type, false);
+	parse_field_path(p, e, kw.span);
+	return e;
+}
+
+/* field_exist := 'field_exist' '(' type_arg ',' IDENT { '.' IDENT } ')'
+ * (the name taken): a call whose one argument is the path as offsetof
+ * holds it, which the typing rule looks up without requiring it. */
+static struct ast_expr *parse_field_exist(struct parser *p, struct token name)
+{
+	struct ast_expr *e = new_expr(p, E_CALL, name.span);
+	e->u.call.name = name.text;
+	e->u.call.name_span = name.span;
+	take(p); /* ( */
+	struct ast_expr *path = new_expr(p, E_OFFSETOF, peek(p)->span);
+	parse_type_arg(p, &path->u.offset_of.type, true);
+	parse_field_path(p, path, path->u.offset_of.type.span);
+	e->u.call.args.items = arena_alloc(p->arena, sizeof(path));
+	e->u.call.args.items[0] = path;
+	e->u.call.args.n = 1;
+	e->span = end_span(name.span, path->span);
+	return e;
+}
+
+/* comptime := 'comptime' unary   (the word taken)
+ * bpftrace 0.26's value known at compile time; `if comptime C` keeps only
+ * the branch C picks (lang/comptime.h). Located to the ')' of comptime (C),
+ * as bpftrace locates it. */
+static struct ast_expr *parse_comptime(struct parser *p, struct token kw)
+{
+	struct ast_expr *e = new_expr(p, E_COMPTIME, kw.span);
+	e->u.comptime.expr = parse_unary(p);
+	e->span = end_span(kw.span, p->prev);
+	e->u.comptime.at = e->span;
 	return e;
 }
 
@@ -518,15 +575,16 @@ static struct ast_expr *parse_record(struct parser *p, struct token open)
 		if (at(p, T_RPAREN) && v.len)
 			break;
 		struct token name = expect(p, T_IDENT, "a field name");
-		for (size_t i = 0; i < names.len; i++)
-			if (!strcmp(names.data[i], name.text)) {
-				diag_error(p->diag, name.span, "Named argument "
-					   "list already contains name: %s",
-					   name.text);
-				longjmp(p->recover, 1);
-			}
 		expect(p, T_ASSIGN, "'='");
 		apush(p, &v, parse_expr(p));
+		/* at the whole "name = value", as bpftrace 0.26 */
+		for (size_t i = 0; i < names.len; i++)
+			if (!strcmp(names.data[i], name.text)) {
+				diag_error(p->diag, end_span(name.span, p->prev),
+					   "Named argument list already "
+					   "contains name: %s", name.text);
+				longjmp(p->recover, 1);
+			}
 		apush(p, &names, name.text);
 	} while (accept(p, T_COMMA));
 	struct span last = expect(p, T_RPAREN, "')' or ','").span;
@@ -538,7 +596,8 @@ static struct ast_expr *parse_record(struct parser *p, struct token open)
 
 /* primary := INT | STRING | 'true' | 'false' | POSITIONAL | VAR
  *          | MAP [ '[' args ']' ] | record | block_expr
- *          | IDENT [ '(' args ')' ] | sizeof | offsetof
+ *          | IDENT [ '(' args ')' ] | sizeof | offsetof | field_exist
+ *          | comptime
  *          | '(' expr ')' | '(' expr ',' [ expr { ',' expr } ] ')' */
 static struct ast_expr *parse_primary(struct parser *p)
 {
@@ -590,6 +649,10 @@ static struct ast_expr *parse_primary(struct parser *p)
 	}
 	case T_IDENT: {
 		struct token s = take(p);
+		if (!strcmp(s.text, "comptime"))
+			return parse_comptime(p, s);
+		if (!strcmp(s.text, "field_exist") && at(p, T_LPAREN))
+			return parse_field_exist(p, s);
 		if (!strcmp(s.text, "true") || !strcmp(s.text, "false")) {
 			e = new_expr(p, E_INT, s.span);
 			e->u.num.value = s.text[0] == 't';
@@ -780,16 +843,18 @@ static struct ast_expr *parse_unary(struct parser *p)
 		struct ast_expr *operand = parse_unary(p);
 		if (op == OP_PREINC || op == OP_PREDEC)
 			check_incdec(p, op, operand);
-		e = new_expr(p, E_UNARY, end_span(o.span, operand->span));
+		/* to the last token: a ')' closing the operand too */
+		e = new_expr(p, E_UNARY, end_span(o.span, p->prev));
 		e->u.unary.op = op;
 		e->u.unary.operand = operand;
 	} else if (starts_cast(p)) {
 		struct token open = take(p);
 		e = new_expr(p, E_CAST, open.span);
 		parse_typespec(p, &e->u.cast.to);
-		expect(p, T_RPAREN, "')' to close the cast");
+		/* a cast is located at its "(type)", as bpftrace 0.26's */
+		e->span = end_span(open.span,
+				   expect(p, T_RPAREN, "')' to close the cast").span);
 		e->u.cast.operand = parse_unary(p);
-		e->span = end_span(open.span, e->u.cast.operand->span);
 	} else {
 		e = parse_postfix(p);
 	}
@@ -849,8 +914,9 @@ static struct ast_expr *parse_binary(struct parser *p, int min_prec)
 		enter(p, "expression");
 		take(p);
 		struct ast_expr *right = parse_binary(p, prec + 1);
+		/* to the last token, as 0.26: "a + (b)" ends at ')' */
 		struct ast_expr *b = new_expr(p, E_BINARY,
-					      end_span(left->span, right->span));
+					      end_span(left->span, p->prev));
 		b->u.binary.op = op;
 		b->u.binary.left = left;
 		b->u.binary.right = right;
@@ -875,7 +941,7 @@ static struct ast_expr *parse_expr(struct parser *p)
 		}
 		struct ast_expr *other = parse_expr(p);
 		struct ast_expr *e = new_expr(p, E_TERNARY,
-					      end_span(cond->span, other->span));
+					      end_span(cond->span, p->prev));
 		e->u.ternary.cond = cond;
 		e->u.ternary.then = then;
 		e->u.ternary.otherwise = other;
@@ -1560,7 +1626,8 @@ static void parse_probe(struct parser *p, struct ast_probe *pr)
 	pr->nattach = (uint32_t)v.len;
 	pr->attach = arena_alloc(p->arena, sizeof(*pr->attach) * v.len);
 	memcpy(pr->attach, v.data, sizeof(*pr->attach) * v.len);
-	if (accept(p, T_SLASH)) {
+	if (at(p, T_SLASH)) {
+		struct span open = take(p).span;
 		if (at(p, T_SLASH))
 			syntax_error(p, "the predicate is empty: put a "
 					"condition between the '/'s");
@@ -1570,7 +1637,7 @@ static void parse_probe(struct parser *p, struct ast_probe *pr)
 		if (!at(p, T_SLASH))
 			syntax_error(p, "expected '/' to end the predicate, "
 					"found %s", describe(peek(p)));
-		take(p);
+		pr->pred_span = end_span(open, take(p).span);
 	}
 	if (!at(p, T_LBRACE))
 		syntax_error(p, "expected '{' to start the probe's action "
@@ -1795,7 +1862,8 @@ static void parse_mapdecl(struct parser *p, struct ast_mapdecl *d)
 	d->kind = k.text;
 	d->kind_span = k.span;
 	d->max_entries = n.num;
-	accept(p, T_SEMI);
+	if (accept(p, T_SEMI)) /* the statement's, as 0.26 locates it */
+		d->span = end_span(kw.span, p->prev);
 }
 
 /* Puts the pending token back by moving the lexer to its start. */
@@ -1811,6 +1879,26 @@ static void unpeek(struct parser *p)
 		i--;
 	p->lx.at_line_start = i == 0 || p->lx.file->text[i - 1] == '\n';
 	p->have_tok = 0;
+}
+
+int parse_attach_text(struct arena *a, struct diag *d,
+		      const struct src_file *file, struct attach_point *out)
+{
+	struct parser p;
+	memset(&p, 0, sizeof(p));
+	p.arena = a;
+	p.diag = d;
+	lex_init(&p.lx, file, a, d);
+	memset(out, 0, sizeof(*out));
+	if (setjmp(p.recover))
+		return -1;
+	parse_attach(&p, out, 0);
+	if (lex_peek_char(&p.lx) != -1) {
+		diag_error(d, peek(&p)->span, "one probe is asked about: "
+			   "found %s after it", describe(peek(&p)));
+		return -1;
+	}
+	return 0;
 }
 
 /* program := { DIRECTIVE | cdef } { config | import }

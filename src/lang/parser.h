@@ -30,4 +30,10 @@ struct ast_program *parse_program_flags(struct arena *a, struct diag *d,
 struct ast_expr *parse_expression(struct arena *a, struct diag *d,
 				  const struct src_file *file);
 
+/* Parses file's whole text as one attach point, as a probe's is written
+ * ("tracepoint:block:block_io_start"; probe_exist's argument). Errors go
+ * to d; returns 0 or -1. */
+int parse_attach_text(struct arena *a, struct diag *d,
+		      const struct src_file *file, struct attach_point *out);
+
 #endif

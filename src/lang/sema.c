@@ -18,6 +18,8 @@
 #include <linux/bpf.h>
 #include <string.h>
 
+#include "kernel/features.h"
+#include "kernel/krelease.h"
 #include "lang/ctypes.h"
 #include "lang/sema_expr.h"
 #include "lang/sema_maps.h"
@@ -46,7 +48,8 @@ static void check_body(struct sema *s, struct ast_probe *p,
 		if (s->vars.data[i].probe == s->probe)
 			s->vars.data[i].assigned = false;
 	if (p->pred)
-		sema_check_cond(s, p->pred);
+		sema_check_cond(s, p->pred, p->pred_span.file ?
+				p->pred_span : p->pred->span);
 	sema_check_block(s, &p->body);
 	s->annotated[s->probe] = t;
 }
@@ -108,7 +111,7 @@ static void check_mapdecls(struct sema *s, struct diag *d)
 			if (!strcmp(map_kinds[j].name, md->kind))
 				k = (int)j;
 		if (k < 0) {
-			diag_error(d, md->kind_span, "Invalid bpf map type: %s",
+			diag_error(d, md->span, "Invalid bpf map type: %s",
 				   md->kind);
 			diag_report(d, "HINT", (struct span){ 0 }, "Valid map "
 				    "types: hash, lruhash, percpuhash, "
@@ -145,6 +148,16 @@ static void check_mapdecls(struct sema *s, struct diag *d)
 		}
 		m->decl_type = map_kinds[k].type;
 		m->decl_max = (uint32_t)md->max_entries;
+		if (m->counted && (m->decl_type == BPF_MAP_TYPE_LRU_HASH ||
+				   m->decl_type == BPF_MAP_TYPE_LRU_PERCPU_HASH)) {
+			/* len() counts keys as the program inserts and
+			 * deletes them: an LRU map evicts some unseen */
+			char why[160];
+			krelease_needs(why, sizeof(why), "bpf_for_each_map_elem",
+				       FEAT_FOR_EACH_MAP);
+			diag_error(d, m->len_at, "len() of an LRU map needs %s",
+				   why);
+		}
 	}
 }
 
@@ -170,9 +183,24 @@ int sema_check(struct arena *a, struct diag *d, struct ast_program *prog,
 	s.ct = ctypes_build(a, d, prog);
 	for (s.pass = 0; s.pass < 2; s.pass++) {
 		s.report = s.pass == 0 ? &s.muted : d;
-		for (uint32_t i = 0; i < prog->nprobes; i++) {
-			s.probe = i;
-			check_probe(&s, &prog->probes[i], &probes[i]);
+		/* The muted walk again while a variable widened in it ($b = $a
+		 * before $a = 100000 widens $a): the types are final before
+		 * the walk that reports and annotates. */
+		for (int round = 0; round < 4; round++) {
+			size_t n = s.vars.len;
+			const struct type **was = arena_alloc(
+				a, sizeof(*was) * (n + 1));
+			for (size_t i = 0; i < n; i++)
+				was[i] = s.vars.data[i].type;
+			for (uint32_t i = 0; i < prog->nprobes; i++) {
+				s.probe = i;
+				check_probe(&s, &prog->probes[i], &probes[i]);
+			}
+			bool widened = false;
+			for (size_t i = 0; i < n; i++)
+				widened |= s.vars.data[i].type->size != was[i]->size;
+			if (s.pass > 0 || !widened)
+				break;
 		}
 		/* let $x never assigned a typed value: an integer (0) */
 		for (size_t i = 0; i < s.vars.len; i++)
@@ -192,8 +220,8 @@ int sema_check(struct arena *a, struct diag *d, struct ast_program *prog,
 	for (size_t i = 0; i < s.maps.len; i++) {
 		struct sema_map *m = &s.maps.data[i];
 		if (m->value->kind == TY_NONE && !d->nerrors)
-			diag_error(d, m->first_use, "map %s is never assigned "
-				   "a value", m->name);
+			diag_error(d, m->first_use, "Undefined map: %s",
+				   m->name); /* 0.26's words */
 	}
 	check_mapdecls(&s, d);
 	out->nmaps = (uint32_t)s.maps.len;

@@ -21,6 +21,9 @@ struct diag;
 struct sema_map {
 	const char *name;
 	const struct type *key;   /* NULL: used without [] */
+	/* key's parts as the script writes them, unwidened (a literal 1
+	 * is int8): the types bpftrace 0.26's messages name */
+	const struct type *shown_key;
 	const struct type *value; /* an aggregation kind, or a plain value */
 	struct span first_use;
 	uint32_t index;
@@ -34,6 +37,14 @@ struct sema_map {
 	 * labels); "" where uses of the map write it differently. */
 	const char **key_names;
 	uint32_t nkey_names;
+	/* A count, sum or avg read as a value (@c > 5) on a kernel without
+	 * bpf_map_lookup_percpu_elem (before 5.19): one value for all CPUs,
+	 * added to atomically, instead of one per CPU (cmap.percpu). */
+	bool read_shared;
+	/* len(@m) on a kernel without bpf_for_each_map_elem (before 5.13):
+	 * the program counts the keys it inserts and deletes (cmap.len_*) */
+	bool counted;
+	struct span len_at; /* its first such len(), for refusals */
 	/* let @m = hash(N): its BPF map type (0: not declared) and size */
 	uint32_t decl_type;
 	uint32_t decl_max;

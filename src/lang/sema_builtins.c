@@ -92,7 +92,7 @@ static bool want_map_arg(struct sema *s, struct ast_expr *e, uint32_t i,
 	struct sema_map *sm = sema_find_map(s, m->u.map.name);
 	if (!sm) {
 		if (s->pass > 0)
-			sema_err(s, m->span, "%s is never assigned", m->u.map.name);
+			sema_err(s, m->span, "Undefined map: %s", m->u.map.name);
 		return false;
 	}
 	m->aux = (int32_t)sm->index;
@@ -568,12 +568,14 @@ static const struct type *ty_tseries(struct sema *s, struct ast_expr *e,
 			return &type_none;
 		}
 	}
-	/* its clock: CLOCK_TAI (Linux 6.1), unless a map stands for it */
+	/* its clock: CLOCK_TAI (Linux 6.1), else the boot clock (5.8) plus
+	 * the offset to wall-clock time (codegen's tseries_now), unless a
+	 * map stands for it */
 	if (s->pass > 0 && !getenv("BPFTRACE_DUMMY_TS_MAP") &&
-	    !feat_has(FEAT_KTIME_TAI)) {
+	    !feat_has(FEAT_KTIME_TAI) && !feat_has(FEAT_BOOT_NS)) {
 		sema_err(s, e->span, "tseries() needs the kernel's "
-			 "bpf_ktime_get_tai_ns helper (Linux 6.1): %s",
-			 feat_reason(FEAT_KTIME_TAI));
+			 "bpf_ktime_get_boot_ns helper (Linux %s): %s",
+			 feat_since(FEAT_BOOT_NS), feat_reason(FEAT_BOOT_NS));
 		return &type_none;
 	}
 	struct type *t = type_new(s->arena, TY_TSERIES, 24);
@@ -687,6 +689,24 @@ static const struct type *ty_has_key(struct sema *s, struct ast_expr *e,
  * counts (the bpf_map_sum_elem_count kfunc of Linux 6.6, as bpftrace
  * 0.26 uses where it exists, else an iteration of the map); len(stack):
  * its number of frames. */
+/* len(@m) where the map cannot be iterated (no bpf_for_each_map_elem,
+ * before 5.13): the program counts the keys it inserts and deletes
+ * (sema_map.counted). Not a map that keeps a key per bucket (hist,
+ * lhist, tseries): refused, as is an LRU map's (its keys are evicted
+ * unseen), once its declaration is read (sema.c's check_mapdecls). */
+static bool len_counted(struct sema *s, struct sema_map *m, struct ast_expr *e)
+{
+	enum type_kind k = m->value->kind;
+	if (k == TY_HIST || k == TY_LHIST || k == TY_TSERIES)
+		return sema_need_feat(s, e->span, FEAT_FOR_EACH_MAP,
+				      "len() of a histogram or tseries map",
+				      "bpf_for_each_map_elem");
+	if (!m->counted)
+		m->len_at = e->span;
+	m->counted = true;
+	return true;
+}
+
 static const struct type *ty_len(struct sema *s, struct ast_expr *e,
 				 struct ast_expr *target)
 {
@@ -702,6 +722,9 @@ static const struct type *ty_len(struct sema *s, struct ast_expr *e,
 		/* without that kfunc codegen counts by iterating the map
 		 * (bpf_for_each_map_elem, Linux 5.13), as bpftrace 0.26
 		 * falls back */
+		if (s->pass > 0 && !feat_has(FEAT_FOR_EACH_MAP) &&
+		    !len_counted(s, &s->maps.data[a0->aux], e))
+			return &type_none;
 		return &type_s64;
 	}
 	const struct type *t = sema_expr(s, a0);
@@ -1149,7 +1172,7 @@ static const struct type *ty_resolved(struct sema *s, struct ast_expr *e,
 	const char *what = arg(e, 0)->u.str.bytes;
 	if (kernel ? s->kernel->ksym_addr(what, &val) < 0 :
 		     s->kernel->cgroup_id(what, &val) < 0) {
-		sema_err(s, arg(e, 0)->span, kernel ?
+		sema_err(s, e->span, kernel ? /* at the call, as 0.26 */
 			 "Failed to resolve kernel symbol: %s" :
 			 "cannot find the cgroup %s", what);
 		return &type_none;

@@ -170,8 +170,11 @@ const struct type *sema_check_cast(struct sema *s, struct ast_expr *e)
 	if (from->kind == TY_BOOL && to->kind == TY_INT)
 		return to;
 	if (!sema_is_intlike(from) || !sema_is_intlike(to)) {
-		sema_err(s, e->span, "cannot cast %s to %s", sema_tname(s, from),
-		    sema_tname(s, to));
+		/* 0.26's words; its aggregation types are NAME_t */
+		sema_err(s, e->span, "Cannot cast from \"%s%s\" to \"%s\"",
+			 sema_tname(s, from),
+			 type_is_aggregation(from) ? "_t" : "",
+			 sema_tname(s, to));
 		return &type_none;
 	}
 	/* A cast pointer keeps the address space it came from, and so does
@@ -197,5 +200,10 @@ const struct type *sema_check_sizeof(struct sema *s, struct ast_expr *e)
 		sema_resolve_typespec(s, &e->u.size_of.type);
 	if (t->kind == TY_NONE)
 		return t;
+	if (e->u.size_of.expr) /* sizeof(1) is 1, as in bpftrace 0.26 */
+		t = sema_literal_type(t, e->u.size_of.expr);
+	/* a variable's size is final only after the muted walk */
+	if (e->u.size_of.expr && s->pass == 0)
+		return &type_u64;
 	return sema_fold_const(e, t->size);
 }

@@ -34,13 +34,14 @@ const struct type *sema_check_ident(struct sema *s, struct ast_expr *e)
 	const struct type_enum *enm;
 	if (ctypes_constant(s->ct, e->u.name, &v, &enm)) {
 		sema_fold_const(e, (uint64_t)v);
+		e->u.num.named = true;
 		if (enm) {
 			e->u.num.enm = enm;
 			return type_int_enum(s->arena, &type_u64, enm);
 		}
 		return v < 0 ? &type_s64 : &type_u64;
 	}
-	sema_err(s, e->span, "unknown identifier '%s'", e->u.name);
+	sema_err(s, e->span, "Unknown identifier: '%s'", e->u.name);
 	return &type_none;
 }
 
@@ -175,5 +176,6 @@ const struct type *sema_fold_const(struct ast_expr *e, uint64_t v)
 	e->u.num.is_char = false;
 	e->u.num.is_bool = false;
 	e->u.num.enm = NULL;
+	e->u.num.named = false;
 	return &type_u64;
 }

@@ -8,6 +8,7 @@
 
 #include "lang/sema_builtins.h"
 #include "lang/sema_cast.h"
+#include "lang/sema_comptime.h"
 #include "lang/sema_const.h"
 #include "lang/sema_field.h"
 #include "lang/sema_maps.h"
@@ -40,6 +41,7 @@ static const struct type *check_kind(struct sema *s, struct ast_expr *e)
 	case E_SIZEOF: return sema_check_sizeof(s, e);
 	case E_OFFSETOF: return sema_check_offsetof(s, e);
 	case E_BLOCK: return sema_check_block_expr(s, e);
+	case E_COMPTIME: return sema_check_comptime(s, e);
 	}
 	return &type_none;
 }

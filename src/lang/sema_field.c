@@ -137,7 +137,7 @@ const struct type *sema_check_index(struct sema *s, struct ast_expr *e)
 	if ((b->kind == TY_ARRAY || b->kind == TY_STRING) && count &&
 	    sema_const_int(s, e->u.index.index, &k) &&
 	    (k < 0 || (uint64_t)k >= count)) {
-		sema_err(s, e->u.index.index->span, "the index %lld is out "
+		sema_err(s, e->span, "the index %lld is out " /* as 0.26 */
 			"of bounds for array of size %u", (long long)k,
 		    count);
 		return &type_none;
@@ -154,23 +154,6 @@ const struct type *sema_check_index(struct sema *s, struct ast_expr *e)
 	return &type_none;
 }
 
-/* The type of an integer literal where it sets a layout (a tuple's or a
- * record's element): bpftrace 0.26's, the smallest signed integer that
- * holds it, so (1, (int64)2) takes 16 bytes. t: the type sema gave e. */
-static const struct type *literal_type(const struct type *t,
-				       const struct ast_expr *e)
-{
-	bool neg = e->kind == E_UNARY && e->u.unary.op == OP_NEG;
-	const struct ast_expr *n = neg ? e->u.unary.operand : e;
-	if (n->kind != E_INT || n->u.num.is_bool || t->kind != TY_INT ||
-	    !t->is_signed || n->u.num.value > INT64_MAX)
-		return t;
-	int64_t v = neg ? -(int64_t)n->u.num.value : (int64_t)n->u.num.value;
-	return type_int(v >= INT8_MIN && v <= INT8_MAX ? 1 :
-			v >= INT16_MIN && v <= INT16_MAX ? 2 :
-			v >= INT32_MIN && v <= INT32_MAX ? 4 : 8, true);
-}
-
 const struct type *sema_check_tuple(struct sema *s, struct ast_expr *e)
 {
 	uint32_t n = e->u.list.n;
@@ -179,7 +162,7 @@ const struct type *sema_check_tuple(struct sema *s, struct ast_expr *e)
 	for (uint32_t i = 0; i < n; i++) {
 		/* a count() ... avg() map is its value there */
 		struct ast_expr *it = e->u.list.items[i];
-		el[i] = literal_type(sema_decay(it, sema_expr(s, it)), it);
+		el[i] = sema_literal_type(sema_decay(it, sema_expr(s, it)), it);
 		if (el[i]->kind == TY_NONE)
 			return &type_none;
 		if (el[i]->kind == TY_VOID ||

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "kernel/features.h"
+#include "lang/sema_field.h"
 #include "lang/sema_state.h"
 #include "lang/sema_types.h"
 #include "util/arena.h"
@@ -160,16 +161,34 @@ static void note_key_names(struct sema *s, struct sema_map *m,
 			m->key_names[i] = "";
 }
 
+/* The key of the access e as written: its parts' own types, not
+ * widened (key, the widened one, where a part has none). */
+static const struct type *shown_key(struct sema *s, struct ast_expr *e,
+				    const struct type *key)
+{
+	uint32_t n = e->u.map.keys.n;
+	const struct type **el = arena_alloc(s->arena, sizeof(*el) * (n + 1));
+	for (uint32_t i = 0; i < n; i++) {
+		const struct ast_expr *k = e->u.map.keys.items[i];
+		if (!k->type || k->type->kind == TY_NONE)
+			return key;
+		el[i] = sema_literal_type(k->type, k);
+	}
+	return n == 1 ? el[0] : type_tuple(s->arena, el, n);
+}
+
 /* Records the key used for map m at e, unifying with earlier uses. */
 bool sema_use_map_key(struct sema *s, struct sema_map *m,
 		      struct ast_expr *e, const struct type *key)
 {
 	if (key && key->kind == TY_NONE)
 		return false;
+	const struct type *shown = key ? shown_key(s, e, key) : NULL;
 	if (key)
 		note_key_names(s, m, e);
 	if (!m->key && !m->first_use.file) {
 		m->key = key;
+		m->shown_key = shown;
 		return true;
 	}
 	bool had_key = m->key != NULL || m->value->kind != TY_NONE;
@@ -187,23 +206,27 @@ bool sema_use_map_key(struct sema *s, struct sema_map *m,
 	}
 	if (!m->key) {
 		m->key = key;
+		m->shown_key = shown;
 		return true;
 	}
 	const struct type *u = sema_unify(s, m->key, key);
+	const struct type *was = m->shown_key ? m->shown_key : m->key;
 	if (!u) {
 		sema_err(s, e->span, "Argument mismatch for %s: trying to access "
 			 "with arguments: '%s' when map expects arguments: '%s'",
-			 m->name, sema_tname(s, key), sema_tname(s, m->key));
+			 m->name, sema_tname(s, shown), sema_tname(s, was));
 		return false;
 	}
 	m->key = u;
+	u = sema_unify(s, was, shown);
+	m->shown_key = u ? u : m->key;
 	return true;
 }
 
 /* ---- assignments ---- */
 
-/* Storing a value of type t into map m (at e, the target). */
-void sema_store_map(struct sema *s, struct sema_map *m, struct ast_expr *e,
+/* Storing the value val, of type t, into map m (at: the assignment). */
+void sema_store_map(struct sema *s, struct sema_map *m, struct ast_expr *val,
 		    const struct type *t, struct span at)
 {
 	if (t->kind == TY_NONE)
@@ -222,7 +245,8 @@ void sema_store_map(struct sema *s, struct sema_map *m, struct ast_expr *e,
 	if (type_is_aggregation(v) == type_is_aggregation(m->value))
 		u = sema_unify(s, m->value, v);
 	if (!u && v->kind == TY_HIST && m->value->kind == TY_HIST) {
-		sema_err(s, at, "Different bits in a single hist unsupported");
+		sema_err(s, val->span, /* at the call, as 0.26 */
+			 "Different bits in a single hist unsupported");
 		return;
 	}
 	if (!u) {
@@ -231,7 +255,6 @@ void sema_store_map(struct sema *s, struct sema_map *m, struct ast_expr *e,
 		return;
 	}
 	m->value = u;
-	(void)e;
 }
 
 /* The variable an assignment to e stores into: the one of that name in
@@ -251,7 +274,8 @@ struct var *sema_target_var(struct sema *s, struct ast_expr *e)
 }
 
 void sema_store_var(struct sema *s, struct ast_expr *e,
-		    const struct type *t, struct span at)
+		    const struct type *t, const struct ast_expr *val,
+		    struct span at)
 {
 	struct var *v = sema_target_var(s, e);
 	v->assigned_ever = true;
@@ -266,8 +290,15 @@ void sema_store_var(struct sema *s, struct ast_expr *e,
 		return;
 	}
 	v->assigned = true;
+	/* bpftrace 0.26: a literal stored is of the smallest signed type
+	 * that holds it ($x = 1 is an int8), of either sign while only
+	 * non-negative literals are stored */
+	bool flex = sema_flexible_literal(val);
+	if (val && !v->typed)
+		t = sema_literal_type(t, val);
 	if (v->type->kind == TY_NONE) {
 		v->type = t;
+		v->flex = flex;
 		e->type = t;
 		return;
 	}
@@ -286,9 +317,16 @@ void sema_store_var(struct sema *s, struct ast_expr *e,
 			"holds %s", e->u.name, sema_tname(s, t), sema_tname(s, v->type));
 		return;
 	}
-	/* A variable's integer width is its first assignment's (or its
-	 * declared type's). */
-	if (!v->typed && !(sema_is_int(v->type) && sema_is_int(u)))
+	/* A variable's integer is wide enough for every value stored in it
+	 * (bpftrace 0.26's get_promoted_int): $x = (uint32)0; $x = $a + $b
+	 * makes it 64 bits; a declared type stays. */
+	if (!v->typed && v->type->kind == TY_INT && t->kind == TY_INT) {
+		u = type_int_enum(s->arena, type_int_addr(s->arena,
+			sema_promote_int(v->type, v->flex, t, flex),
+			(enum addr_space)u->addr), u->enm);
+		v->flex = v->flex && flex;
+	}
+	if (!v->typed)
 		v->type = u;
 	/* ... but it is of an enum only while every value is */
 	if (!v->typed && v->type->kind == TY_INT && u->kind == TY_INT &&
@@ -299,18 +337,34 @@ void sema_store_var(struct sema *s, struct ast_expr *e,
 
 /* ---- expressions ---- */
 
+/* A kernel without bpf_map_lookup_percpu_elem (before 5.19) keeps a
+ * count, sum or avg whose combined value the program reads in one value
+ * for all CPUs, added to atomically (read_shared); a min or max cannot be
+ * kept so without a compare-and-swap (5.12) or a lock, and is refused. */
+bool sema_agg_combined(struct sema *s, struct sema_map *m, struct span sp)
+{
+	if (s->pass == 0 || feat_has(FEAT_LOOKUP_PERCPU_ELEM))
+		return true;
+	enum type_kind k = m->value->kind;
+	if ((k == TY_COUNT || k == TY_SUM || k == TY_AVG) && !m->decl_type) {
+		m->read_shared = true;
+		return true;
+	}
+	const char *what = arena_printf(s->arena, "reading a %s map as a "
+					"value", k == TY_MIN ? "min()" :
+					k == TY_MAX ? "max()" : "per-CPU");
+	return sema_need_feat(s, sp, FEAT_LOOKUP_PERCPU_ELEM, what,
+			      "bpf_map_lookup_percpu_elem");
+}
+
 /* A count/sum/min/max/avg map read as a value (@c > 5, (uint64)@c): the
  * integer its per-CPU values merge to, which codegen sums in the program
- * with bpf_map_lookup_percpu_elem, as bpftrace 0.26 does; a kernel
- * without that helper cannot read it, and 0.26 refuses it in its words. */
+ * with bpf_map_lookup_percpu_elem, as bpftrace 0.26 does. */
 static const struct type *agg_value(struct sema *s, struct sema_map *m,
 				    struct ast_expr *e)
 {
-	if (s->pass > 0 && !feat_has(FEAT_LOOKUP_PERCPU_ELEM)) {
-		sema_err(s, e->span, "Missing required kernel feature: "
-			 "map_lookup_percpu_elem");
+	if (!sema_agg_combined(s, m, e->span))
 		return &type_none;
-	}
 	if (m->value->kind == TY_COUNT || !m->value->is_signed)
 		return &type_u64;
 	return &type_s64;
@@ -335,8 +389,8 @@ const struct type *sema_check_map(struct sema *s, struct ast_expr *e)
 	struct sema_map *m = sema_find_map(s, e->u.map.name);
 	if (!m || m->value->kind == TY_NONE) {
 		if (s->pass > 0)
-			sema_err(s, e->span, "map %s is used but never "
-				"assigned", e->u.map.name);
+			sema_err(s, e->span, "Undefined map: %s", /* 0.26's */
+				 e->u.map.name);
 		sema_map_key_type(s, e);
 		return &type_none;
 	}

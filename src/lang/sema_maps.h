@@ -25,12 +25,20 @@ const struct type *sema_map_key_type(struct sema *s, struct ast_expr *e);
 /* Records the key used for map m at e, unifying with earlier uses. */
 bool sema_use_map_key(struct sema *s, struct sema_map *m, struct ast_expr *e,
 		      const struct type *key);
-/* Stores a value of type t into map m, or variable e (at: the value). */
-void sema_store_map(struct sema *s, struct sema_map *m, struct ast_expr *e,
+/* Stores a value val of type t into map m; at: the assignment, where
+ * bpftrace 0.26 locates a mismatch. sema_store_var: into variable e
+ * (val NULL for ++, -- and op=, whose 64-bit result the variable takes). */
+void sema_store_map(struct sema *s, struct sema_map *m, struct ast_expr *val,
 		    const struct type *t, struct span at);
 void sema_store_var(struct sema *s, struct ast_expr *e,
-		    const struct type *t, struct span at);
+		    const struct type *t, const struct ast_expr *val,
+		    struct span at);
 const struct type *sema_check_var(struct sema *s, struct ast_expr *e);
+/* Whether the program may combine the CPUs' values of count/sum/min/max/
+ * avg map m (read as a value, or by a for loop): true, marking the map
+ * read_shared where the kernel can only do so with one shared value;
+ * false after an error at sp. */
+bool sema_agg_combined(struct sema *s, struct sema_map *m, struct span sp);
 const struct type *sema_check_map(struct sema *s, struct ast_expr *e);
 
 #endif

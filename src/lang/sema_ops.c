@@ -4,6 +4,7 @@
  */
 #include "lang/sema_ops.h"
 
+#include "lang/sema_const.h"
 #include "lang/sema_maps.h"
 #include "lang/sema_state.h"
 #include "lang/sema_stdlib.h"
@@ -57,12 +58,18 @@ static const struct type *check_ptr_binary(struct sema *s, struct ast_expr *e,
 }
 
 /* A literal of either sign: bpftrace 0.26's "sign flexible" integer (a
- * non-negative one; folded sizes and offsets are unsigned). */
-static bool flexible(const struct ast_expr *e)
+ * non-negative one; folded sizes and offsets are unsigned), or a
+ * variable that only such literals were stored in ($x = 1; (uint64)-1 >
+ * $x compares unsigned, as in 0.26). */
+static bool flexible(struct sema *s, const struct ast_expr *e)
 {
-	return e->kind == E_INT && !e->u.num.is_bool && e->type &&
-	       e->type->kind == TY_INT && e->type->is_signed &&
-	       e->u.num.value <= INT64_MAX;
+	if (!e->type || e->type->kind != TY_INT || !e->type->is_signed)
+		return false;
+	if (e->kind == E_VAR)
+		return e->aux >= 0 && (size_t)e->aux < s->vars.len &&
+		       s->vars.data[e->aux].flex &&
+		       !s->vars.data[e->aux].typed;
+	return sema_flexible_literal(e);
 }
 
 const struct type *sema_check_binary(struct sema *s, struct ast_expr *e)
@@ -131,7 +138,8 @@ const struct type *sema_check_binary(struct sema *s, struct ast_expr *e)
 	 * is always signed ((uint64)1 - (uint64)2 is -1) */
 	bool ls = l->kind == TY_INT && l->is_signed;
 	bool rs = r->kind == TY_INT && r->is_signed;
-	bool lf = flexible(e->u.binary.left), rf = flexible(e->u.binary.right);
+	bool lf = flexible(s, e->u.binary.left),
+	     rf = flexible(s, e->u.binary.right);
 	if (lf && !rf)
 		ls = rs;
 	else if (rf && !lf)
@@ -176,6 +184,16 @@ const struct type *sema_check_unary(struct sema *s, struct ast_expr *e)
 			break;
 		return &type_s64;
 	case OP_BNOT:
+		/* ~ of a literal is folded before typing, as bpftrace 0.26's
+		 * LiteralFolder does: ~10 is the literal 2^64 - 11, unsigned
+		 * (past INT64_MAX), where ~ of a signed value is signed */
+		if (e->u.unary.operand->kind == E_INT &&
+		    !e->u.unary.operand->u.num.is_bool &&
+		    !e->u.unary.operand->u.num.enm) {
+			sema_fold_const(e, ~e->u.unary.operand->u.num.value);
+			return sema_check_int(s, e);
+		}
+		/* fall through */
 	case OP_PLUS:
 		if (!sema_is_int(t))
 			break;
@@ -227,6 +245,7 @@ const struct type *sema_check_unary(struct sema *s, struct ast_expr *e)
 static const struct type *check_incdec(struct sema *s, struct ast_expr *e)
 {
 	struct ast_expr *x = e->u.unary.operand;
+	enum ast_op op = e->u.unary.op;
 	if (!is_lvalue(x)) {
 		sema_err(s, e->span, "can only increment or decrement a map or a "
 			"variable");
@@ -261,6 +280,14 @@ static const struct type *check_incdec(struct sema *s, struct ast_expr *e)
 	}
 	if (t->kind == TY_PTR && !sema_ptr_step(s, t, e->span))
 		return &type_none;
+	/* $x++ stores $x + 1: the variable takes 64 bits, signed when it
+	 * was or for -- (bpftrace 0.26) */
+	if (t->kind == TY_INT) {
+		sema_store_var(s, x, type_int(8, t->is_signed ||
+					      op == OP_PREDEC ||
+					      op == OP_POSTDEC), NULL, e->span);
+		return x->type;
+	}
 	return t;
 }
 

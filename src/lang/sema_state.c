@@ -7,6 +7,8 @@
 
 #include <stdarg.h>
 
+#include "kernel/features.h"
+#include "kernel/krelease.h"
 #include "util/arena.h"
 #include "util/diag.h"
 #include "util/strbuf.h"
@@ -33,6 +35,17 @@ const char *sema_tname(struct sema *s, const struct type *t)
 bool sema_tgt_has(struct sema *s, unsigned feature)
 {
 	return s->tgt && (s->tgt->features & feature);
+}
+
+bool sema_need_feat(struct sema *s, struct span sp, int f, const char *what,
+		    const char *helper)
+{
+	if (s->pass == 0 || feat_has((enum feat_id)f))
+		return true;
+	char why[160];
+	krelease_needs(why, sizeof(why), helper, (enum feat_id)f);
+	sema_err(s, sp, "%s needs %s", what, why);
+	return false;
 }
 
 const char *sema_probe_kind(struct sema *s)

@@ -22,6 +22,8 @@ struct var {
 	const void *decl; /* the node declaring it: one variable per node */
 	bool let;         /* declared by `let` */
 	bool typed;       /* `let $x: type`: the type is fixed */
+	bool flex;        /* holds only non-negative literals so far (its
+			     integer type's sign is flexible, as in 0.26) */
 	bool assigned;    /* in the walk so far */
 	bool used_unassigned; /* warned about already */
 	bool assigned_ever;
@@ -68,6 +70,13 @@ void sema_err(struct sema *s, struct span sp, const char *fmt, ...)
 const char *sema_tname(struct sema *s, const struct type *t);
 /* Whether the context being checked offers feature (CTX_*). */
 bool sema_tgt_has(struct sema *s, unsigned feature);
+/* Whether the kernel has feature f (features.h); when not, the error
+ * "WHAT needs HELPER (Linux V); this kernel is R" at sp (what: the
+ * construct, "for over a map"; helper: what it needs, named as the
+ * kernel names it). Asked in the passes that report (s->pass > 0);
+ * earlier, true. */
+bool sema_need_feat(struct sema *s, struct span sp, int f, const char *what,
+		    const char *helper);
 /* The probe type being checked, for messages ("tracepoint"). */
 const char *sema_probe_kind(struct sema *s);
 /* After errors inside a macro's copy (printed_before: the errors

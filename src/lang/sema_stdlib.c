@@ -689,7 +689,7 @@ const struct type *sema_ty_percpu_kaddr(struct sema *s, struct ast_expr *e,
 	struct btf *b = kbtf_load() == 0 ? kbtf_vmlinux() : NULL;
 	if (!b || btf__find_by_name_kind(b, name->u.str.bytes,
 					 BTF_KIND_VAR) <= 0) {
-		sema_err(s, name->span, "Could not resolve variable \"%s\" "
+		sema_err(s, e->span, "Could not resolve variable \"%s\" "
 			 "from BTF", name->u.str.bytes);
 		return &type_none;
 	}
@@ -705,9 +705,22 @@ const struct type *sema_ty_percpu_kaddr(struct sema *s, struct ast_expr *e,
 	return type_ptr(s->arena, &type_u64, false);
 }
 
+/* A rawtracepoint probe whose socket_cookie() needs BTF-typed arguments:
+ * its targets load as tp_btf programs (BPF_PROG_TYPE_TRACING, as in
+ * bpftrace 0.26), whose context the verifier types from the tracepoint's
+ * prototype. */
+static enum bpf_prog_type raw_tp_as_tp_btf(struct sema *s)
+{
+	const struct sema_probe *sp = &s->probes[s->probe];
+	for (uint32_t i = 0; i < sp->ntargets; i++)
+		probe_rawtp_as_tp_btf(&sp->targets[i]);
+	return BPF_PROG_TYPE_TRACING;
+}
+
 /* socket_cookie(sk): bpf_get_socket_cookie of a struct sock * argument of
  * the probe. The helper takes a pointer the verifier has typed from BTF,
- * which only fentry (kfunc) and tp_btf programs get from their context:
+ * which only fentry (kfunc) and tp_btf programs get from their context
+ * (a rawtracepoint probe becomes one):
  * there the argument must be read straight from it (args.NAME). */
 const struct type *sema_ty_socket_cookie(struct sema *s, struct ast_expr *e,
 					 struct ast_expr *target)
@@ -726,10 +739,18 @@ const struct type *sema_ty_socket_cookie(struct sema *s, struct ast_expr *e,
 	enum bpf_prog_type pt = s->tgt ? (s->tgt->prog_type ?
 		s->tgt->prog_type : s->tgt->prov->prog_type) :
 		BPF_PROG_TYPE_UNSPEC;
+	if (pt == BPF_PROG_TYPE_RAW_TRACEPOINT &&
+	    (s->tgt->features & CTX_ARGS)) {
+		if (!sema_need_feat(s, e->span, FEAT_TP_BTF, "socket_cookie() "
+				    "in a rawtracepoint probe", "tp_btf programs"))
+			return &type_none;
+		if (s->tgt->u.raw.tp_btf_id)
+			pt = raw_tp_as_tp_btf(s);
+	}
 	if (pt != BPF_PROG_TYPE_TRACING) {
 		sema_err(s, e->span, "socket_cookie() needs a socket pointer "
-			 "typed by BTF, which only fentry (kfunc) probes pass; "
-			 "%s probes do not (and this kernel has %s)",
+			 "typed by BTF, which only fentry (kfunc) and rawtracepoint "
+			 "probes pass; %s probes do not (and this kernel has %s)",
 			 sema_probe_kind(s), feat_has(FEAT_FENTRY) ?
 			 "fentry" : "no fentry");
 		return &type_none;

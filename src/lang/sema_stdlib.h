@@ -6,6 +6,8 @@
 #define SONDE_SEMA_STDLIB_H
 
 #include "lang/ast.h"
+/* the compile-time questions the registry also names */
+#include "lang/sema_comptime.h"
 
 struct sema;
 

@@ -8,6 +8,7 @@
 
 #include <string.h>
 
+#include "kernel/features.h"
 #include "lang/sema_builtins.h"
 #include "lang/sema_cast.h"
 #include "lang/sema_const.h"
@@ -19,11 +20,11 @@
 #include "util/arena.h"
 #include "util/diag.h"
 
-void sema_check_cond(struct sema *s, struct ast_expr *c)
+void sema_check_cond(struct sema *s, struct ast_expr *c, struct span at)
 {
 	const struct type *t = sema_decay(c, sema_expr(s, c));
 	if (t->kind != TY_NONE && !sema_is_scalar(t))
-		sema_err(s, c->span, "Invalid condition: %s", sema_kind_name(t));
+		sema_err(s, at, "Invalid condition: %s", sema_kind_name(t));
 }
 
 /* @m = @agg: an aggregation cannot be copied to another map, only read
@@ -80,6 +81,16 @@ static void check_assign(struct sema *s, struct ast_stmt *st)
 				m->value = &type_s64;
 			}
 		}
+		/* @agg += v stores a plain value into an aggregation, which
+		 * bpftrace 0.26 refuses as any such store */
+		if (tgt->kind == E_MAP && t->kind != TY_NONE &&
+		    type_is_aggregation(sema_get_map(s, tgt)->value)) {
+			sema_err(s, st->span, "type mismatch for %s: storing %s, "
+				 "but it already holds %s", tgt->u.map.name,
+				 sema_tname(s, sema_widen(s, t)),
+				 sema_tname(s, sema_get_map(s, tgt)->value));
+			return;
+		}
 		const struct type *cur = sema_expr(s, tgt);
 		if (cur->kind == TY_NONE || t->kind == TY_NONE)
 			return;
@@ -111,6 +122,22 @@ static void check_assign(struct sema *s, struct ast_stmt *st)
 			else
 				sema_ptr_step(s, cur, st->span);
 		}
+		/* $x op= v is $x = $x op v (bpftrace 0.26's parser): the
+		 * variable takes the operator's 64-bit result, signed when
+		 * either side is (a literal, or a variable of literals, taking
+		 * the other side's sign) */
+		if (tgt->kind == E_VAR && cur->kind == TY_INT &&
+		    t->kind == TY_INT) {
+			bool ls = cur->is_signed, rs = t->is_signed;
+			bool lf = sema_target_var(s, tgt)->flex;
+			bool rf = sema_flexible_literal(val);
+			if (lf && !rf)
+				ls = rs;
+			else if (rf && !lf)
+				rs = ls;
+			sema_store_var(s, tgt, type_int(8, ls || rs || op == OP_SUB),
+				       NULL, st->span);
+		}
 		return;
 	}
 	if (tgt->kind == E_MAP) {
@@ -121,10 +148,11 @@ static void check_assign(struct sema *s, struct ast_stmt *st)
 			return;
 		if (!agg_copy_ok(s, m, st))
 			return;
-		sema_store_map(s, m, tgt, t, val->span);
+		/* located at the assignment, as 0.26 locates its errors */
+		sema_store_map(s, m, val, t, st->span);
 		tgt->type = m->value;
 	} else {
-		sema_store_var(s, tgt, t, val->span);
+		sema_store_var(s, tgt, t, val, st->span);
 	}
 }
 
@@ -177,7 +205,7 @@ static void check_let(struct sema *s, struct ast_stmt *st)
 		}
 	}
 	if (val)
-		sema_store_var(s, var, vt, val->span);
+		sema_store_var(s, var, vt, val, st->span); /* 'let' to the value */
 	if (v->type->kind != TY_NONE)
 		var->type = v->type;
 }
@@ -189,17 +217,23 @@ static const struct type *map_loop_type(struct sema *s, struct ast_expr *m)
 	struct sema_map *sm = sema_find_map(s, m->u.map.name);
 	if (!sm || sm->value->kind == TY_NONE) {
 		if (s->pass > 0)
-			sema_err(s, m->span, "map %s is used but never assigned",
+			sema_err(s, m->span, "Undefined map: %s", /* as 0.26 */
 				 m->u.map.name);
 		return NULL;
 	}
 	m->aux = (int32_t)sm->index;
+	if (!sema_need_feat(s, m->span, FEAT_FOR_EACH_MAP, "for over a map",
+			    "bpf_for_each_map_elem"))
+		return NULL;
 	if (!sm->key) {
 		sema_err(s, m->span, "%s has no explicit keys (scalar map), and "
 			 "cannot be used for iteration", sm->name);
 		return NULL;
 	}
 	const struct type *val = sm->value;
+	if (val->kind >= TY_COUNT && val->kind <= TY_AVG &&
+	    !sema_agg_combined(s, sm, m->span))
+		return NULL;
 	switch (val->kind) {
 	case TY_COUNT:
 		val = &type_u64;
@@ -215,6 +249,7 @@ static const struct type *map_loop_type(struct sema *s, struct ast_expr *m)
 	case TY_STATS:
 	case TY_HIST:
 	case TY_LHIST:
+	case TY_TSERIES:
 		sema_err(s, m->span, "Loop expression does not support type: "
 			 "%s_t", sema_tname(s, val));
 		return NULL;
@@ -244,13 +279,16 @@ static void check_for(struct sema *s, struct ast_stmt *st)
 		const struct type *a = sema_expr(s, st->u.for_.start);
 		const struct type *b = sema_expr(s, st->u.for_.end);
 		bool ok = a->kind != TY_NONE && b->kind != TY_NONE;
+		/* at the range, START..END, as 0.26 locates both */
+		struct span range = span_join(st->u.for_.start->span,
+					      st->u.for_.end->span);
 		if (a->kind != TY_NONE && !sema_is_int(a)) {
-			sema_err(s, st->u.for_.start->span, "Loop range requires "
+			sema_err(s, range, "Loop range requires "
 				 "an integer for the start value");
 			ok = false;
 		}
 		if (b->kind != TY_NONE && !sema_is_int(b)) {
-			sema_err(s, st->u.for_.end->span, "Loop range requires "
+			sema_err(s, range, "Loop range requires "
 				 "an integer for the end value");
 			ok = false;
 		}
@@ -389,7 +427,7 @@ void sema_check_stmt(struct sema *s, struct ast_stmt *st)
 		check_assign(s, st);
 		return;
 	case S_IF:
-		sema_check_cond(s, st->u.if_.cond);
+		sema_check_cond(s, st->u.if_.cond, st->u.if_.cond->span);
 		sema_check_block(s, &st->u.if_.then);
 		if (st->u.if_.otherwise)
 			sema_check_stmt(s, st->u.if_.otherwise);
@@ -414,7 +452,7 @@ void sema_check_stmt(struct sema *s, struct ast_stmt *st)
 		return;
 	}
 	case S_WHILE: {
-		sema_check_cond(s, st->u.loop.cond);
+		sema_check_cond(s, st->u.loop.cond, st->u.loop.cond->span);
 		int64_t c;
 		if (sema_const_int(s, st->u.loop.cond, &c) && c &&
 		    !block_leaves(&st->u.loop.body, false))

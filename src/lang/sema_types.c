@@ -44,6 +44,52 @@ const struct type *sema_widen(struct sema *s, const struct type *t)
 	return t;
 }
 
+/* The type of an integer literal where its size shows (a tuple's or a
+ * record's element, a variable, sizeof): bpftrace 0.26's, the smallest
+ * signed integer that holds it, so (1, (int64)2) takes 16 bytes and
+ * $x = 1 is an int8. t: the type sema gave e. */
+const struct type *sema_literal_type(const struct type *t,
+				     const struct ast_expr *e)
+{
+	bool neg = e->kind == E_UNARY && e->u.unary.op == OP_NEG;
+	const struct ast_expr *n = neg ? e->u.unary.operand : e;
+	if (n->kind != E_INT || n->u.num.is_bool || n->u.num.named ||
+	    t->kind != TY_INT ||
+	    !t->is_signed || n->u.num.value > INT64_MAX)
+		return t;
+	int64_t v = neg ? -(int64_t)n->u.num.value : (int64_t)n->u.num.value;
+	return type_int(v >= INT8_MIN && v <= INT8_MAX ? 1 :
+			v >= INT16_MIN && v <= INT16_MAX ? 2 :
+			v >= INT32_MIN && v <= INT32_MAX ? 4 : 8, true);
+}
+
+bool sema_flexible_literal(const struct ast_expr *e)
+{
+	return e && e->kind == E_INT && !e->u.num.is_bool && !e->u.num.enm &&
+	       !e->u.num.named && e->u.num.value <= INT64_MAX;
+}
+
+/* bpftrace 0.26's get_promoted_int: the integer one place holding a and
+ * b takes. A side of flexible sign (fa, fb: only non-negative literals
+ * stored so far) takes the other's; signs that differ otherwise give the
+ * signed type of the wider signed side, else a signed one twice the
+ * larger size (int64 at most). */
+const struct type *sema_promote_int(const struct type *a, bool fa,
+				    const struct type *b, bool fb)
+{
+	uint32_t size = a->size > b->size ? a->size : b->size;
+	if (a->is_signed == b->is_signed)
+		return type_int((int)size, a->is_signed);
+	if (fa || fb)
+		return type_int((int)size, (!fa && a->is_signed) ||
+						   (!fb && b->is_signed));
+	if (a->is_signed && a->size > b->size)
+		return type_int((int)a->size, true);
+	if (b->is_signed && b->size > a->size)
+		return type_int((int)b->size, true);
+	return type_int(size * 2 > 8 ? 8 : (int)size * 2, true);
+}
+
 /* The address space of one place holding addresses of spaces a and b. */
 static enum addr_space unify_addr(uint8_t a, uint8_t b)
 {

@@ -42,6 +42,12 @@ struct cmap {
 	 * (map 0 is never a counter: the user maps are declared first). */
 	int32_t full_counter;
 	uint32_t full_off;      /* of this map's u64 in full_counter's value */
+	/* Where len(@m) cannot iterate the map (no bpf_for_each_map_elem,
+	 * before 5.13): map index of the mmapable array whose u64 at
+	 * len_off counts its keys, kept by the program as it inserts and
+	 * deletes them and by the runtime as clear() deletes them; 0: none. */
+	int32_t len_counter;
+	uint32_t len_off;
 	/* A key-less plain map kept as entry slot_key of map host, a hash
 	 * shared by the key-less maps of one value size, so that many of
 	 * them stay far from the kernel's 64 maps per program. The loader
@@ -49,6 +55,13 @@ struct cmap {
 	bool shared;
 	uint32_t host;
 	uint64_t slot_key;
+	/* Where hash keys stop at 512 bytes (model/stackids.h): a user map
+	 * whose keys hold each stack as its id (key_size is the stored
+	 * size; key stays the whole key, as printed), and a stack table
+	 * (u64 id -> the stack; value is its type, full_counter counts the
+	 * stacks it had no room for). */
+	bool stack_ids;
+	bool stack_table;
 	/* What set its size, where the kernel's refusal to create it is
 	 * reported: its declaration (let @m = hash(N)), the config's
 	 * max_map_keys, or its first use; none (file NULL) for internal

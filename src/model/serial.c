@@ -239,11 +239,14 @@ static void put_map(struct wr *w, const struct cmap *m)
 	put32(w, m->value_size);
 	put32(w, m->max_entries);
 	put32(w, m->flags);
-	put8(w, (uint8_t)(m->is_user | m->percpu << 1 | m->shared << 2));
+	put8(w, (uint8_t)(m->is_user | m->percpu << 1 | m->shared << 2 |
+			  m->stack_ids << 3 | m->stack_table << 4));
 	put_tref(w, m->key);
 	put_tref(w, m->value);
 	put32(w, (uint32_t)m->full_counter);
 	put32(w, m->full_off);
+	put32(w, (uint32_t)m->len_counter);
+	put32(w, m->len_off);
 	put32(w, m->host);
 	put64(w, m->slot_key);
 }
@@ -594,14 +597,19 @@ static void get_map(struct rd *r, struct cmap *m, uint32_t nmaps)
 	m->is_user = b & 1;
 	m->percpu = b >> 1 & 1;
 	m->shared = b >> 2 & 1;
+	m->stack_ids = b >> 3 & 1;
+	m->stack_table = b >> 4 & 1;
 	m->key = get_tref(r);
 	m->value = get_tref(r);
 	m->full_counter = (int32_t)get32(r);
 	m->full_off = get32(r);
+	m->len_counter = (int32_t)get32(r);
+	m->len_off = get32(r);
 	m->host = get32(r);
 	m->slot_key = get64(r);
 	if (!m->name || m->full_counter < 0 ||
-	    (uint32_t)m->full_counter >= nmaps ||
+	    (uint32_t)m->full_counter >= nmaps || m->len_counter < 0 ||
+	    (uint32_t)m->len_counter >= nmaps ||
 	    (m->shared && m->host >= nmaps))
 		r->bad = true;
 }

@@ -26,7 +26,7 @@ struct type;
 
 /* Bumped whenever the payload's layout changes: an older or newer sonde
  * refuses the object rather than misreading it. */
-#define SERIAL_VERSION 5
+#define SERIAL_VERSION 7
 
 /* A value known only when the object runs, patched into the code then. */
 enum serial_patch_kind {

@@ -18,10 +18,11 @@ static const char *const missing_words[] = { "error", "warn", "ignore",
  * config variables that have only bpftrace's BPFTRACE_<NAME> form.
  */
 const struct setting settings[] = {
-	/* strings live on the 512-byte BPF stack */
+	/* strings over 200 bytes live in the per-CPU scratch (codegen's
+	 * bigstr.h), whose value the kernel caps at 32 KiB */
 	{ .name = "max_strlen", .env = "STRLEN", .kind = SK_NUM,
-	  .lo = 1, .hi = 200, NUM32(strlen),
-	  .help = "[64] bytes of a str() value (1..200)" },
+	  .lo = 1, .hi = 9999, NUM32(strlen),
+	  .help = "[64] bytes of a str() value (1..9999)" },
 	{ .name = "max_map_keys", .env = "MAP_KEYS_MAX", .kind = SK_NUM,
 	  .lo = 1, .hi = UINT32_MAX, NUM32(map_keys_max),
 	  .help = "[4096] keys of a map" },
@@ -44,9 +45,10 @@ const struct setting settings[] = {
 	{ .name = "perf_rb_pages", .env = "PERF_RB_PAGES", .kind = SK_NUM,
 	  .lo = 1, .hi = 262144, NUM32(perf_rb_pages),
 	  .help = "[1 MiB in all] event buffer pages per CPU" },
-	/* the kernel refuses a verifier log above UINT32_MAX >> 2 */
+	/* the kernel refuses a verifier log above UINT32_MAX >> 2; one too
+	 * small fails the load under -v (ENOSPC), as in bpftrace 0.26 */
 	{ .name = "log_size", .env = "LOG_SIZE", .kind = SK_NUM,
-	  .lo = 128, .hi = UINT32_MAX >> 2, NUM32(log_size),
+	  .lo = 1, .hi = UINT32_MAX >> 2, NUM32(log_size),
 	  .help = "[16 MiB] verifier log bytes (-v)" },
 	{ .name = "cpp_demangle", .env = "NO_CPP_DEMANGLE", .kind = SK_BOOL,
 	  .flag = &limits.no_cpp_demangle, .inverted = true,

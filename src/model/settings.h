@@ -36,7 +36,7 @@ struct setting {
 	const char *name;
 	/* sonde's (and bpftrace 0.17's) environment name after SONDE_ or
 	 * BPFTRACE_ (STRLEN for max_strlen), read by limits_from_env() and
-	 * said with its range ("must be a number from 1 to 200"); its
+	 * said with its range ("must be a number from 1 to 9999"); its
 	 * sense is the field's (NO_CPP_DEMANGLE=1 sets no_cpp_demangle).
 	 * NULL: none. */
 	const char *env;

@@ -262,6 +262,9 @@ static int resolve_group(struct probe_env *pe, struct serial_object *o,
 				   nt ? nt->name : "fewer targets", p->name);
 			return -1;
 		}
+		/* compiled as tp_btf (socket_cookie()): so here too */
+		if (p->type == BPF_PROG_TYPE_TRACING && !nt->prog_type)
+			probe_rawtp_as_tp_btf(&t[k - 1]);
 		enum bpf_prog_type type = nt->prog_type ? nt->prog_type :
 							  nt->prov->prog_type;
 		if (probe_target_hash(nt) != o->progs[i].context ||

@@ -20,6 +20,15 @@ bool probe_refuse(struct probe_env *env, const struct attach_point *a,
  * added). */
 int probe_missing(struct probe_env *env, const struct attach_point *a);
 
+/* a cannot be attached for the reason fmt says (a uprobe's address in no
+ * function, a function of no size): bpftrace 0.26 finds these as it
+ * attaches, and says them with no place, then "Unable to attach probe:
+ * NAME.", as an error, a warning, or nothing, as missing_probes says.
+ * Returns the expand hook's result: -1 after an error, else 0. */
+int probe_attach_refused(struct probe_env *env, const struct attach_point *a,
+			 const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 /* A number of an attach point as bpftrace 0.26 reads it (probes/number.c:
  * 1e6, 1_000, 0x10, 100ms in nanoseconds), or of the positional parameter
  * "$N" names. Returns 0, or -errno with 0.26's words for what is wrong

@@ -60,6 +60,10 @@ static void add(const struct kbtf_func *f, void *ctx_)
 	t->attach_type = ret ? BPF_TRACE_FEXIT : BPF_TRACE_FENTRY;
 	t->btf_id = f->btf_id;
 	t->btf_obj_fd = f->btf_obj_fd;
+	/* `func` from bpf_get_func_ip (Linux 5.15), else the name: each
+	 * fentry program has one target, so the name is known here */
+	if (!feat_has(FEAT_GET_FUNC_IP))
+		t->func = f->name;
 }
 
 static int expand(struct probe_env *env, const struct attach_point *a,

@@ -1,12 +1,18 @@
 /* kprobe:FUNC, kprobe:FUNC+OFFSET and kretprobe:FUNC through the kprobe
- * PMU, with wildcards over the traceable functions. Where kprobes cannot
+ * PMU (kretprobes through kprobe_events where it can be written: see
+ * below), with wildcards over the traceable functions. Where kprobes cannot
  * attach but fentry can, kprobe:FUNC becomes fentry:FUNC by itself; where
  * neither can, the programs still load (so --verify checks them) and the
  * run stops before attaching anything, saying why. */
+#include <bpf/libbpf.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "kernel/btf.h"
@@ -15,6 +21,8 @@
 #include "kernel/kallsyms.h"
 #include "kernel/perf.h"
 #include "kernel/regs.h"
+#include "kernel/sysfs.h"
+#include "kernel/tracefs.h"
 #include "model/limits.h"
 #include "model/types.h"
 #include "probes/impl.h"
@@ -196,9 +204,188 @@ static int expand(struct probe_env *env, const struct attach_point *a,
 	return 0;
 }
 
+/*
+ * kretprobes through kprobe_events.
+ *
+ * A kretprobe keeps the return address of each call inside the function
+ * in one of maxactive instances, taken at entry and given back at the
+ * return; a call that finds none free is never seen returning (the kernel
+ * only counts it, in nmissed). The kprobe PMU can neither set maxactive
+ * nor read nmissed, so the kernel's default applies, silently: max(10,
+ * 2 x CPUs) on a preemptible kernel, but only the number of CPUs on
+ * another (Debian 11's 5.10): in a 1-CPU machine, one task asleep inside
+ * vfs_read (a reader of sonde's output, woken by "Attached 1 probe") held
+ * the only instance, and kretprobe:vfs_read saw no other return at all.
+ * kprobe_events can do both: each kretprobe is made there as
+ * "rN:sonde_PID/kretprobe_TOKEN_K FUNC", with room for every task there
+ * is twice over, and attached through its event id; its misses are read
+ * from kprobe_profile and reported. The event is removed when detached,
+ * or, if sonde was killed first, by the next run that makes one. Where
+ * kprobe_events cannot be written, the PMU.
+ */
+enum {
+	KRET_MAXACTIVE_MAX = 4096, /* the kernel's KRETPROBE_MAXACTIVE_MAX */
+	/* the instances (~64 bytes of kernel memory each) of one run's
+	 * kretprobes together; past it each gets the preemptible default */
+	KRET_BUDGET = 1 << 17,
+};
+
+static struct {
+	int state; /* 0: not tried yet, 1: kprobe_events writable, -1: not */
+	char group[32], token[16];
+	uint32_t made;    /* events made, naming the next */
+	uint64_t granted; /* their instances */
+} kret;
+
+struct kret_event {
+	char event[64];
+	uint32_t maxactive;
+};
+
+/* A group "sonde_PID" whose process is gone: a run killed before it
+ * could remove its events. Removed unless in use (-EBUSY: a live run of
+ * another pid namespace). */
+static int remove_stale(const char *group, const char *event,
+			const char *line, void *ctx)
+{
+	(void)line, (void)ctx;
+	int pid;
+	char end;
+	if (sscanf(group, "sonde_%d%c", &pid, &end) != 1 || pid <= 0 ||
+	    !(kill(pid, 0) < 0 && errno == ESRCH))
+		return 0;
+	char def[256];
+	if ((size_t)snprintf(def, sizeof(def), "-:%s/%s", group, event) <
+	    sizeof(def))
+		(void)tracefs_kprobe_write(def);
+	return 0;
+}
+
+/* Whether kretprobes can be made through kprobe_events (asked once). */
+static bool kret_tracefs(void)
+{
+	if (kret.state)
+		return kret.state > 0;
+	kret.state = -1;
+	char path[512];
+	if (tracefs_path(path, sizeof(path), "kprobe_events"))
+		return false;
+	int fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	close(fd);
+	kret.state = 1;
+	snprintf(kret.group, sizeof(kret.group), "sonde_%d", (int)getpid());
+	/* the pid alone may be another pid namespace's too */
+	uint32_t rnd = 0;
+	if (getrandom(&rnd, sizeof(rnd), GRND_NONBLOCK) != sizeof(rnd))
+		rnd = (uint32_t)time(NULL) ^ ((uint32_t)getpid() << 16);
+	snprintf(kret.token, sizeof(kret.token), "%08x", rnd);
+	char *text;
+	if (sysfs_slurp(path, &text, NULL) == 0) {
+		tracefs_kprobe_each(text, remove_stale, NULL);
+		free(text);
+	}
+	return true;
+}
+
+/* Tasks on the system now (/proc/loadavg's "running/total"), or 0. */
+static uint32_t tasks_now(void)
+{
+	char buf[128];
+	unsigned running, total;
+	if (sysfs_read("/proc/loadavg", buf, sizeof(buf)) < 0 ||
+	    sscanf(buf, "%*s %*s %*s %u/%u", &running, &total) != 2)
+		return 0;
+	return total;
+}
+
+/* The instances one more kretprobe gets: the preemptible kernels'
+ * default at least, room for every task twice over (each could be inside
+ * the function at once, and as many may start), within the kernel's
+ * bound and the run's budget. */
+static uint32_t kret_maxactive(void)
+{
+	int cpus = libbpf_num_possible_cpus();
+	uint64_t lo = cpus > 5 ? 2 * (uint64_t)cpus : 10;
+	uint64_t want = 2 * (uint64_t)tasks_now();
+	uint64_t left = kret.granted < KRET_BUDGET ?
+				KRET_BUDGET - kret.granted : 0;
+	if (want > KRET_MAXACTIVE_MAX)
+		want = KRET_MAXACTIVE_MAX;
+	if (want > left)
+		want = left;
+	if (want < lo)
+		want = lo;
+	return (uint32_t)(want < KRET_MAXACTIVE_MAX ? want :
+						       KRET_MAXACTIVE_MAX);
+}
+
+static void kret_release(struct probe_attachment *att)
+{
+	struct kret_event *e = att->priv;
+	/* the event is busy while its perf event and link are open */
+	while (att->nfds)
+		close(att->fds[--att->nfds]);
+	(void)tracefs_kprobe_remove(kret.group, e->event);
+	free(e);
+}
+
+static uint64_t kret_missed(struct probe_attachment *att, char *why,
+			    size_t n)
+{
+	struct kret_event *e = att->priv;
+	char path[512], *text;
+	uint64_t missed = 0;
+	if (tracefs_path(path, sizeof(path), "kprobe_profile") == 0 &&
+	    sysfs_slurp(path, &text, NULL) == 0) {
+		(void)tracefs_profile_missed(text, e->event, &missed);
+		free(text);
+	}
+	snprintf(why, n, "calls past the %u it tracks at once, its "
+		 "maxactive, or hits inside another probe", e->maxactive);
+	return missed;
+}
+
+/* The kretprobe t made through kprobe_events and attached: 0 or -errno
+ * (on any error the caller tries the PMU). */
+static int attach_kret_tracefs(const struct probe_target *t, int prog_fd,
+			       struct probe_attachment *att)
+{
+	struct kret_event *e = calloc(1, sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	snprintf(e->event, sizeof(e->event), "kretprobe_%s_%u", kret.token,
+		 kret.made++);
+	e->maxactive = kret_maxactive();
+	char def[512];
+	int err = (size_t)snprintf(def, sizeof(def), "r%u:%s/%s %s",
+				   e->maxactive, kret.group, e->event,
+				   t->func) < sizeof(def) ?
+			  tracefs_kprobe_write(def) :
+			  -ENAMETOOLONG;
+	if (err) {
+		free(e);
+		return err;
+	}
+	kret.granted += e->maxactive;
+	att->priv = e;
+	att->release = kret_release;
+	att->missed = kret_missed;
+	int id = tracefs_event_id(kret.group, e->event);
+	err = probe_attach_perf(id < 0 ? id : perf_open_tracepoint(id, -1, 0),
+				prog_fd, att);
+	if (err)
+		probe_detach(att); /* the event removed: the PMU next */
+	return err;
+}
+
 static int attach(const struct probe_target *t, int prog_fd,
 		  struct probe_attachment *att)
 {
+	if (t->u.user.retprobe && kret_tracefs() &&
+	    attach_kret_tracefs(t, prog_fd, att) == 0)
+		return 0;
 	/* cpu 0 with pid -1: the program runs on every CPU regardless */
 	return probe_attach_perf(perf_open_kprobe(t->func, t->u.user.offset,
 						  t->u.user.retprobe, 0),

@@ -2,7 +2,10 @@
  * structs, unions and enums matching the pattern, from vmlinux BTF and
  * every module's, as bpftrace 0.26 lists them (get_all_structs_from_btf
  * in its btf.cpp): their names, or with -lv their definitions as libbpf's
- * btf_dump writes them, each followed by an empty line. */
+ * btf_dump writes them, each followed by an empty line and prefixed by the
+ * BTF object that defines it, as bpftrace's development branch does
+ * (#5212): "vmlinux: " where vmlinux has it, else one per module with that
+ * very definition ("cxgb3: struct adapter {"). */
 #define _GNU_SOURCE
 #include <bpf/btf.h>
 #include <errno.h>
@@ -18,10 +21,22 @@
 #include "util/strbuf.h"
 #include "util/vec.h"
 
+struct item {
+	char *text;         /* "struct X", or its whole definition */
+	const char *module; /* the BTF object's name ("vmlinux", a module's) */
+};
+
 struct collect {
 	bool verbose;
-	VEC(char *) items;
+	const char *module; /* of the object being read */
+	VEC(struct item) items;
 };
+
+static void add_item(struct collect *c, char *text)
+{
+	struct item it = { text, c->module };
+	vec_push(&c->items, it);
+}
 
 static void dump_printf(void *ctx, const char *fmt, va_list ap)
 {
@@ -51,7 +66,7 @@ static void split_definitions(struct collect *c, const char *text)
 			sb_appendn(&def, p, n);
 			sb_putc(&def, '\n');
 			if (n == 2 && !memcmp(p, "};", 2)) {
-				vec_push(&c->items, strdup(sb_str(&def)));
+				add_item(c, strdup(sb_str(&def)));
 				sb_reset(&def);
 				in_def = false;
 			}
@@ -71,6 +86,7 @@ static int collect_object(const struct btf *b, uint32_t first_id,
 	struct collect *c = ctx;
 	struct strbuf text = STRBUF_INIT;
 	struct btf_dump *d = NULL;
+	c->module = module;
 	if (c->verbose) {
 		d = btf_dump__new(b, dump_printf, &text, NULL);
 		if (!d)
@@ -93,7 +109,7 @@ static int collect_object(const struct btf *b, uint32_t first_id,
 		if (asprintf(&full, "%s %s", btf_is_struct(t) ? "struct" :
 					     btf_is_union(t) ? "union" : "enum",
 			     name) >= 0)
-			vec_push(&c->items, full);
+			add_item(c, full);
 	}
 	if (d) {
 		btf_dump__free(d);
@@ -103,9 +119,17 @@ static int collect_object(const struct btf *b, uint32_t first_id,
 	return 0;
 }
 
-static int cmp_str(const void *a, const void *b)
+/* By text, then vmlinux before the modules, then by module name. */
+static int cmp_item(const void *a, const void *b)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	const struct item *x = a, *y = b;
+	int r = strcmp(x->text, y->text);
+	if (r)
+		return r;
+	bool xv = !strcmp(x->module, "vmlinux"), yv = !strcmp(y->module, "vmlinux");
+	if (xv != yv)
+		return xv ? -1 : 1;
+	return strcmp(x->module, y->module);
 }
 
 int probe_list_types(const char *pattern, bool verbose, FILE *out)
@@ -119,15 +143,23 @@ int probe_list_types(const char *pattern, bool verbose, FILE *out)
 		err = -ENOMEM;
 	if (c.items.len)
 		qsort(c.items.data, c.items.len, sizeof(*c.items.data),
-		      cmp_str);
-	for (size_t i = 0; i < c.items.len; i++) {
-		char *s = c.items.data[i];
-		if (!err && (!i || strcmp(c.items.data[i - 1], s)) &&
-		    glob_match(pat, s))
-			fprintf(out, "%s\n", s);
+		      cmp_item);
+	for (size_t i = 0, first = 0; !err && i < c.items.len; i++) {
+		const struct item *it = &c.items.data[i];
+		if (!i || strcmp(c.items.data[i - 1].text, it->text))
+			first = i; /* a new text: vmlinux sorts first */
+		else if (!verbose || !strcmp(c.items.data[first].module,
+					     "vmlinux") ||
+			 !strcmp(c.items.data[i - 1].module, it->module))
+			continue;
+		if (!glob_match(pat, it->text))
+			continue;
+		if (verbose)
+			fprintf(out, "%s: ", it->module);
+		fprintf(out, "%s\n", it->text);
 	}
 	for (size_t i = 0; i < c.items.len; i++)
-		free(c.items.data[i]);
+		free(c.items.data[i].text);
 	vec_free(&c.items);
 	free(pat);
 	return err;

@@ -199,6 +199,34 @@ int probe_missing(struct probe_env *env, const struct attach_point *a)
 	return 0;
 }
 
+int probe_attach_refused(struct probe_env *env, const struct attach_point *a,
+			 const char *fmt, ...)
+{
+	if (limits.missing_probes == MISSING_IGNORE)
+		return 0;
+	char msg[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	const char *name = ap_words(env, a);
+	/* "PROVIDER T:F" as the probe's name "PROVIDER:T:F" */
+	char *full = arena_strdup(env->arena, name);
+	full[strlen(a->provider)] = ':';
+	struct span none = { 0 };
+	if (limits.missing_probes == MISSING_ERROR) {
+		diag_error(env->diag, none, "%s", msg);
+		diag_error(env->diag, none, "Unable to attach probe: %s. If this "
+			   "is expected, set the 'missing_probes' config "
+			   "variable to 'warn'.", full);
+	} else {
+		diag_warning(env->diag, none, "%s", msg);
+		diag_warning(env->diag, none, "Unable to attach probe: %s. "
+			     "Skipping.", full);
+	}
+	return limits.missing_probes == MISSING_ERROR ? -1 : 0;
+}
+
 int probe_expand_probe(struct probe_env *env, const struct attach_point *att,
 		       uint32_t nattach, struct probe_target **out,
 		       uint32_t *n)
@@ -278,6 +306,7 @@ void probe_detach(struct probe_attachment *att)
 	att->release = NULL;
 	att->service = NULL;
 	att->unwatch = NULL;
+	att->missed = NULL;
 	att->priv = NULL;
 	while (att->nfds)
 		close(att->fds[--att->nfds]);

@@ -55,6 +55,10 @@ struct probe_tracepoint_data {
 struct probe_raw_tp_data {
 	const char *name;  /* raw_tp / BTF function or tracepoint name */
 	const char *module; /* kfunc: the BTF module, NULL: vmlinux */
+	/* rawtracepoint with BTF: what a tp_btf program of it loads with
+	 * (sema makes one where socket_cookie() needs a BTF-typed socket) */
+	uint32_t tp_btf_id;
+	int tp_btf_obj_fd;
 };
 struct probe_timer_data {
 	const char *unit;
@@ -180,6 +184,12 @@ struct probe_attachment {
 	/* unwatch(addr) in the program: stop watching addr (NULL: not a
 	 * watchpoint) */
 	void (*unwatch)(struct probe_attachment *att, uint64_t addr);
+	/* How many of this target's events the kernel counted as missed,
+	 * which its program never saw (a kretprobe's returns past its
+	 * maxactive); *why gets the reason in a few words. The runtime
+	 * reads it before detaching and warns of any. NULL: none counted. */
+	uint64_t (*missed)(struct probe_attachment *att, char *why,
+			   size_t n);
 	void *priv;
 };
 
@@ -290,6 +300,12 @@ const struct provider *probe_provider_at(size_t i);
 /* Adds a provider after the built-in ones (tests, embedders). Returns 0,
  * -EEXIST when its name or an alias is taken, or -ENOSPC. */
 int probe_register(const struct provider *p);
+
+/* A rawtracepoint target with BTF arguments made a tp_btf program
+ * (BPF_PROG_TYPE_TRACING), whose context the verifier types: what
+ * socket_cookie() needs. False (t unchanged) for any other target or a
+ * kernel without tp_btf. */
+bool probe_rawtp_as_tp_btf(struct probe_target *t);
 
 /* Expands an attach point through its provider. Unsupported probe types
  * ("kprobe probes are not supported yet") and bad attach points are

@@ -8,7 +8,9 @@
  * ("arg1 * 2", "arg0 & 0xff": both tried, both rejected), which bpftrace
  * scripts do; and sonde reads through pointers with probe_read anyway, so
  * tp_btf's direct dereference would buy nothing. tp_btf is the fallback
- * for kernels that have it but no raw_tp. */
+ * for kernels that have it but no raw_tp, and the program of a probe that
+ * calls socket_cookie(), whose helper takes only a BTF-typed socket (as
+ * bpftrace 0.26, whose rawtracepoint programs are all tp_btf). */
 #include <bpf/bpf.h>
 #include <errno.h>
 #include <string.h>
@@ -54,6 +56,10 @@ static void add(const struct kbtf_func *f, const char *name, void *ctx_)
 		a, f, arena_printf(a, "struct rawtracepoint_%s_args", name),
 		false);
 	t->features |= CTX_ARGS;
+	if (feat_has(FEAT_TP_BTF)) {
+		t->u.raw.tp_btf_id = f->btf_id;
+		t->u.raw.tp_btf_obj_fd = f->btf_obj_fd;
+	}
 	if (!feat_has(FEAT_RAW_TP) && feat_has(FEAT_TP_BTF)) {
 		t->prog_type = BPF_PROG_TYPE_TRACING;
 		t->attach_type = BPF_TRACE_RAW_TP;
@@ -99,6 +105,17 @@ static int expand(struct probe_env *env, const struct attach_point *a,
 	if (r == 0 && module)
 		return probe_missing(env, a);
 	return 0;
+}
+
+bool probe_rawtp_as_tp_btf(struct probe_target *t)
+{
+	if (t->prov != &probe_rawtracepoint_prov || !t->u.raw.tp_btf_id)
+		return false;
+	t->prog_type = BPF_PROG_TYPE_TRACING;
+	t->attach_type = BPF_TRACE_RAW_TP;
+	t->btf_id = t->u.raw.tp_btf_id;
+	t->btf_obj_fd = t->u.raw.tp_btf_obj_fd;
+	return true;
 }
 
 int probe_attach_raw_tp(const struct probe_target *t, int prog_fd,

@@ -182,17 +182,15 @@ int probe_uprobe_expand_file(struct probe_env *env,
 				   spec);
 			return -1;
 		}
+		/* bpftrace's check first: an address must be in a
+		 * function, whose start is an instruction */
+		const struct elf_sym *s = elfsym_lookup(es, vaddr, NULL);
+		if (!s)
+			return probe_attach_refused(env, a, "Could not "
+				"resolve address: %s:0x%llx", path,
+				(unsigned long long)vaddr);
 		if (file_off(env, a, es, vaddr, &off))
 			return -1;
-		const struct elf_sym *s = elfsym_lookup(es, vaddr, NULL);
-		if (!s) {
-			/* bpftrace's check: an address must be in a
-			 * function, whose start is an instruction */
-			diag_error(env->diag, a->span, "Could not resolve "
-				   "address: %s:0x%llx", path,
-				   (unsigned long long)vaddr);
-			return -1;
-		}
 		/* bpftrace names address probes in decimal */
 		probe_uprobe_add(env, a, f, s->name, off, vaddr,
 				 arena_printf(env->arena, "%llu",
@@ -252,18 +250,15 @@ int probe_uprobe_expand_file(struct probe_env *env,
 	/* bpftrace 0.26: with no size there is no telling where its first
 	 * instruction ends */
 	if (!s->size && !delta && !env->unsafe) {
-		diag_error(env->diag, a->span, "Could not determine boundary "
-			   "for %s (symbol has size 0).\nUse --unsafe to force "
-			   "attachment. WARNING: This option could lead to data "
-			   "corruption in the target process.", name);
-		return -1;
+		return probe_attach_refused(env, a, "Could not determine "
+			"boundary for %s (symbol has size 0).\nUse --unsafe to "
+			"force attachment. WARNING: This option could lead to "
+			"data corruption in the target process.", name);
 	}
-	if (s->size && delta >= s->size) {
-		diag_error(env->diag, a->span, "Offset outside the function "
-			   "bounds ('%s' size is %llu)", name,
-			   (unsigned long long)s->size);
-		return -1;
-	}
+	if (s->size && delta >= s->size)
+		return probe_attach_refused(env, a, "Offset outside the "
+			"function bounds ('%s' size is %llu)", name,
+			(unsigned long long)s->size);
 	if (file_off(env, a, es, s->addr + delta, &off) ||
 	    probe_uprobe_check_offset(env, a, f->file, name,
 				      f->base + off - delta, delta))

@@ -40,10 +40,7 @@ static int format(struct events *e, const struct cevent *ev, const void *p,
 
 static struct mapdump_map dump_map(struct events *e, int32_t idx)
 {
-	const struct cmap *m = &e->c->maps[idx];
-	struct mapdump_map d = { m->name, e->map_fds[idx], m->key, m->value,
-				 m->percpu, m->shared, m->slot_key };
-	return d;
+	return mapdump_map_of(e->c, e->map_fds, (uint32_t)idx);
 }
 
 /* /bin/sh -c cmd with its output captured, stderr too, as bpftrace
@@ -210,7 +207,7 @@ int events_handle(struct events *e, const void *data, size_t size)
 		break;
 	case EV_PRINT_MAP:
 		m = dump_map(e, ev->map);
-		err = mapdump_print(e->o, &m, ev->top, ev->div);
+		err = mapdump_print_stmt(e->o, &m, ev->top, ev->div);
 		break;
 	case EV_PRINT_VALUE:
 		if (ev->nargs < 1 || ev->offsets[0] + ev->args[0]->size > len)

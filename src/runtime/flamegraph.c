@@ -52,6 +52,13 @@ void flamegraph_fold_stack(struct strbuf *line, const struct out_resolver *res,
 		memcpy(&pid, data + 8, 8);
 	const uint8_t *ips;
 	uint32_t n = type_stack_frames(t, data, &ips);
+	bool truncated = false;
+	if (user) {
+		n = vfmt_user_frames(res, (int32_t)pid, t, ips, n, &truncated);
+		if (truncated) /* the root is unknown */
+			add_frame(line, VFMT_TRUNCATED, strlen(VFMT_TRUNCATED),
+				  "");
+	}
 	struct strbuf name = STRBUF_INIT;
 	for (uint32_t i = n; i-- > 0;) {
 		struct stack_frame fr = type_stack_frame(t, ips, i);
@@ -63,7 +70,15 @@ void flamegraph_fold_stack(struct strbuf *line, const struct out_resolver *res,
 		} else if (!res || !res->sym ||
 			   res->sym(res->ctx, ip, user ? (int32_t)pid : -1,
 				    false, &name) < 0) {
-			sb_printf(&name, "%#" PRIx64, ip);
+			/* no symbol: the file and offset, which merge
+			 * across runs and processes, else the address */
+			sb_reset(&name);
+			if (!user || !res->file_offset ||
+			    res->file_offset(res->ctx, ip, (int32_t)pid,
+					     &name) < 0) {
+				sb_reset(&name);
+				sb_printf(&name, "%#" PRIx64, ip);
+			}
 		}
 		add_frame(line, sb_str(&name), name.len, user ? "" : "_[k]");
 	}

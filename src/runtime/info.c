@@ -73,6 +73,21 @@ static bool module_btf(void)
 	return err == 0;
 }
 
+/* "  bpf_loop: no (no bpf_loop helper; Linux 5.17 has it)": sonde's own
+ * lines say why and where to find it; bpftrace's lines keep its words,
+ * "name: yes|no", which scripts read. */
+static void print_feat(FILE *out, enum feat_id f, bool why)
+{
+	bool ok = feat_has(f);
+	fprintf(out, "  %s: %s", feat_name(f), yes_no(ok));
+	if (!ok && why && feat_since(f))
+		fprintf(out, " (%s; Linux %s has it)", feat_reason(f),
+			feat_since(f));
+	else if (!ok && why)
+		fprintf(out, " (%s)", feat_reason(f));
+	fputc('\n', out);
+}
+
 int info_print(FILE *out, const char *version)
 {
 	static const struct { const char *name; enum bpf_func_id id; } helpers[] = {
@@ -85,12 +100,18 @@ int info_print(FILE *out, const char *version)
 		{ "get_current_cgroup_id", BPF_FUNC_get_current_cgroup_id },
 		{ "send_signal", BPF_FUNC_send_signal },
 		{ "override_return", BPF_FUNC_override_return },
-		{ "get_boot_ns", BPF_FUNC_ktime_get_boot_ns },
 		{ "dpath", BPF_FUNC_d_path },
 		{ "ringbuf_output", BPF_FUNC_ringbuf_output },
-		{ "get_func_ip", BPF_FUNC_get_func_ip },
-		{ "get_tai_ns", BPF_FUNC_ktime_get_tai_ns },
-		{ "lookup_percpu_elem", BPF_FUNC_map_lookup_percpu_elem },
+	};
+	/* the helpers sonde probes for itself, each with a fallback or a
+	 * refusal naming the Linux version that has it */
+	static const enum feat_id helper_feats[] = {
+		FEAT_BOOT_NS, FEAT_GET_FUNC_IP, FEAT_KTIME_TAI,
+		FEAT_LOOKUP_PERCPU_ELEM,
+	};
+	static const enum feat_id fallback_feats[] = {
+		FEAT_BPF_LOOP, FEAT_FOR_EACH_MAP, FEAT_ATTACH_COOKIE,
+		FEAT_TASK_BTF,
 	};
 	static const struct { const char *name; enum bpf_map_type t; } maps[] = {
 		{ "hash", BPF_MAP_TYPE_HASH },
@@ -113,21 +134,26 @@ int info_print(FILE *out, const char *version)
 	for (size_t i = 0; i < sizeof(helpers) / sizeof(*helpers); i++)
 		fprintf(out, "  %s: %s\n", helpers[i].name,
 			yes_no(helper(helpers[i].id)));
+	for (size_t i = 0; i < sizeof(helper_feats) / sizeof(*helper_feats); i++)
+		print_feat(out, helper_feats[i], false);
+	for (size_t i = 0; i < sizeof(fallback_feats) / sizeof(*fallback_feats); i++)
+		print_feat(out, fallback_feats[i], true);
 	fprintf(out, "\nKernel features\n  Instruction limit: %d\n  btf: %s\n"
-		"  module btf: %s\n  BPF_PROG_TEST_RUN: %s\n\n",
+		"  module btf: %s\n  BPF_PROG_TEST_RUN: %s\n",
 		instruction_limit(),
 		yes_no(feat_has(FEAT_BTF)), yes_no(module_btf()),
 		yes_no(feat_has(FEAT_TEST_RUN)));
+	print_feat(out, FEAT_BIG_KEYS, true);
+	print_feat(out, FEAT_UPROBE_CALLER, true);
+	fputc('\n', out);
 	fputs("Map types\n", out);
 	for (size_t i = 0; i < sizeof(maps) / sizeof(*maps); i++)
 		fprintf(out, "  %s: %s\n", maps[i].name,
 			yes_no(libbpf_probe_bpf_map_type(maps[i].t, NULL) == 1));
 	fputs("\nProbe types\n", out);
-	for (int f = 0; f < FEAT__COUNT; f++)
-		if (f != FEAT_BTF && f != FEAT_TEST_RUN && f != FEAT_RINGBUF &&
-		    f != FEAT_LOOKUP_PERCPU_ELEM && f != FEAT_KTIME_TAI)
-			fprintf(out, "  %s: %s\n", feat_name((enum feat_id)f),
-				yes_no(feat_has((enum feat_id)f)));
+	for (int f = FEAT_KPROBE; f <= FEAT_WRITE_USER; f++)
+		if (f != FEAT_RINGBUF && f != FEAT_TEST_RUN)
+			print_feat(out, (enum feat_id)f, false);
 	fprintf(out, "  tracepoint: %s\n  perf_event: %s\n",
 		yes_no(libbpf_probe_bpf_prog_type(BPF_PROG_TYPE_TRACEPOINT, NULL) == 1),
 		yes_no(libbpf_probe_bpf_prog_type(BPF_PROG_TYPE_PERF_EVENT, NULL) == 1));

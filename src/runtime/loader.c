@@ -134,6 +134,29 @@ static char *refusal_log(const struct cprog *p, const char *name,
 	return log;
 }
 
+/* A load under -v that failed as its verifier log filled (ENOSPC), or
+ * was too small for the kernel to take (EINVAL): said
+ * in bpftrace 0.26's words, the program named as 0.26 names it (the
+ * probe's name made a BPF name, and its number from 1). */
+static void log_trimmed(FILE *out, const struct cprog *p, uint32_t i,
+			int err, const char *log)
+{
+	char name[256];
+	snprintf(name, sizeof(name), "%s", p->name);
+	for (char *c = name; *c; c++)
+		if (!isalnum((unsigned char)*c) && *c != '_')
+			*c = '_';
+	fprintf(out, "ERROR: Error loading BPF program for %s_%u. Error code: "
+		"%d.\nKernel error log: \n%s\n", name, i + 1, err, log);
+	/* 0.26's is_log_trimmed: the statistics line did not fit */
+	const char *pr = strstr(log, "processed");
+	if (!pr || !strstr(pr, "insns"))
+		fprintf(out, "WARNING: Kernel log seems to be trimmed. This may "
+			"be due to buffer not being big enough, try increasing "
+			"the BPFTRACE_LOG_SIZE environment variable beyond the "
+			"current value of %u bytes\n", limits.log_size);
+}
+
 static int load_prog(struct loader *l, uint32_t i, char *log,
 		     const struct loader_opts *o)
 {
@@ -168,11 +191,29 @@ static int load_prog(struct loader *l, uint32_t i, char *log,
 			"of the program for %s: %s\n", p->name, err_str(-ferr));
 		return ferr;
 	}
-	/* No log on the first try: the kernel verifies faster without. */
+	/* No log on the first try: the kernel verifies faster without;
+	 * under -v the log of BPFTRACE_LOG_SIZE bytes, as bpftrace 0.26
+	 * loads with it (one too small fails the load with ENOSPC) */
+	if (o->verbose && log) {
+		lo.log_buf = log;
+		lo.log_size = limits.log_size;
+		lo.log_level = 1;
+		log[0] = '\0';
+	}
 	int fd = bpf_prog_load(p->type, name, limits.license, insns, p->code.ninsns,
 			       &lo);
 	int err = fd < 0 ? -errno : 0;
-	if (fd < 0) {
+	lo.log_buf = NULL;
+	lo.log_size = 0;
+	lo.log_level = 0;
+	/* (kernels before 6.4 refuse a log under 128 bytes: EINVAL, before
+	 * the verifier runs, and bpftrace 0.26 says that the same way) */
+	bool log_short = err == -ENOSPC ||
+			 (err == -EINVAL && limits.log_size < 128 && log &&
+			  !log[0]);
+	if (fd < 0 && log_short && o->verbose && log) {
+		log_trimmed(o->err, p, i, err, log);
+	} else if (fd < 0) {
 		if (p->type == BPF_PROG_TYPE_TRACING &&
 		    !feat_has(FEAT_FENTRY)) {
 			/* Not our bug: the kernel takes no fentry at all. */
@@ -279,12 +320,6 @@ struct mapdump_map *loader_user_maps(const struct loader *l, size_t *n)
 		return NULL;
 	for (uint32_t i = 0; i < c->nmaps; i++)
 		if (c->maps[i].is_user)
-			m[(*n)++] = (struct mapdump_map){ c->maps[i].name,
-							  l->map_fds[i],
-							  c->maps[i].key,
-							  c->maps[i].value,
-							  c->maps[i].percpu,
-							  c->maps[i].shared,
-							  c->maps[i].slot_key };
+			m[(*n)++] = mapdump_map_of(c, l->map_fds, i);
 	return m;
 }

@@ -5,11 +5,15 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
+#include "model/compiled.h"
 #include "model/maplayout.h"
+#include "model/stackids.h"
 #include "model/types.h"
 #include "runtime/hist.h"
 #include "runtime/output.h"
+#include "runtime/stackids.h"
 #include "runtime/stdsort.h"
 #include "runtime/tseries.h"
 #include "runtime/value_fmt.h"
@@ -122,6 +126,28 @@ static uint32_t value_size(const struct mapdump_map *m, bool agg_array)
 			   maplayout_value_size(m->value);
 }
 
+/* A key's bytes as the map holds them: with stack ids in place of the
+ * stacks where the keys are so stored (runtime/stackids.h). */
+static uint32_t stored_key_size(const struct mapdump_map *m)
+{
+	return m->ids_prog ? stackids_key_size(m->key, m->value) :
+			     maplayout_key_size(m->key, m->value);
+}
+
+struct mapdump_map mapdump_map_of(const struct compiled *c, const int *fds,
+				  uint32_t i)
+{
+	const struct cmap *m = &c->maps[i];
+	return (struct mapdump_map){
+		.name = m->name, .fd = fds[i], .key = m->key,
+		.value = m->value, .percpu = m->percpu, .shared = m->shared,
+		.slot_key = m->slot_key, .ids_prog = m->stack_ids ? c : NULL,
+		.ids_fds = m->stack_ids ? fds : NULL,
+		.len_fd = m->len_counter ? fds[m->len_counter] : 0,
+		.len_off = m->len_off,
+	};
+}
+
 /* Room for the one entry of a key-less map, zeroed. */
 static void one_entry(struct mapdump_entries *r)
 {
@@ -172,6 +198,9 @@ static void append(struct mapdump_entries *r, const struct mapdump_map *m,
 	merge(m->value, buf, ncpu, slot, r->vals + r->n * r->vsize, r->vsize);
 }
 
+static int read_stored(const struct mapdump_map *m,
+		       struct mapdump_entries *r);
+
 /* A hash read with BPF_MAP_LOOKUP_BATCH: a syscall per 1024 entries
  * instead of two per entry. -EINVAL/-ENOTSUP when the kernel or map type
  * cannot (nothing read then). */
@@ -214,9 +243,9 @@ static int read_batch(const struct mapdump_map *m, struct mapdump_entries *r,
 static int read_fast(const struct mapdump_map *m, struct mapdump_entries *r)
 {
 	if (m->shared || is_array_fd(m->fd))
-		return mapdump_read(m, r);
+		return read_stored(m, r);
 	memset(r, 0, sizeof(*r));
-	r->ksize = maplayout_key_size(m->key, m->value);
+	r->ksize = stored_key_size(m);
 	r->vsize = maplayout_value_size(m->value);
 	int ncpu = num_cpus(m);
 	if (ncpu < 0)
@@ -225,14 +254,23 @@ static int read_fast(const struct mapdump_map *m, struct mapdump_entries *r)
 	int err = read_batch(m, r, ncpu, slot);
 	if (err) {
 		mapdump_entries_free(r);
-		return mapdump_read(m, r); /* no batch ops: key by key */
+		return read_stored(m, r); /* no batch ops: key by key */
 	}
 	return 0;
 }
 
+/* The keys read as stored made whole (stack ids back to stacks). */
+static int whole_keys(const struct mapdump_map *m, struct mapdump_entries *r,
+		      int err)
+{
+	if (err || !m->ids_prog)
+		return err;
+	return stackids_expand_entries(m, r);
+}
+
 int mapdump_read_fast(const struct mapdump_map *m, struct mapdump_entries *r)
 {
-	int err = read_fast(m, r);
+	int err = whole_keys(m, r, read_fast(m, r));
 	/* a key-less count() not yet hit is a counter at 0 */
 	if (!err && !m->key && m->value->kind == TY_COUNT && !r->n) {
 		mapdump_entries_free(r);
@@ -261,16 +299,17 @@ static int read_shared(const struct mapdump_map *m, struct mapdump_entries *r)
 	return 0;
 }
 
-int mapdump_read(const struct mapdump_map *m, struct mapdump_entries *r)
+/* Every entry, its key as the map holds it. */
+static int read_stored(const struct mapdump_map *m, struct mapdump_entries *r)
 {
 	memset(r, 0, sizeof(*r));
 	if (m->shared) {
-		r->ksize = maplayout_key_size(m->key, m->value);
+		r->ksize = stored_key_size(m);
 		r->vsize = value_size(m, false);
 		return read_shared(m, r);
 	}
 	bool agg_array = is_agg_array(m);
-	r->ksize = maplayout_key_size(m->key, m->value);
+	r->ksize = stored_key_size(m);
 	r->vsize = value_size(m, agg_array);
 	int ncpu = num_cpus(m);
 	if (ncpu < 0)
@@ -309,6 +348,11 @@ int mapdump_read(const struct mapdump_map *m, struct mapdump_entries *r)
 		return err;
 	}
 	return 0;
+}
+
+int mapdump_read(const struct mapdump_map *m, struct mapdump_entries *r)
+{
+	return whole_keys(m, r, read_stored(m, r));
 }
 
 /* A printable entry and the number it is ranked by. */
@@ -426,13 +470,11 @@ static size_t group_hist(const struct mapdump_map *m, const struct mapdump_entri
 	return ng;
 }
 
-int mapdump_print(struct out *o, const struct mapdump_map *m, uint32_t top,
-		  uint32_t div)
+/* Prints entries r of map m (and frees them). */
+static int print_entries(struct out *o, const struct mapdump_map *m,
+			 struct mapdump_entries r, uint32_t top, uint32_t div)
 {
-	struct mapdump_entries r;
-	int err = mapdump_read(m, &r);
-	if (err)
-		return err;
+	int err;
 	const struct type *vt = m->value;
 	if (vt->kind == TY_TSERIES) {
 		err = tseries_print(o, m, &r);
@@ -512,6 +554,34 @@ int mapdump_print(struct out *o, const struct mapdump_map *m, uint32_t top,
 	return 0;
 }
 
+int mapdump_print(struct out *o, const struct mapdump_map *m, uint32_t top,
+		  uint32_t div)
+{
+	struct mapdump_entries r;
+	int err = mapdump_read(m, &r);
+	return err ? err : print_entries(o, m, r, top, div);
+}
+
+int mapdump_print_stmt(struct out *o, const struct mapdump_map *m,
+		       uint32_t top, uint32_t div)
+{
+	struct mapdump_entries r;
+	int err = mapdump_read(m, &r);
+	if (err)
+		return err;
+	const struct type *vt = m->value;
+	if (!r.n && !m->key && !is_hist(vt) && vt->kind != TY_TSERIES) {
+		/* its one value, all zero bytes (the entries' own buffers:
+		 * mapdump_entries_free frees them) */
+		free(r.keys);
+		free(r.vals);
+		r.keys = xcalloc(1, r.ksize ? r.ksize : 1);
+		r.vals = xcalloc(1, r.vsize ? r.vsize : 1);
+		r.n = r.cap = 1;
+	}
+	return print_entries(o, m, r, top, div);
+}
+
 int mapdump_read_hists(const struct mapdump_map *m, struct mapdump_hists *h)
 {
 	memset(h, 0, sizeof(*h));
@@ -572,7 +642,7 @@ static int zero_all(const struct mapdump_map *m)
 		free(zero);
 		return err == -ENOENT ? 0 : err;
 	}
-	uint32_t ksize = maplayout_key_size(m->key, m->value);
+	uint32_t ksize = stored_key_size(m);
 	uint32_t vsize = value_size(m, is_agg_array(m));
 	int ncpu = num_cpus(m);
 	if (ncpu < 0)
@@ -629,6 +699,24 @@ int mapdump_zero(const struct mapdump_map *m)
 	return err;
 }
 
+/* Takes n deleted keys off the count the program keeps of m's keys
+ * (mapdump_map.len_fd), atomically, as the program adds to it: through
+ * the array mapped into memory. 0 or -errno. */
+static int uncount_keys(const struct mapdump_map *m, uint64_t n)
+{
+	if (m->len_fd <= 0 || n == 0)
+		return 0;
+	size_t len = (size_t)m->len_off + 8;
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED,
+		       m->len_fd, 0);
+	if (p == MAP_FAILED)
+		return -errno;
+	__atomic_fetch_sub((uint64_t *)((char *)p + m->len_off), n,
+			   __ATOMIC_SEQ_CST);
+	munmap(p, len);
+	return 0;
+}
+
 int mapdump_clear(const struct mapdump_map *m)
 {
 	if (m->shared) {
@@ -638,17 +726,20 @@ int mapdump_clear(const struct mapdump_map *m)
 	}
 	if (is_array_fd(m->fd))
 		return zero_all(m); /* array entries cannot be deleted */
-	uint32_t ksize = maplayout_key_size(m->key, m->value);
+	uint32_t ksize = stored_key_size(m);
 	uint8_t *keys;
 	size_t n;
+	uint64_t deleted = 0;
 	int err = all_keys(m->fd, ksize, &keys, &n);
 	for (size_t i = 0; i < n && !err; i++) {
 		err = bpf_map_delete_elem(m->fd, keys + i * ksize);
+		deleted += err == 0;
 		if (err == -ENOENT)
 			err = 0;
 	}
 	free(keys);
-	return err;
+	int cerr = uncount_keys(m, deleted);
+	return err ? err : cerr;
 }
 
 static int by_name(const void *a, const void *b)

@@ -31,6 +31,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct compiled;
 struct out;
 struct type;
 
@@ -44,7 +45,20 @@ struct mapdump_map {
 	 * that key is its one entry. */
 	bool shared;
 	uint64_t slot_key;
+	/* Keys holding stacks stored as ids (cmap.stack_ids): the program
+	 * and its map fds, whose stack tables give the stacks back
+	 * (runtime/stackids.h); NULL: keys are stored whole. */
+	const struct compiled *ids_prog;
+	const int *ids_fds;
+	/* Its key count, where the program keeps one (cmap.len_counter):
+	 * the fd of that mmapable array and the u64's offset; fd 0: none. */
+	int len_fd;
+	uint32_t len_off;
 };
+
+/* Map i of program c, whose maps' fds are fds, as mapdump reads it. */
+struct mapdump_map mapdump_map_of(const struct compiled *c, const int *fds,
+				  uint32_t i);
 
 /* What a map's values are, for messages: "count()", ... "hist()",
  * "lhist()", or "a value" for plain values. */
@@ -58,6 +72,12 @@ const char *mapdump_value_name(const struct type *value);
  */
 int mapdump_print(struct out *o, const struct mapdump_map *m, uint32_t top,
 		  uint32_t div);
+/* The same for the print statement, which shows a key-less map with no
+ * value (never assigned, deleted or cleared) as its type's zero, as
+ * bpftrace's development branch does ("@: 0"; not a hist, lhist or
+ * tseries, which print empty). */
+int mapdump_print_stmt(struct out *o, const struct mapdump_map *m,
+		       uint32_t top, uint32_t div);
 
 /* Every entry of a map, values merged across CPUs: n keys of ksize bytes
  * at keys, their values of vsize bytes at vals. */

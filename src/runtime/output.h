@@ -39,6 +39,16 @@ struct out_resolver {
 	 * stacks print it). [unknown] */
 	int (*module)(void *ctx, uint64_t addr, int32_t pid,
 		      struct strbuf *sb);
+	/* Whether user address addr lies in an executable mapping of pid:
+	 * 1, 0 (a false frame: the stack ends there, truncated), or -1 when
+	 * pid's mappings are unknown. [-1] */
+	int (*mapped)(void *ctx, uint64_t addr, int32_t pid);
+	/* Appends "FILE+0xOFFSET" for user address addr of pid: the base
+	 * name of the file mapped there and addr's offset in that file, which
+	 * is the same in every run and process (profiles key a frame with no
+	 * symbol by it). -ENOENT where no file is mapped. [the address] */
+	int (*file_offset)(void *ctx, uint64_t addr, int32_t pid,
+			   struct strbuf *sb);
 	/* The frames at user address addr of pid: the calls inlined there,
 	 * innermost first, then the function addr is in, with their source
 	 * lines (leaf: addr is the frame's own, not a return address); at

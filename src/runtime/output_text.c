@@ -89,16 +89,10 @@ static void runtime_error(struct out *o, const char *msg, struct span at)
 static void located_line(struct out *o, const char *kind, const char *s,
 			 size_t len, struct span at)
 {
-	const char *file = at.file ? at.file->name : "";
-	uint32_t end_line = at.line;
-	for (uint32_t i = 0; at.file && i < at.len &&
-	     at.off + i < at.file->len; i++)
-		end_line += at.file->text[at.off + i] == '\n';
-	if (end_line != at.line)
-		fprintf(o->err, "%s:%u-%u: ", file, at.line, end_line);
-	else
-		fprintf(o->err, "%s:%u:%u-%u: ", file, at.line, at.col,
-			at.col + at.len);
+	if (at.file) {
+		diag_place(o->err, at);
+		fputs(": ", o->err);
+	}
 	fprintf(o->err, "%s: %.*s\n", kind, (int)len, s);
 	diag_source(o->err, at);
 }

@@ -168,10 +168,7 @@ struct pprof_snap {
 
 static struct mapdump_map dump_map(const struct pprof_src *s, uint32_t i)
 {
-	const struct cmap *m = &s->c->maps[i];
-	return (struct mapdump_map){ m->name,   s->map_fds[i], m->key,
-				     m->value,  m->percpu,     m->shared,
-				     m->slot_key };
+	return mapdump_map_of(s->c, s->map_fds, i);
 }
 
 /* qsort_r's context: the entries being ordered */
@@ -271,7 +268,22 @@ struct builder {
 	uint64_t main_mapping;   /* the first program's, else library's */
 	bool main_is_program;
 	uint64_t unknown_loc;    /* "[unknown]", made on first use; 0: not */
+	uint64_t truncated_loc;  /* VFMT_TRUNCATED, the same way */
 };
+
+/* A location of no address that only names a function (name), made once
+ * into *slot. */
+static uint64_t function(struct builder *b, const char *sym,
+			 const char *file, int64_t decl_line);
+static uint64_t named_location(struct builder *b, uint64_t *slot,
+			       const char *name)
+{
+	if (!*slot) {
+		struct pprof_line l = { function(b, name, NULL, 0), 0 };
+		*slot = pprof_enc_location(b->enc, 0, 0, &l, 1);
+	}
+	return *slot;
+}
 
 /* Whether path names a program rather than a library or an image. */
 static bool is_program(const char *path)
@@ -416,12 +428,18 @@ static void add_stack(struct builder *b, const struct type *t,
 	}
 	const uint8_t *ips;
 	uint32_t n = type_stack_frames(t, data, &ips);
+	bool truncated = false;
+	if (user)
+		n = vfmt_user_frames(b->s->res, pid, t, ips, n, &truncated);
 	for (uint32_t i = 0; i < n; i++) {
 		struct stack_frame fr = type_stack_frame(t, ips, i);
 		uint64_t id = fr.build_id ? build_id_location(b, fr) :
 					    location(b, pid, fr.ip, i == 0);
 		vec_push(&b->stack, id);
 	}
+	if (truncated) /* the root is unknown */
+		vec_push(&b->stack, named_location(b, &b->truncated_loc,
+						   VFMT_TRUNCATED));
 }
 
 /* ---- the key: stacks and labels ---- */
@@ -479,11 +497,7 @@ static void key_parts_free(part_vec *parts)
  * tools leave a sample of no location out), as perf names such frames. */
 static uint64_t unknown_location(struct builder *b)
 {
-	if (!b->unknown_loc) {
-		struct pprof_line l = { function(b, "[unknown]", NULL, 0), 0 };
-		b->unknown_loc = pprof_enc_location(b->enc, 0, 0, &l, 1);
-	}
-	return b->unknown_loc;
+	return named_location(b, &b->unknown_loc, "[unknown]");
 }
 
 /* One entry as a sample: kernel stacks first (they are on top of the

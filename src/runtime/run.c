@@ -32,6 +32,7 @@
 #include "runtime/pprof.h"
 #include "runtime/progress.h"
 #include "runtime/run.h"
+#include "runtime/stackids.h"
 #include "runtime/sink.h"
 #include "runtime/stacks.h"
 #include "util/errstr.h"
@@ -116,6 +117,15 @@ struct run {
 	uint64_t loss_checked_ns; /* when the lost count was last read */
 	bool loss_pending;        /* a read put off (LOSS_CHECK_NS) */
 	uint32_t nrecords;        /* records read, for report_losses */
+	struct missed *missed;    /* targets the kernel missed events of */
+	uint32_t nmissed;
+};
+
+/* A target's events the kernel counted as missed (read_missed). */
+struct missed {
+	const char *name;
+	uint64_t n;
+	char why[160];
 };
 
 /* After Ctrl-C or SIGTERM the records already sent are printed for this
@@ -687,6 +697,40 @@ static void report_full_maps(struct run *r)
 	}
 }
 
+/* What the kernel counted as missed of each target (a kretprobe's
+ * returns past its maxactive), read while the probes are still there. */
+static void read_missed(struct run *r)
+{
+	const struct compiled *c = r->c;
+	for (uint32_t i = 0, a = 0; i < c->nprogs; i++)
+		for (uint32_t k = 0; k < c->progs[i].ntargets; k++, a++) {
+			struct probe_attachment *att = &r->atts[a];
+			if (!att->missed)
+				continue;
+			struct missed m = { c->progs[i].targets[k].name, 0,
+					    "" };
+			m.n = att->missed(att, m.why, sizeof(m.why));
+			if (!m.n)
+				continue;
+			struct missed *grown = realloc(r->missed,
+				(r->nmissed + 1) * sizeof(*grown));
+			if (!grown)
+				return;
+			r->missed = grown;
+			r->missed[r->nmissed++] = m;
+		}
+}
+
+/* The output leaves those events out: said, never silently short. */
+static void report_missed(struct run *r)
+{
+	for (uint32_t i = 0; i < r->nmissed; i++)
+		fprintf(r->err, "WARNING: the kernel missed %llu events of "
+			"%s (%s); the output leaves them out\n",
+			(unsigned long long)r->missed[i].n,
+			r->missed[i].name, r->missed[i].why);
+}
+
 static int print_maps(struct run *r)
 {
 	size_t n;
@@ -721,6 +765,7 @@ static void run_close(struct run *r)
 	metrics_stop(&r->metrics);
 	detach_all(r);
 	free(r->atts);
+	free(r->missed);
 	if (r->handlers_set) {
 		sigaction(SIGUSR1, &r->old_usr1, NULL);
 		sigaction(SIGHUP, &r->old_hup, NULL);
@@ -1098,6 +1143,7 @@ int run_program(const struct compiled *c, const struct run_opts *o)
 		/* The maps printed must hold still: a few probes are detached
 		 * first; many would take ~30 ms each, so their programs are
 		 * told to stop instead, and detached after printing. */
+		read_missed(&r);
 		if (c->stop_flag >= 0)
 			err = stop_counting(&r);
 		else
@@ -1129,6 +1175,9 @@ int run_program(const struct compiled *c, const struct run_opts *o)
 			fprintf(r.err, "WARNING: Total lost event count: "
 				"%llu\n", (unsigned long long)lost);
 		report_full_maps(&r);
+		if (!o->no_warnings)
+			report_missed(&r);
+		stackids_report(c, r.l.map_fds, r.err);
 		sink_flush(&r.sink);
 		sink_flush(&r.console);
 		if (output_failed(&r) && !err)

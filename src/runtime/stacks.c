@@ -2,6 +2,7 @@
 
 #include <bpf/bpf.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include "kernel/elfsym.h"
 #include "kernel/srcline.h"
 #include "model/compiled.h"
+#include "model/stackids.h"
 #include "model/types.h"
 #include "runtime/loader.h"
 #include "runtime/mmap_events.h"
@@ -116,6 +118,25 @@ static int module(void *ctx, uint64_t addr, int32_t pid, struct strbuf *sb)
 	return 0;
 }
 
+static int mapped(void *ctx, uint64_t addr, int32_t pid)
+{
+	catch_up(ctx);
+	return usyms_mapped(usyms_of(ctx), pid, addr);
+}
+
+static int file_offset(void *ctx, uint64_t addr, int32_t pid,
+		       struct strbuf *sb)
+{
+	struct usyms_frame f;
+	catch_up(ctx);
+	usyms_frame(usyms_of(ctx), pid, addr, &f);
+	if (!f.path || f.path[0] != '/')
+		return -ENOENT; /* no file: [vdso], JIT code */
+	const char *base = strrchr(f.path, '/') + 1;
+	sb_printf(sb, "%s+%#" PRIx64, base, addr - f.start + f.pgoff);
+	return 0;
+}
+
 static int lines(void *ctx, uint64_t addr, int32_t pid, bool leaf,
 		 struct srcline *out, int max)
 {
@@ -136,6 +157,8 @@ void stacks_resolver(struct stacks *s, struct out_resolver *res)
 	res->ctx = s;
 	res->sym = sym;
 	res->module = module;
+	res->mapped = mapped;
+	res->file_offset = file_offset;
 	res->lines = lines;
 }
 
@@ -165,20 +188,25 @@ int stacks_tick_ms(struct stacks *s)
 	return s->next_ms > now ? (int)(s->next_ms - now) : 0;
 }
 
-/* Snapshots the pid of every user address at off in t (in data). */
+/* Snapshots the pid of every user address in t, at offset off of data;
+ * ids_key: data is a key of that type stored with stack ids (its stacks'
+ * pids are their table's, scanned as its values). */
 static void note_pids(struct stacks *s, const struct type *t,
-		      const uint8_t *data)
+		      const uint8_t *data, uint32_t off,
+		      const struct type *ids_key)
 {
 	if (t->kind == TY_TUPLE) {
 		for (uint32_t i = 0; i < t->nfields; i++)
-			note_pids(s, t->fields[i].type,
-				  data + t->fields[i].offset);
+			note_pids(s, t->fields[i].type, data,
+				  off + t->fields[i].offset, ids_key);
 		return;
 	}
-	if (t->kind != TY_USTACK && t->kind != TY_USYM)
+	if ((t->kind != TY_USTACK && t->kind != TY_USYM) ||
+	    (t->kind == TY_USTACK && ids_key))
 		return;
 	uint64_t pid;
-	memcpy(&pid, data + 8, 8);
+	memcpy(&pid, data + (ids_key ? stackids_stored_off(ids_key, off) : off)
+			     + 8, 8);
 	if (pid)
 		usyms_snapshot(usyms_of(s), (int32_t)pid, false);
 }
@@ -188,6 +216,7 @@ static void scan_map(struct stacks *s, uint32_t mi)
 	const struct cmap *m = &s->c->maps[mi];
 	bool in_key = holds_user_addr(m->key);
 	bool in_value = holds_user_addr(m->value) && !m->percpu;
+	const struct type *ids_key = m->stack_ids ? m->key : NULL;
 	if (!in_key && !in_value)
 		return;
 	uint8_t *key = calloc(2, m->key_size), *next = key + m->key_size;
@@ -199,9 +228,9 @@ static void scan_map(struct stacks *s, uint32_t mi)
 		memcpy(key, next, m->key_size);
 		prev = key;
 		if (in_key)
-			note_pids(s, m->key, key);
+			note_pids(s, m->key, key, 0, ids_key);
 		if (in_value && !bpf_map_lookup_elem(fd, key, val))
-			note_pids(s, m->value, val);
+			note_pids(s, m->value, val, 0, NULL);
 	}
 	free(key);
 	free(val);
@@ -218,6 +247,6 @@ void stacks_tick(struct stacks *s)
 		if (s->watch[i] > 0)
 			usyms_snapshot(usyms_of(s), s->watch[i], true);
 	for (uint32_t i = 0; i < s->c->nmaps; i++)
-		if (s->c->maps[i].is_user)
+		if (s->c->maps[i].is_user || s->c->maps[i].stack_table)
 			scan_map(s, i);
 }

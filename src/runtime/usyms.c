@@ -36,9 +36,15 @@ struct jitsym {
 	char *name;
 };
 
+/* An executable mapping of no file: JIT code, [vsyscall], [uprobes]. */
+struct urange {
+	uint64_t start, end;
+};
+
 struct upid {
 	int32_t pid;
 	VEC(struct umap) maps;   /* executable mappings, sorted by start */
+	VEC(struct urange) anon; /* executable mappings of no file, sorted */
 	VEC(struct jitsym) jit;  /* sorted by start */
 	bool jit_tried;
 	bool miss_refreshed; /* re-read once for an address outside maps */
@@ -57,6 +63,7 @@ struct usyms *usyms_new(void)
 static void upid_clear(struct upid *p)
 {
 	vec_free(&p->maps);
+	vec_free(&p->anon);
 	for (size_t i = 0; i < p->jit.len; i++)
 		free(p->jit.data[i].name);
 	vec_free(&p->jit);
@@ -219,6 +226,26 @@ static int cmp_map(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
+static int cmp_range(const void *a, const void *b)
+{
+	const struct urange *x = a, *y = b;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* Takes the executable range [start, end) of no file into p->anon, in
+ * place of those it overlaps. */
+static void add_anon(struct upid *p, uint64_t start, uint64_t end)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < p->anon.len; i++)
+		if (p->anon.data[i].end <= start || p->anon.data[i].start >= end)
+			p->anon.data[k++] = p->anon.data[i];
+	p->anon.len = k;
+	struct urange r = { start, end };
+	vec_push(&p->anon, r);
+	qsort(p->anon.data, p->anon.len, sizeof(*p->anon.data), cmp_range);
+}
+
 static int cmp_jit(const void *a, const void *b)
 {
 	const struct jitsym *x = a, *y = b;
@@ -235,6 +262,7 @@ static int read_maps(struct usyms *u, struct upid *p)
 	char *line = NULL;
 	size_t cap = 0;
 	VEC(struct umap) maps = { 0 };
+	VEC(struct urange) anon = { 0 };
 	while (getline(&line, &cap, f) > 0) {
 		unsigned long long s, e, off, ino;
 		unsigned maj, min;
@@ -246,8 +274,12 @@ static int read_maps(struct usyms *u, struct upid *p)
 			continue;
 		char *name = line + n;
 		name[strcspn(name, "\n")] = '\0';
-		if (!*name || (name[0] == '[' && strcmp(name, "[vdso]")))
-			continue; /* anonymous (JIT: the perf map), [vsyscall] */
+		if (!*name || (name[0] == '[' && strcmp(name, "[vdso]"))) {
+			/* anonymous (JIT: the perf map names it), [vsyscall] */
+			struct urange r = { s, e };
+			vec_push(&anon, r);
+			continue;
+		}
 		struct umap m = { s, e, off,
 				  file_for(u, ino ? makedev(maj, min) : 0, ino,
 					   name) };
@@ -258,8 +290,13 @@ static int read_maps(struct usyms *u, struct upid *p)
 	if (maps.len == 0 && p->maps.len) {
 		/* a zombie's maps are empty: keep what was seen alive */
 		vec_free(&maps);
+		vec_free(&anon);
 		return -ENOENT;
 	}
+	vec_free(&p->anon); /* (in address order, as the file lists them) */
+	p->anon.data = anon.data;
+	p->anon.len = anon.len;
+	p->anon.cap = anon.cap;
 	if (maps.len) /* (an exited process's maps may be empty) */
 		qsort(maps.data, maps.len, sizeof(*maps.data), cmp_map);
 	vec_free(&p->maps);
@@ -336,6 +373,8 @@ void usyms_fork(struct usyms *u, int32_t ppid, int32_t pid)
 	struct upid *parent = find_pid(u, ppid);
 	for (size_t i = 0; i < parent->maps.len; i++)
 		vec_push(&p->maps, parent->maps.data[i]);
+	for (size_t i = 0; i < parent->anon.len; i++)
+		vec_push(&p->anon, parent->anon.data[i]);
 }
 
 void usyms_add_mapping(struct usyms *u, int32_t pid, uint64_t start,
@@ -345,8 +384,11 @@ void usyms_add_mapping(struct usyms *u, int32_t pid, uint64_t start,
 	if (!usyms_known(u, pid) && usyms_snapshot(u, pid, false) == 0)
 		return; /* the snapshot, read now, holds the mapping */
 	struct upid *p = pid_entry(u, pid);
-	if (path[0] == '[' && strcmp(path, "[vdso]"))
+	if (path[0] != '/' && strcmp(path, "[vdso]")) {
+		/* "//anon" (JIT code), [vsyscall], [uprobes] */
+		add_anon(p, start, start + len);
 		return;
+	}
 	if (path[0] == '/' || !strcmp(path, "[vdso]")) {
 		/* a new mapping replaces the ones it overlaps */
 		size_t k = 0;
@@ -450,6 +492,35 @@ int usyms_frame(struct usyms *u, int32_t pid, uint64_t addr,
 	f->path = "[perf-map]";
 	f->sym = j->name;
 	f->sym_off = addr - j->start;
+	return 0;
+}
+
+static bool in_anon(const struct upid *p, uint64_t addr)
+{
+	const struct urange *r = last_at_or_below(p->anon.data, p->anon.len,
+						  sizeof(*r), addr);
+	return r && addr < r->end;
+}
+
+static bool executable(const struct upid *p, uint64_t addr)
+{
+	return find_map(p, addr) || in_anon(p, addr) || find_jit(p, addr);
+}
+
+int usyms_mapped(struct usyms *u, int32_t pid, uint64_t addr)
+{
+	struct upid *p = find_pid(u, pid);
+	if (!p && usyms_snapshot(u, pid, false) == 0)
+		p = find_pid(u, pid);
+	if (!p || (!p->maps.len && !p->anon.len))
+		return -1; /* never seen alive: nothing to judge by */
+	if (executable(p, addr))
+		return 1;
+	if (!p->miss_refreshed) { /* mapped since the snapshot? (as below) */
+		p->miss_refreshed = true;
+		if (usyms_snapshot(u, pid, true) == 0 && executable(p, addr))
+			return 1;
+	}
 	return 0;
 }
 

@@ -38,6 +38,12 @@ void usyms_add_mapping(struct usyms *u, int32_t pid, uint64_t start,
 		       uint64_t len, uint64_t pgoff, uint64_t dev,
 		       uint64_t ino, const char *path);
 
+/* Whether addr lies in an executable mapping of pid (a file's, the vdso,
+ * or one of no file: JIT code): 1 yes, 0 no, -1 when pid's mappings were
+ * never seen. A frame elsewhere (data, a stack) is no return address: a
+ * frame-pointer walk that met a frame pointer the code does not keep. */
+int usyms_mapped(struct usyms *u, int32_t pid, uint64_t addr);
+
 /* Appends the symbol of addr in pid: "func", or "func+off" (decimal, as
  * bpftrace) when offset. *module (may be NULL) gets the path of the
  * mapping holding addr, or NULL when none; it lives as long as u. Returns

@@ -202,14 +202,33 @@ static bool put_frame_lines(struct strbuf *sb, const struct vfmt *f,
 	return true;
 }
 
+uint32_t vfmt_user_frames(const struct out_resolver *res, int32_t pid,
+			  const struct type *t, const uint8_t *ips, uint32_t n,
+			  bool *truncated)
+{
+	*truncated = false;
+	if (!res || !res->mapped || t->kind != TY_USTACK ||
+	    t->stack_mode == STACK_BUILD_ID || t->stack_mode == STACK_RAW)
+		return n; /* what the kernel gave, as asked */
+	for (uint32_t i = 0; i < n; i++)
+		if (res->mapped(res->ctx, type_stack_frame(t, ips, i).ip,
+				pid) == 0) {
+			*truncated = true;
+			return i;
+		}
+	return n;
+}
+
 static void put_stack(struct strbuf *sb, const struct vfmt *f,
 		      const struct type *t, const uint8_t *data)
 {
 	const struct out_resolver *res = f->res;
-	bool user = t->kind == TY_USTACK;
+	bool user = t->kind == TY_USTACK, truncated = false;
 	const uint8_t *at;
 	uint32_t n = type_stack_frames(t, data, &at);
 	int32_t spid = user ? (int32_t)u64_at(data, 8) : -1;
+	if (user)
+		n = vfmt_user_frames(res, spid, t, at, n, &truncated);
 	/* a newline first, also before no frames, as bpftrace 0.26 */
 	sb_putc(sb, '\n');
 	for (uint32_t i = 0; i < n; i++) {
@@ -241,6 +260,12 @@ static void put_stack(struct strbuf *sb, const struct vfmt *f,
 		}
 		sb_putc(sb, '\n');
 	}
+	if (!truncated)
+		return;
+	if (t->stack_mode == STACK_PERF)
+		sb_append(sb, "\t" VFMT_TRUNCATED "\n");
+	else
+		sb_printf(sb, "%*s" VFMT_TRUNCATED "\n", f->stack_indent, "");
 }
 
 static void put_inet(struct strbuf *sb, const void *data)

@@ -66,6 +66,19 @@ void vfmt_set_debug_info(bool on);
  * signed when t is: 0 when empty. */
 uint64_t vfmt_average(const struct type *t, const void *data, uint64_t div);
 
+/*
+ * How many of the n frames of user stack t (frames at ips, of process pid)
+ * are frames: those before the first whose address lies in no executable
+ * mapping of the process (data, a stack: what a frame-pointer walk reads
+ * where the code keeps no frame pointer), which ends it, *truncated then.
+ * All n where the process's mappings are unknown. The outputs mark the cut
+ * with VFMT_TRUNCATED where the frames would go on.
+ */
+#define VFMT_TRUNCATED "[truncated]"
+uint32_t vfmt_user_frames(const struct out_resolver *res, int32_t pid,
+			  const struct type *t, const uint8_t *ips, uint32_t n,
+			  bool *truncated);
+
 /* Loads an integer of size 1, 2, 4 or 8; sign-extends when is_signed. */
 uint64_t vfmt_load_int(const void *p, uint32_t size, bool is_signed);
 

@@ -10,7 +10,7 @@
 cd "$TOP" || exit 1
 D=$BUILD/tests/emit
 mkdir -p "$D"
-TESTS="printf_count hist_json begin_end enum_names uprobe libbpf_load corrupt_sonde version truncated code_damaged gone_target cpid_needed refused_probe"
+TESTS="printf_count hist_json begin_end enum_names uprobe socket_cookie_rawtp libbpf_load corrupt_sonde version truncated code_damaged gone_target cpid_needed refused_probe"
 skip_all() { for t in $TESTS; do echo "skip emit.$t: $1"; done; layer_done; }
 [ "$(id -u)" = 0 ] || skip_all "needs root"
 [ -r /sys/kernel/tracing/events/syscalls/sys_enter_write/format ] ||
@@ -66,6 +66,14 @@ same begin_end 'BEGIN { printf("start\n"); @x = 7; } interval:ms:100 { @i++; if 
 same enum_names 'enum Foo { ONE = 1, TWO = 2 }; BEGIN { $x = 2; printf("%d %s %s %s\n", ONE, TWO, (enum Foo)$x, (enum Foo)($x + 1)); @[TWO] = ONE; @t = (ONE, 5); exit(); }'
 same uprobe "uprobe:$UWL:uwl_add { printf(\"add %d %d\\n\", arg0, arg1); @[probe] = count(); } uretprobe:$UWL:uwl_add { printf(\"ret %d\\n\", retval); }" \
 	-c "$UWL"
+# a rawtracepoint probe compiled as tp_btf (socket_cookie()) is one here too
+if [ -x /usr/bin/python3 ] && [ -d /sys/kernel/tracing/events/tcp/tcp_probe ]; then
+	echo "import socket; s = socket.socket(); s.bind(('127.0.0.1', 0)); s.listen(); c = socket.create_connection(s.getsockname()); a, _ = s.accept(); c.sendall(b'x' * 100); a.recv(100); a.sendall(b'y'); c.recv(1)" >"$D/tcp.py"
+	same socket_cookie_rawtp 'rawtracepoint:tcp_probe { printf("%d\n", socket_cookie(args.sk) != 0); exit(); }' \
+		-c "/usr/bin/python3 $D/tcp.py"
+else
+	echo "skip emit.socket_cookie_rawtp: no python3 or no tcp:tcp_probe"
+fi
 
 # libbpf opens and loads the object (every program pinned, then removed)
 pin=/sys/fs/bpf/sonde_emit_test_$$

@@ -13,14 +13,17 @@
 #
 # What is compared, and the normalizations (nothing else is):
 #  - the first error line of each side: "FILE:L:C: ERROR: MSG", "ERROR:
-#    MSG", clang's "FILE:L:C: error: MSG" for C definitions, or LLVM's
+#    MSG", clang's "FILE:L:C: error: MSG" (or "fatal error:") for C
+#    definitions, or LLVM's
 #    "error: MSG"; its text
 #    MSG exactly, and its place L:C (file names are not compared: 0.26's
 #    suite says stdin);
-#  - bpftrace's ranges (L:C1-C2, L1:C1-L2:C2) by their start, L:C1, as
-#    sonde prints a place;
+#  - the place by its start, L:C1, of the range all three print (L:C1-C2;
+#    L1-L2 for a span over lines has no start column and is compared as
+#    no place): 0.17's spans are bison's, its ends not comparable;
 #  - the place against ref026 only when the 0.26 test's source line is
-#    sonde's (its scripts are other scripts; ref017 ran this very file);
+#    sonde's (its scripts are other scripts; ref017 ran this very file),
+#    and then the whole range, which the entry shows;
 #  - a 0.26 runtime test's EXPECT_REGEX: sonde's MSG must match it (ERE,
 #    whole message);
 #  - ref017: the dry run's first error; when the dry run accepted the
@@ -41,9 +44,10 @@ mode=check
 [ "${1:-}" = --entries ] && mode=entries
 DIFFS=DIFFERENCES.md
 
-# first_error FILE REF: "KIND<US>LOC<US>MSG<US>SRC" for FILE's first
-# error. KIND: error, regex (a 0.26 EXPECT_REGEX), or, for ref017,
-# accepted/other outcomes with no message; LOC "L:C" or "-"; SRC the
+# first_error FILE REF: "KIND<US>LOC<US>MSG<US>SRC<US>RANGE" for FILE's
+# first error. KIND: error, regex (a 0.26 EXPECT_REGEX), or, for ref017,
+# accepted/other outcomes with no message; LOC "L:C" or "-", RANGE the
+# place as written ("L:C1-C2", "L1-L2") or "-"; SRC the
 # line after the error line (its source line), for the place rule. US
 # is the unit separator \x1f: read would merge empty fields between tabs.
 first_error() {
@@ -63,6 +67,8 @@ first_error() {
 			pre = substr(line, 1, p - 1); msg = substr(line, p + 9)
 		} else if ((p = index(line, ": error: ")) > 0) {
 			pre = substr(line, 1, p - 1); msg = substr(line, p + 9)
+		} else if ((p = index(line, ": fatal error: ")) > 0) {
+			pre = substr(line, 1, p - 1); msg = substr(line, p + 15)
 		} else if (line ~ /^error: /) {
 			pre = ""; msg = substr(line, 8)
 		} else if ((p = index(line, "ERROR: ")) > 0) {
@@ -70,11 +76,13 @@ first_error() {
 		} else
 			return 0
 		kind = (pre ~ /^EXPECT_REGEX /) ? "regex" : "error"
-		loc = "-"
+		loc = "-"; range = "-"
 		if (match(pre, /:[0-9]+:[0-9]+(-[0-9]+)?(-[0-9]+:[0-9]+)?$/)) {
 			s = substr(pre, RSTART + 1)
 			split(s, a, /[:-]/)
-			loc = a[1] ":" a[2]
+			loc = a[1] ":" a[2]; range = s
+		} else if (match(pre, /:[0-9]+-[0-9]+$/)) {
+			range = substr(pre, RSTART + 1) # lines: no column
 		}
 		return 1
 	}
@@ -92,16 +100,16 @@ first_error() {
 	parse($0) { found = 1; src = "" }
 	END {
 		if (!found) {
-			if (ref != "017" || section == 0) { print "none" US "-" US US; exit }
+			if (ref != "017" || section == 0) { print "none" US "-" US US US "-"; exit }
 			# no error line: what bpftrace did instead
 			o = outcome[section]
 			if (section == 2 && o ~ /still running/) o = "accepted (dry run exit 0, ran until stopped)"
 			else if (o ~ /^exit 0/) o = "accepted (exit 0)"
 			else if (o ~ /^exit [0-9]+$/) o = o " with no error message"
-			kind = "accepted"; loc = "-"; msg = o
+			kind = "accepted"; loc = "-"; range = "-"; msg = o
 		}
-		if (kind == "regex") print kind US loc US msg US src
-		else print kind US loc US esc(msg) US esc(src)
+		if (kind == "regex") print kind US loc US msg US src US range
+		else print kind US loc US esc(msg) US esc(src) US range
 	}' "$1"
 }
 
@@ -132,23 +140,26 @@ for bt in *.bt; do
 		[ $mode = check ] && echo "not ok ref:$name: no $name.err"
 		continue
 	fi
-	IFS=$'\x1f' read -r skind sloc smsg ssrc < <(first_error "$name.err" sonde)
+	IFS=$'\x1f' read -r skind sloc smsg ssrc srange < <(first_error "$name.err" sonde)
 	if [ "$skind" != error ]; then
 		[ $mode = check ] && echo "not ok ref:$name: $name.err has no error line"
 		continue
 	fi
 	problem=
 	for r in "${refs[@]}"; do
-		IFS=$'\x1f' read -r bkind bloc bmsg bsrc < <(first_error "ref$r/$name.txt" "$r")
-		same=0
+		IFS=$'\x1f' read -r bkind bloc bmsg bsrc brange < <(first_error "ref$r/$name.txt" "$r")
+		same=0 sl=$sloc
 		case $bkind in
 		error)
 			if [ "$bmsg" = "$smsg" ]; then
 				same=1
 				# the place: always for 0.17 (the same file), for
-				# 0.26 only on the same source line
-				if [ "$bloc" != - ] && { [ "$r" = 017 ] || [ "$bsrc" = "$ssrc" ]; }; then
+				# 0.26 only on the same source line, and whole
+				if [ "$bloc" != - ] && [ "$r" = 017 ]; then
 					[ "$bloc" = "$sloc" ] || same=0
+				elif [ "$bloc" != - ] && [ "$bsrc" = "$ssrc" ]; then
+					bloc=$brange sl=$srange
+					[ "$bloc" = "$sl" ] || same=0
 				fi
 			fi
 			;;
@@ -160,7 +171,7 @@ for bt in *.bt; do
 		none) bmsg="(no error line)" ;;
 		esac
 		[ $same = 1 ] && continue
-		line="- $name $r: sonde \`\` $(summary "$sloc" "$smsg") \`\` / bpftrace \`\` $(summary "$bloc" "$bmsg") \`\`"
+		line="- $name $r: sonde \`\` $(summary "$sl" "$smsg") \`\` / bpftrace \`\` $(summary "$bloc" "$bmsg") \`\`"
 		if ! listed "$line"; then
 			if [ $mode = entries ]; then
 				printf '%s\n' "$line"

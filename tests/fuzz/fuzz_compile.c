@@ -150,7 +150,8 @@ static int compile(const uint8_t *data, size_t size, FILE *out,
 
 /* Why the errors codegen printed in msg are not all located refusals of
  * a kernel limit (a stack over 512 bytes, more than 64 maps or 1M
- * instructions in a program), or NULL. Only the messages' own lines are read: each starts
+ * instructions in a program, long strings past the 32 KiB of a per-CPU
+ * value, keys over 512 bytes where hash maps take none), or NULL. Only the messages' own lines are read: each starts
  * with FUZZ_FILE, whose control byte the source lines they quote cannot
  * hold (diag prints it as '?'), so a program's text cannot pass for a
  * message. (It did: a string literal holding "internal error", a phrase
@@ -179,6 +180,8 @@ static const char *bad_refusal(const char *msg)
 				return "a backend error on a program sema accepted";
 			if (!HAS(text, len, "bytes of stack, more than the 512") &&
 			    !HAS(text, len, "more than the 64 the kernel allows") &&
+			    !HAS(text, len, "a per-CPU value may have") &&
+			    !HAS(text, len, "no hash map keys over 512 bytes") &&
 			    !HAS(text, len, "the kernel loads") &&
 			    !STARTS(text, "String is too long (over 512 bytes"))
 				return "a codegen error on a program sema accepted";

@@ -35,6 +35,9 @@
 #                      samples whose stack has no frame are one [unknown]
 #                      frame, so the profile's total is the map's (pprof's
 #                      tools drop a sample of no location)
+#   pprof-false-frame  @[ustack] of falseframe.c's call through a fake
+#                      frame: its one trace is ff_target, ff_caller, then
+#                      [truncated] at the root, not the data address
 #   pprof-endpoint     --metrics' /debug/pprof/profile?seconds=1, scraped
 #                      with curl after alpha is over: 200, octet-stream,
 #                      a profile of beta with no alpha in it although the
@@ -263,6 +266,32 @@ if [ -z "$why" ]; then
 	fi
 fi
 report pprof-no-frames "$why" "$err" "$out" "$scratch/nof.top"
+
+# ---- pprof-false-frame ----
+# (tests/runtime/falseframe.c: ff_caller calls ff_target with its frame
+# pointer at a fake frame whose return address is a data word)
+p=$scratch/ff.pb.gz out=$scratch/ff.out err=$scratch/ff.err
+if [ "$(uname -m)" != x86_64 ]; then
+	echo "skip pprof-false-frame: falseframe.c is x86_64 assembly"
+elif ! ${CC:-cc} -O2 -rdynamic -o "$scratch/ff" "$TOP/tests/runtime/falseframe.c" 2>"$scratch/ff.cc"; then
+	echo "not ok pprof-false-frame: cannot compile falseframe.c"
+	indent "$scratch/ff.cc"
+else
+	run_sonde "$out" "$err" -q --pprof "$p" -c "$scratch/ff 4" \
+		-e "uprobe:$scratch/ff:ff_target { @[ustack] = count(); }"
+	why=$(status_problem 0 "$err")
+	if [ -z "$why" ]; then
+		pp -traces "$p" >"$scratch/ff.traces"
+		# the traces after the header, one line each
+		chains=$(awk '/^-+\+/ { on = 1; if (t) print t; t = ""; next } on && NF { t = t " " $NF } END { if (t) print t }' "$scratch/ff.traces")
+		if [ "$(samples_total "$p" 1)" != 4 ]; then
+			why="the profile has $(samples_total "$p" 1) samples, not 4"
+		elif [ "$chains" != " ff_target ff_caller [truncated]" ]; then
+			why="the traces are '$chains', not one of ff_target ff_caller [truncated]"
+		fi
+	fi
+	report pprof-false-frame "$why" "$err" "$out" "$scratch/ff.traces"
+fi
 
 # ---- pprof-endpoint ----
 # (start_sonde and stop_sonde: tests/lib.sh)

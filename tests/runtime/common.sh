@@ -53,6 +53,22 @@
 #                    feat:NAME    sonde --info says "NAME: yes"
 #                    nofeat:NAME  sonde --info says "NAME: no" (a fallback)
 #                    kfunc:NAME   the kernel's BTF names kernel function NAME
+#                    btfname:NAME the kernel's BTF has the name NAME (a
+#                                 variable, an iterator's bpf_iter_NAME)
+#                    modbtf:MOD   kernel module MOD is loaded, with its BTF
+#                    arch:MACHINE the target's uname -m is MACHINE (a test
+#                                 program in that architecture's assembly)
+#                    tpfield:CAT:NAME:FIELD  the tracepoint has the field
+#                    ucaller      user stacks at a function's entry hold
+#                                 its caller (canary tests/runtime/ucanary.c;
+#                                 Linux 6.11 and some stable kernels)
+#                    writeuser    bpf_probe_write_user writes to a new
+#                                 process's argv strings (before Linux 6.0
+#                                 not always: canary tests/runtime/wucanary.c)
+#                    rtnames:NAME raw tracepoint NAME's arguments have
+#                                 names in the kernel's BTF (its stub
+#                                 __probestub_NAME or __bpf_trace_NAME is
+#                                 there: not in Debian 11's 5.10)
 #                    tty          a terminal made here (script(1)) reaches
 #                                 the tracer (not so in the VM layer)
 #                    nobreakpoints  they can be opened but never fire
@@ -195,6 +211,31 @@ missing_requirement() {
 			;;
 		btf) on_target test -f /sys/kernel/btf/vmlinux || { echo "no kernel BTF"; return; } ;;
 		kfunc:*) on_target grep -qa "${w#kfunc:}" /sys/kernel/btf/vmlinux || { echo "no kernel function ${w#kfunc:} (Linux 6.6)"; return; } ;;
+		arch:*) [ "$(on_target uname -m)" = "${w#arch:}" ] || { echo "a test of ${w#arch:} code (this is $(on_target uname -m))"; return; } ;;
+		modbtf:*) on_target test -e "/sys/kernel/btf/${w#modbtf:}" || { echo "no BTF of kernel module ${w#modbtf:} (not loaded, or built in)"; return; } ;;
+		btfname:*) on_target grep -qa "${w#btfname:}" /sys/kernel/btf/vmlinux || { echo "the kernel's BTF has no ${w#btfname:}"; return; } ;;
+		tpfield:*)
+			local cat name field
+			IFS=: read -r cat name field <<<"${w#tpfield:}"
+			on_target grep -qE "field:[^;]*[ *]$field(\[[0-9]*\])?;" "$TRACEFS/events/$cat/$name/format" ||
+				{ echo "tracepoint $cat:$name has no field $field"; return; }
+			;;
+		rtnames:*) on_target grep -qaE "__(probestub|bpf_trace)_${w#rtnames:}\b" /sys/kernel/btf/vmlinux || { echo "the kernel's BTF names no argument of raw tracepoint ${w#rtnames:} (no __probestub_${w#rtnames:} or __bpf_trace_${w#rtnames:})"; return; } ;;
+		ucaller)
+			# built once per build directory; a temporary name, then a
+			# rename, for checks that run at once (RUNTIME_JOBS)
+			local uc=$BUILD/tests/runtime/ucanary r
+			[ "$uc" -nt "$RTDIR/ucanary.c" ] || { ${CC:-cc} -O2 -o "$uc.$BASHPID" "$RTDIR/ucanary.c" && mv -f "$uc.$BASHPID" "$uc"; }
+			r=$(on_target "$uc" 2>&1)
+			[ "$r" = caller ] || { echo "this kernel's user stacks at a function's entry miss its caller (Linux 6.11 adds it: canary ucanary.c: $r)"; return; }
+			;;
+		writeuser)
+			local wu=$BUILD/tests/runtime/wucanary r
+			[ "$wu" -nt "$RTDIR/wucanary.c" ] || { ${CC:-cc} -O2 -o "$wu.$BASHPID" "$RTDIR/wucanary.c" && mv -f "$wu.$BASHPID" "$wu"; }
+			# the last line: a load failure prints the verifier's log first
+			r=$(on_target "$wu" 2>&1 | tail -n 1)
+			[ "$r" = writes ] || { echo "bpf_probe_write_user cannot write to a new process's argv strings here (before Linux 6.0 their page stays write-protected after exec's mprotect: canary wucanary.c: $r)"; return; }
+			;;
 		cpus:*) [ "$(on_target nproc)" -ge "${w#cpus:}" ] || { echo "needs ${w#cpus:} CPUs"; return; } ;;
 		cmd:*) command -v "${w#cmd:}" >/dev/null || { echo "no ${w#cmd:} command"; return; } ;;
 		nokprobes) on_target test ! -e /sys/bus/event_source/devices/kprobe || { echo "this kernel has kprobes (the test is of the error without them)"; return; } ;;

@@ -29,6 +29,16 @@ hist_count() {
 	hist_rows "$1" | awk -v l="$2" '{ c = $NF; $NF = ""; sub(/ $/, "") } $0 == l { print c; f = 1 } END { if (!f) print 0 }'
 }
 
+# hist_from HEADER LOW [HIGH]: how many values that histogram holds in buckets
+# whose lower bound is LOW or more (and below HIGH, when given); bounds like
+# 32K and 1M are powers of 1024, as hist prints them.
+hist_from() {
+	hist_rows "$1" | awk -v lo="$2" -v hi="${3:-}" '
+		function val(s) { if (s ~ /K$/) return s * 1024; if (s ~ /M$/) return s * 1048576; if (s ~ /G$/) return s * 1073741824; return s + 0 }
+		$1 ~ /^[0-9]+[KMG]?,/ { split($1, a, ","); v = val(a[1]); if (v >= val(lo) && (hi == "" || v < val(hi))) s += $NF }
+		END { print s + 0 }'
+}
+
 # want WHAT GOT OP N: fails (printing why) unless GOT OP N (-eq, -ge, -le).
 want() {
 	local ok=1

@@ -433,21 +433,21 @@ TEST(helper_errors)
 	out_helper_error(&c.o, "map_update_elem", -7, at);
 	CHECK_STR(cap_close(&c), "");
 	CHECK_STR(cap_err(),
-		  "stdin:1:14: WARNING: Can't lookup map element because it "
+		  "stdin:1:14-19: WARNING: Can't lookup map element because it "
 		  "does not exist.\n"
 		  "Additional Info - helper: map_lookup_elem, retcode: 0\n"
 		  "BEGIN { $x = @m[1]; }\n"
-		  "             ^~~~~\n"
-		  "stdin:1:14: WARNING: Bad address\n"
+		  "             ~~~~~\n"
+		  "stdin:1:14-19: WARNING: Bad address\n"
 		  "Additional Info - helper: probe_read, retcode: -14\n"
 		  "BEGIN { $x = @m[1]; }\n"
-		  "             ^~~~~\n"
-		  "stdin:1:14: WARNING: Map full; can't update element. Try "
+		  "             ~~~~~\n"
+		  "stdin:1:14-19: WARNING: Map full; can't update element. Try "
 		  "increasing max_map_keys config or manually setting the max "
 		  "entries in a map declaration e.g. `let @a = hash(5000)`\n"
 		  "Additional Info - helper: map_update_elem, retcode: -7\n"
 		  "BEGIN { $x = @m[1]; }\n"
-		  "             ^~~~~\n");
+		  "             ~~~~~\n");
 	cap_open(&c, "text", NULL);
 	c.o.no_warnings = true;
 	out_helper_error(&c.o, "probe_read", -14, at);

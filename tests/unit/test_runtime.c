@@ -658,46 +658,46 @@ TEST(provider_timers)
 TEST(provider_errors)
 {
 	EXPECT_ERROR("interval:xs:1", "interval",
-		     "stdin:1:1: ERROR: xs is not an accepted unit of time",
+		     "stdin:1:1-14: ERROR: xs is not an accepted unit of time",
 		     "xs", "1", NULL);
 	/* bpftrace 0.26's words */
 	EXPECT_ERROR("interval:s", "interval",
-		     "stdin:1:1: ERROR: Invalid rate of interval probe: "
+		     "stdin:1:1-11: ERROR: Invalid rate of interval probe: "
 		     "invalid integer: s",
 		     "s", NULL);
 	EXPECT_ERROR("interval:s:1:2", "interval",
-		     "stdin:1:1: ERROR: interval probe type requires 1 or 2 "
+		     "stdin:1:1-15: ERROR: interval probe type requires 1 or 2 "
 		     "arguments, found 3",
 		     "s", "1", "2", NULL);
 	EXPECT_ERROR("interval:500", "interval",
-		     "stdin:1:1: ERROR: Invalid rate of interval probe. "
+		     "stdin:1:1-13: ERROR: Invalid rate of interval probe. "
 		     "Minimum is 1000 or 1us. Found: 500 nanoseconds",
 		     "500", NULL);
 	EXPECT_ERROR("interval:s:0", "interval",
-		     "stdin:1:1: ERROR: interval frequency should be a "
+		     "stdin:1:1-13: ERROR: interval frequency should be a "
 		     "positive integer",
 		     "s", "0", NULL);
 	EXPECT_ERROR("profile:hz:abc", "profile",
-		     "stdin:1:1: ERROR: Invalid rate of profile probe: "
+		     "stdin:1:1-15: ERROR: Invalid rate of profile probe: "
 		     "invalid integer: abc",
 		     "hz", "abc", NULL);
 	EXPECT_ERROR("profile:s:1b", "profile",
-		     "stdin:1:1: ERROR: Invalid rate of profile probe: "
+		     "stdin:1:1-13: ERROR: Invalid rate of profile probe: "
 		     "invalid trailing bytes: 1b",
 		     "s", "1b", NULL);
 	EXPECT_ERROR("tracepoint:nosuch:event", "tracepoint",
-		     "stdin:1:1: ERROR: No matches for tracepoint nosuch:event.",
+		     "stdin:1:1-24: ERROR: No matches for tracepoint nosuch:event.",
 		     "nosuch", "event", NULL);
 	EXPECT_ERROR("tracepoint:syscalls", "tracepoint",
-		     "stdin:1:1: ERROR: tracepoint probe type requires 2 "
+		     "stdin:1:1-20: ERROR: tracepoint probe type requires 2 "
 		     "arguments",
 		     "syscalls", NULL);
 	EXPECT_ERROR("kprobe:a:b:c", "kprobe",
-		     "stdin:1:1: ERROR: kprobe probe type requires 1 or 2 "
+		     "stdin:1:1-13: ERROR: kprobe probe type requires 1 or 2 "
 		     "arguments ([MODULE:]FUNCTION)",
 		     "a", "b", "c", NULL);
 	EXPECT_ERROR("BEGIN:x", "BEGIN",
-		     "stdin:1:1: ERROR: begin probe type requires 0 "
+		     "stdin:1:1-8: ERROR: begin probe type requires 0 "
 		     "arguments, found 1", "x", NULL);
 }
 

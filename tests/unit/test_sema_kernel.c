@@ -87,8 +87,8 @@ TEST(machine_with_nothing_refuses)
 	char *errs = NULL;
 	asked_path[0] = asked_sym[0] = '\0';
 	CHECK(check_with(&sema_kernel_none, &errs) == 1);
-	CHECK(errs && strstr(errs, "stdin:1:23: ERROR: cannot find the cgroup /sonde/fake/cgroup"));
-	CHECK(errs && strstr(errs, "stdin:1:57: ERROR: Failed to resolve kernel symbol: sonde_fake_symbol"));
+	CHECK(errs && strstr(errs, "stdin:1:14-44: ERROR: cannot find the cgroup /sonde/fake/cgroup"));
+	CHECK(errs && strstr(errs, "stdin:1:51-77: ERROR: Failed to resolve kernel symbol: sonde_fake_symbol"));
 	CHECK_STR(asked_path, "");
 	free(errs);
 }

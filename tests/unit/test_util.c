@@ -1,8 +1,11 @@
 #include "check.h"
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "util/arena.h"
+#include "util/diag.h"
 #include "util/intparse.h"
 #include "util/strbuf.h"
 #include "util/vec.h"
@@ -92,11 +95,63 @@ TEST(intparse_reads_numbers_as_bpftrace)
 	}
 }
 
+
+/* One report of sp in text, as diag.c prints it. */
+static char *report(const char *text, uint32_t off, uint32_t len,
+		    uint32_t line, uint32_t col, const char *kind)
+{
+	static char *buf;
+	size_t n;
+	free(buf);
+	FILE *f = open_memstream(&buf, &n);
+	struct diag d;
+	diag_init(&d, f);
+	struct src_file file = { "stdin", text, (uint32_t)strlen(text) };
+	struct span sp = { &file, off, len, line, col };
+	if (kind)
+		diag_c_error(&d, sp, "m");
+	else
+		diag_error(&d, sp, "m");
+	fclose(f);
+	return buf;
+}
+
+/* bpftrace 0.26's form (src/ast/location.cpp): LINE:COL-END with END the
+ * column after the span, '~' under it, tabs as four columns; a span over
+ * lines is LINE-ENDLINE and its lines, unmarked; clang's keeps LINE:COL
+ * and its caret. */
+TEST(diag_prints_ranges_as_bpftrace)
+{
+	CHECK_STR(report("begin { kaddr(\"x\") }", 8, 10, 1, 9, NULL),
+		  "stdin:1:9-19: ERROR: m\n"
+		  "begin { kaddr(\"x\") }\n"
+		  "        ~~~~~~~~~~\n");
+	CHECK_STR(report("begin {\n\t@a = 1 +\n\t\t\"a\"; }", 9, 13, 2, 2,
+			 NULL),
+		  "stdin:2-3: ERROR: m\n"
+		  "\t@a = 1 +\n"
+		  "\t\t\"a\"; }\n");
+	CHECK_STR(report("begin {\n\t@a = ; }", 14, 1, 2, 7, NULL),
+		  "stdin:2:7-8: ERROR: m\n"
+		  "    @a = ; }\n"
+		  "         ~\n");
+	/* an empty span (the place after a token) is one column */
+	CHECK_STR(report("import \"a\"\n", 10, 0, 1, 11, NULL),
+		  "stdin:1:11-12: ERROR: m\n"
+		  "import \"a\"\n"
+		  "          ~\n");
+	CHECK_STR(report("struct S { char a : 9; };", 16, 1, 1, 17, "c"),
+		  "stdin:1:17: error: m\n"
+		  "struct S { char a : 9; };\n"
+		  "                ^\n");
+}
+
 int main(void)
 {
 	RUN(arena_allocates_zeroed_and_aligned);
 	RUN(strbuf_grows);
 	RUN(intparse_reads_numbers_as_bpftrace);
 	RUN(vec_pushes);
+	RUN(diag_prints_ranges_as_bpftrace);
 	return check_done();
 }

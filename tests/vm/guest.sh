@@ -7,7 +7,7 @@
 # guest did not get to the end (time limit, panic), with the last lines of
 # the guest's console.
 #
-#   --kernel NAME   6.1 (default) or 6.12
+#   --kernel NAME   6.1 (default), 6.12 or 5.10 (tests/vm/kernel.sh)
 #   --cpus N        virtual CPUs (default 2)
 #   --mem MB        memory (default 1024; the overlay's writes live in it)
 #   --timeout S     seconds before the guest is stopped (default 600)
@@ -15,6 +15,9 @@
 #   --share DIR     DIR is writable in the guest, at the same path, and
 #                   what either side writes there the other sees at once
 #                   (the rest of / is the guest's own copy)
+#
+# VM_APPEND in the environment: more words for the guest kernel's command
+# line, each followed by a space (e.g. "mitigations=off ").
 #
 # e.g. tests/vm/guest.sh --kernel 6.12 -- build/sonde -l 'kretfunc:vfs_rea*'
 #
@@ -69,7 +72,7 @@ fi
 timeout -k 5 "$limit" qemu-system-x86_64 -accel tcg -cpu max -nodefaults \
 	-m "$mem" -smp "$cpus" -display none -no-reboot \
 	-kernel "$kdir/vmlinux" -initrd "$kdir/initrd.gz" \
-	-append "console=ttyS0 loglevel=4 panic=-1 rdinit=/init sonde.modules=$kdir/pkg/lib/modules${share:+ sonde.share=$share}" \
+	-append "console=ttyS0 loglevel=4 panic=-1 ${VM_APPEND:-}rdinit=/init sonde.modules=$kdir/pkg/lib/modules${share:+ sonde.share=$share}" \
 	-serial "file:$run/console" -serial "file:$run/output" \
 	-fsdev "local,id=host,path=/,security_model=none,readonly=on,multidevs=remap" \
 	-device virtio-9p-pci,fsdev=host,mount_tag=host \

@@ -18,8 +18,14 @@ set -eu
 
 # NAME: the package whose newest dependency is the kernel image
 declare -A KERNELS=(
+	[5.10]=linux-image-amd64       # Debian 11's kernel (bullseye.sources)
 	[6.1]=linux-image-amd64        # Debian 12's default kernel
 	[6.12]=linux-image-6.12-amd64  # Debian 12's newer kernel (security suite)
+)
+# NAME: an apt sources file of tests/vm/ for a kernel the host's Debian
+# release does not carry; apt reads it with lists of its own (below)
+declare -A SOURCES=(
+	[5.10]=bullseye.sources
 )
 # modules the init loads, in dependency order; absent ones are built in
 MODULES="virtio_ring virtio virtio_pci_modern_dev virtio_pci_legacy_dev virtio_pci netfs fscache 9pnet 9pnet_virtio 9p overlay"
@@ -37,18 +43,40 @@ done
 [ -f /bin/busybox ] && file -L /bin/busybox 2>/dev/null | grep -q 'statically linked' ||
 	die "needs a static /bin/busybox (package busybox-static)"
 
+# apt's options: the host's own configuration, or for a kernel of another
+# Debian release its sources file, with lists, cache and (empty) status of
+# its own in $2/../apt-NAME, so that the host's apt never sees that suite.
+apt_opts=()
+sources=${SOURCES[$name]:-}
+if [ -n "$sources" ]; then
+	aptdir=$(dirname "$dir")/apt-$name
+	mkdir -p "$aptdir/lists/partial" "$aptdir/cache/archives/partial" "$aptdir/none"
+	: >"$aptdir/status"
+	apt_opts=(-o "Dir::Etc::SourceList=$(cd "$(dirname "$0")" && pwd)/$sources"
+		-o "Dir::Etc::SourceParts=$aptdir/none" -o "Dir::Etc::PreferencesParts=$aptdir/none"
+		-o "Dir::State::Lists=$aptdir/lists" -o "Dir::Cache=$aptdir/cache"
+		-o "Dir::State::status=$aptdir/status")
+fi
+apt_() { local cmd=$1; shift; "$cmd" "${apt_opts[@]}" "$@"; }
+# our own lists are refreshed once a day: a stale one names a package the
+# archive has replaced (a security update), which apt-get download misses
+if [ -n "$sources" ] && [ -z "$(find "$aptdir/lists" -maxdepth 1 -name '*_Packages*' -mmin -1440 2>/dev/null | head -n1)" ]; then
+	apt_ apt-get update -q >/dev/null 2>&1 || true
+fi
+
 # The image package the meta-package depends on, and its version; a stale
-# package list is refreshed once (as root) before giving up.
+# (or, for a sources file of ours, absent) package list is refreshed once
+# before giving up: as root, or always for our own lists.
 image_pkg() {
-	apt-cache depends "$meta" 2>/dev/null | awk '/Depends: linux-image-/ { print $2; exit }'
+	apt_ apt-cache depends "$meta" 2>/dev/null | awk '/Depends: linux-image-/ { print $2; exit }'
 }
 pkg=$(image_pkg)
-if [ -z "$pkg" ] && [ "$(id -u)" = 0 ]; then
-	apt-get update -q >/dev/null 2>&1 || true
+if [ -z "$pkg" ] && { [ "$(id -u)" = 0 ] || [ -n "$sources" ]; }; then
+	apt_ apt-get update -q >/dev/null 2>&1 || true
 	pkg=$(image_pkg)
 fi
-[ -n "$pkg" ] || die "apt knows no package $meta (is Debian 12's archive in the apt sources?)"
-ver=$(apt-cache policy "$pkg" | awk '/Candidate:/ { print $2 }')
+[ -n "$pkg" ] || die "apt knows no package $meta (${sources:+through tests/vm/$sources; }is the archive reachable?)"
+ver=$(apt_ apt-cache policy "$pkg" | awk '/Candidate:/ { print $2 }')
 
 if [ -f "$dir/stamp" ] && [ "$(cat "$dir/stamp")" = "$pkg $ver" ] &&
 	[ -f "$dir/vmlinux" ] && [ -f "$dir/initrd.gz" ] && [ -d "$dir/pkg/lib/modules" ]; then
@@ -58,7 +86,7 @@ fi
 
 rm -rf "$dir/dl" "$dir/pkg" "$dir/initrd" "$dir/vmlinux" "$dir/initrd.gz" "$dir/stamp" "$dir/release"
 mkdir -p "$dir/dl"
-(cd "$dir/dl" && apt-get download -q "$pkg" >/dev/null 2>"$dir/dl/err") ||
+(cd "$dir/dl" && apt_ apt-get download -q "$pkg" >/dev/null 2>"$dir/dl/err") ||
 	die "apt-get download $pkg failed: $(tail -n1 "$dir/dl/err")"
 dpkg-deb -x "$dir"/dl/*.deb "$dir/pkg"
 release=$(ls "$dir/pkg/lib/modules")

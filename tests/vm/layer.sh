@@ -1,15 +1,20 @@
 #!/bin/bash
 # VM layer (root + qemu): the runtime layer again against qemu guests that
 # boot Debian's stock kernels (tests/vm/kernel.sh), where kprobes and
-# fentry exist and helpers differ from this machine's. The harness runs
+# fentry exist and helpers differ from this machine's: Debian 11's 5.10
+# (sonde's oldest kernel, where its fallbacks run), Debian 12's 6.1 and
+# 6.12. The harness runs
 # here; the tracer and the workloads run in the guest, sent there by
 # tests/vm/vmrun to the guest's agent (tests/vm/agent.sh): under emulation
 # the harness's own processes would cost seconds per test. Each result is
 # the runtime layer's, named KERNEL:NAME (ok 6.1:comm_var). A guest that
 # dies is one failure, with its console.
 #
-#   VM_KERNELS  the kernels (default "6.1 6.12")
-#   VM_JOBS     guests at once (default: one per host CPU)
+#   VM_KERNELS  the kernels (default "5.10 6.1 6.12")
+#   VM_JOBS     guests at once (default: all of them; each guest is one
+#               emulated CPU, so on a 2-CPU host three guests share two
+#               CPUs, which ends sooner than two then one: the last guest
+#               alone would leave a CPU idle)
 #   VM_CPUS     virtual CPUs of each guest (default 1: with two, 6.12 once
 #               died of an int3 left in __schedule while kernel text was
 #               patched, a hazard of emulated cross-CPU code changes)
@@ -18,7 +23,7 @@
 #               one CPU (REQUIRES: cpus:N): per-CPU merging and the order
 #               of events made on four CPUs. Results are named 6.1x4:NAME.
 #               Empty: none.
-#   VM_TIMEOUT  seconds a guest may live (default 1500)
+#   VM_TIMEOUT  seconds a guest may live (default 2400)
 #   TIMEOUT_SCALE  the tests' time limits are this many times longer
 #               (default 4: emulation is slow)
 # RUNTIME_TESTS and RUNTIME_JOBS pass through, e.g.
@@ -35,8 +40,8 @@ if ! command -v qemu-system-x86_64 >/dev/null; then
 	layer_done
 fi
 
-kernels=${VM_KERNELS:-6.1 6.12}
-jobs=${VM_JOBS:-$(nproc)}
+kernels=${VM_KERNELS:-5.10 6.1 6.12}
+jobs=${VM_JOBS:-$(echo $kernels | wc -w)}
 cpus=${VM_CPUS:-1}
 scratch=$BUILD/vm
 mkdir -p "$scratch"
@@ -63,7 +68,7 @@ run_kernel() {
 	chmod +x "$agent/sonde"
 	{
 		"$TOP/tests/vm/guest.sh" --kernel "$k" --cpus "$ncpus" --share "$run" \
-			--timeout "${VM_TIMEOUT:-1500}" -- bash "$TOP/tests/vm/agent.sh" "$agent"
+			--timeout "${VM_TIMEOUT:-2400}" -- bash "$TOP/tests/vm/agent.sh" "$agent"
 		echo "guest exit status $?"
 		: >"$agent/dead"
 	} >"$run/guest.log" 2>&1 &

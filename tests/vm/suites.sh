@@ -6,7 +6,7 @@
 # for sonde and for the installed bpftrace side by side, and prints their
 # pass counts.
 #
-#   --kernel K   6.1 and/or 6.12 (default: 6.1); one guest at a time
+#   --kernel K   5.10, 6.1 and/or 6.12 (default: 6.1); one guest at a time
 #   --suite S    btrt26 (bpftrace v0.26.1's suite, /work/shared/tools/
 #                btrt26.py) and/or btrt (v0.17's, btrt.py); default both
 #   --tool T     sonde and/or bpftrace (default both)

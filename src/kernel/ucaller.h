@@ -1,0 +1,34 @@
+/*
+ * The caller's frame in a user stack taken by a uprobe at a function's
+ * entry (ucaller.c).
+ *
+ * At a function's first instruction the function has not pushed its frame
+ * yet: the frame pointer still holds its caller's frame, so a frame-pointer
+ * walk goes from the probed address straight to the caller's caller, and
+ * the caller's return address (at [sp] on x86_64) is left out. Linux 6.11
+ * ("perf,x86: avoid missing caller address in stack traces captured in
+ * uprobe", backported to some stable kernels: Debian's 6.1 has it, its 5.10
+ * not) adds it when the probed instruction is `push %rbp` or `endbr64`.
+ * Where the kernel does not, sonde's program adds it by the same rule
+ * (codegen/stacks.c), so a stack prints the same frames on every kernel.
+ */
+#ifndef SONDE_UCALLER_H
+#define SONDE_UCALLER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Whether this kernel's user stacks at a uprobe on a function's entry hold
+ * the caller: a uprobe on a function of sonde's own, called once, and its
+ * sample's callchain read back. Writes why (or how it was found) to why.
+ * Only x86_64 kernels add it: elsewhere false. */
+bool ucaller_kernel_adds(char *why, size_t n);
+
+/* Whether the kernel's rule calls the instruction at file offset off of
+ * path a function's entry (`push %rbp`, or `endbr64`): the uprobes there
+ * are the ones whose stacks the kernel fixes. False for any other
+ * instruction, on other architectures, and when the file cannot be read. */
+bool ucaller_entry_insn(const char *path, uint64_t off);
+
+#endif
