@@ -24,6 +24,10 @@ struct limits {
 	int stack_mode;         /* enum stack_mode of kstack/ustack without
 				   a mode argument */
 	bool no_cpp_demangle;   /* print C++ symbols as they are mangled */
+	bool ustack_dwarf;      /* ustack_unwind = dwarf: every ustack is
+				   unwound from .eh_frame (model/unwind.h) */
+	int32_t dwarf_pid;      /* --dwarf-pid: the process dw_ustack
+				   unwinds, besides -p and -c's; 0: none */
 	bool no_debug_info;     /* show_debug_info = false: user stacks
 				   without source lines and inlined calls */
 	int missing_probes;     /* enum missing_probes: an attach point that

@@ -233,7 +233,8 @@ bool type_equal(const struct type *a, const struct type *b)
 	case TY_KSTACK:
 	case TY_USTACK:
 		return a->stack_mode == b->stack_mode &&
-		       a->stack_limit == b->stack_limit;
+		       a->stack_limit == b->stack_limit &&
+		       a->stack_dwarf == b->stack_dwarf;
 	default:
 		return true;
 	}

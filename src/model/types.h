@@ -131,6 +131,10 @@ struct type {
 	/* KSTACK/USTACK */
 	enum stack_mode stack_mode;
 	uint32_t stack_limit;
+	/* USTACK: unwound by the walker over .eh_frame tables
+	 * (model/unwind.h: dw_ustack, ustack_unwind = dwarf); the pid word
+	 * then carries UW_FLAG_* above the pid */
+	bool stack_dwarf;
 	/* INT: the enum whose value it is (NULL: a plain integer). Not part
 	 * of the layout: type_equal leaves it out. */
 	const struct type_enum *enm;
