@@ -31,9 +31,11 @@
 //   touch PATH         creates PATH
 //   waitexit PID       waits until process PID has exited (pidfd), so a
 //                      -c CMD lives exactly as long as a background workload
-//   udp N              N UDP datagrams to 127.0.0.1 port 9, where nothing
-//                      listens: the kernel drops each (kfree_skb, reason
-//                      NO_SOCKET), in the sender's softirq or ksoftirqd
+//   udp PORT N         N UDP datagrams to 127.0.0.1 port PORT, where
+//                      nothing listens: the kernel drops each (kfree_skb,
+//                      reason NO_SOCKET), in the sender's softirq or
+//                      ksoftirqd; tests that run at once use distinct
+//                      ports, since the drop is told by its port
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -246,10 +248,12 @@ int main(int argc, char **argv)
 				;
 			close(fd);
 		} else if (!strcmp(v, "udp")) {
-			need(i, 1, argc, v);
+			need(i, 2, argc, v);
 			int fd = socket(AF_INET, SOCK_DGRAM, 0);
-			struct sockaddr_in to = { .sin_family = AF_INET,
-						  .sin_port = htons(9) };
+			struct sockaddr_in to = {
+				.sin_family = AF_INET,
+				.sin_port = htons((uint16_t)num(argv[++i]))
+			};
 			to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 			for (long n = num(argv[++i]); fd >= 0 && n > 0; n--)
 				sendto(fd, "x", 1, 0, (struct sockaddr *)&to,
