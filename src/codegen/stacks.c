@@ -10,6 +10,7 @@
  * A failed capture (no stack of that kind, e.g. a kernel stack sampled in
  * user mode: -EFAULT) leaves zero frames, which print as nothing.
  */
+#include "codegen/dwunwind.h"
 #include "codegen/emit.h"
 #include "codegen/pidns.h"
 #include "codegen/stacks.h"
@@ -117,6 +118,10 @@ void cg_stack_capture(struct cg *g, const struct type *t, struct cg_mem dst,
 		      uint32_t off)
 {
 	bool user = t->kind == TY_USTACK;
+	if (user && t->stack_dwarf) {
+		cg_dwunwind_capture(g, t, dst, off);
+		return;
+	}
 	bool build_id = t->stack_mode == STACK_BUILD_ID;
 	uint32_t ips = off + (user ? 16 : 8);
 	uint64_t flags = user ? BPF_F_USER_STACK : 0;

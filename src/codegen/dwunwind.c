@@ -1,0 +1,397 @@
+/*
+ * The DWARF unwinder in the kernel (dwunwind.h, model/unwind.h).
+ *
+ * Per frame: the instruction pointer is stored, its mapping found by a
+ * binary search of the process's mappings, its row by a binary search of
+ * the mapping's binary's rows, and the row's rule gives the caller's SP
+ * (the CFA), IP (at CFA-8) and BP. Anything the tables do not cover ends
+ * the walk with UW_FLAG_TRUNCATED: no frame is ever guessed.
+ *
+ * The frame loop is a bounded loop (no bpf_loop on 5.10): the verifier
+ * follows it stack_limit times with the frame counter exact. Inside an
+ * iteration only the counter is exact; the searches' bounds come from the
+ * maps, so the verifier never tracks them precisely and the two arms of
+ * each search step prune into one state at the next step. The pointer into
+ * the mappings array dies right after its loads, for the same reason.
+ */
+#include <stddef.h>
+#include <string.h>
+
+#include "codegen/dwunwind.h"
+#include "codegen/emit.h"
+#include "codegen/pidns.h"
+#include "codegen/program.h"
+#include "codegen/stacks.h"
+#include "kernel/features.h"
+#include "kernel/regs.h"
+#include "model/limits.h"
+#include "model/unwind.h"
+#include "probes/provider.h"
+#include "util/arena.h"
+
+/* bpftrace 0.26's words, for dw_ustack in a process with no tables. */
+#define NO_TABLES_WARNING "No DWARF unwind data available for this process"
+
+#define MAP_OFF(field) \
+	((int16_t)(offsetof(struct uw_proc, maps) + \
+		   offsetof(struct uw_mapping, field)))
+
+/* The internal map name, declared once for all the program's probes. */
+static int32_t unwind_map(struct cg *g, const char *name, enum bpf_map_type t,
+			  uint32_t vs, uint32_t n, uint32_t flags)
+{
+	for (size_t i = 0; i < g->maps.len; i++)
+		if (!strcmp(g->maps.data[i].name, name))
+			return (int32_t)i;
+	int32_t m = cg_add_map(g, name, t, 4, vs, n);
+	g->maps.data[m].flags = flags;
+	return m;
+}
+
+/* A helper call whose failure is an answer, not an error (-k reports
+ * none): a read past the stack's end, a lookup of a process with no
+ * tables. */
+static ir_reg call(struct cg *g, int fn, int nargs, ir_reg a, ir_reg b,
+		   ir_reg c)
+{
+	ir_reg args[3] = { a, b, c }, d = ir_reg_new(g->ir);
+	ir_call(g->ir, d, fn, args, nargs);
+	return d;
+}
+
+static ir_reg lookup(struct cg *g, int32_t map, ir_slot key)
+{
+	ir_reg m = ir_reg_new(g->ir), kp = ir_reg_new(g->ir);
+	ir_ld_map(g->ir, m, (uint32_t)map);
+	ir_slot_addr(g->ir, kp, key, 0);
+	return call(g, BPF_FUNC_map_lookup_elem, 2, m, kp, IR_NOREG);
+}
+
+/* The 8 bytes at addr (user space or kernel) into *d through the word
+ * slot buf; jumps to fail when they cannot be read. */
+static void read_word(struct cg *g, int fn, ir_reg d, ir_reg addr,
+		      ir_slot buf, ir_jlist *fail)
+{
+	ir_reg p = ir_reg_new(g->ir);
+	ir_slot_addr(g->ir, p, buf, 0);
+	ir_reg r = call(g, fn, 3, p, ir_const(g->ir, 8), addr);
+	ir_jlist_concat(g->ir, fail, ir_jmpi(g->ir, BPF_JNE, r, 0, IR_NOLABEL));
+	ir_load_slot(g->ir, 8, d, buf, 0);
+}
+
+static void load_ctx_regs(struct cg *g, ir_reg ip, ir_reg sp, ir_reg bp)
+{
+	ir_load(g->ir, 8, ip, ir_ctx(g->ir), (int16_t)regs_offset("ip"));
+	ir_load(g->ir, 8, sp, ir_ctx(g->ir), (int16_t)regs_offset("sp"));
+	ir_load(g->ir, 8, bp, ir_ctx(g->ir), (int16_t)regs_offset("bp"));
+}
+
+/* The user registers the task saved as it entered the kernel, or a jump
+ * to fail where the kernel cannot give them (before bpf_task_pt_regs,
+ * 5.15): no frame then rather than a wrong one. */
+static void load_task_regs(struct cg *g, ir_reg ip, ir_reg sp, ir_reg bp,
+			   ir_slot buf, ir_jlist *fail)
+{
+	if (!feat_has(FEAT_TASK_PT_REGS) || !feat_has(FEAT_TASK_BTF)) {
+		ir_jlist_concat(g->ir, fail, ir_ja(g->ir, IR_NOLABEL));
+		return;
+	}
+	ir_reg task = call(g, BPF_FUNC_get_current_task_btf, 0, IR_NOREG,
+			   IR_NOREG, IR_NOREG);
+	ir_reg regs = call(g, BPF_FUNC_task_pt_regs, 1, task, IR_NOREG,
+			   IR_NOREG);
+	static const char *const names[3] = { "ip", "sp", "bp" };
+	ir_reg to[3] = { ip, sp, bp };
+	for (int i = 0; i < 3; i++) {
+		ir_reg a = ir_copy(g->ir, regs);
+		ir_alui(g->ir, BPF_ADD, a, regs_offset(names[i]));
+		read_word(g, BPF_FUNC_probe_read_kernel, to[i], a, buf, fail);
+	}
+}
+
+/* The walk's starting registers. A uprobe's context is the user
+ * registers; a perf event's is the registers where the sample hit, the
+ * user's only when it hit user mode (ring 3 in cs); any other probe runs
+ * in the kernel, where the task's saved registers are the user's. */
+static void start_regs(struct cg *g, ir_reg ip, ir_reg sp, ir_reg bp,
+		       ir_slot buf, ir_jlist *fail)
+{
+	const struct probe_target *t = g->tgt;
+	if (t && t->layout == CTXL_PT_REGS && (t->features & CTX_USER)) {
+		load_ctx_regs(g, ip, sp, bp);
+		return;
+	}
+	if (t && t->layout == CTXL_PERF) {
+		ir_reg cs = ir_reg_new(g->ir);
+		ir_load(g->ir, 8, cs, ir_ctx(g->ir), (int16_t)regs_offset("cs"));
+		ir_alui(g->ir, BPF_AND, cs, 3);
+		ir_jlist kernel = ir_jmpi(g->ir, BPF_JNE, cs, 3, IR_NOLABEL);
+		load_ctx_regs(g, ip, sp, bp);
+		ir_jlist done = ir_ja(g->ir, IR_NOLABEL);
+		ir_jlist_patch_here(g->ir, kernel);
+		load_task_regs(g, ip, sp, bp, buf, fail);
+		ir_jlist_patch_here(g->ir, done);
+		return;
+	}
+	load_task_regs(g, ip, sp, bp, buf, fail);
+}
+
+/* lo = the last index in [lo, hi) whose key is <= x, in steps halvings
+ * (the caller checked the key at lo; a step where hi is lo + 1 keeps
+ * lo). key(mid) loads mid's key into a register, or jumps to fail. Keys
+ * and x are below 2^63 (user addresses, row addresses), so the sign of
+ * x - key says which half to keep, and the step has no branch: every
+ * branch would be one more state the verifier keeps pending per frame. */
+typedef ir_reg (*key_fn)(struct cg *g, const void *arg, ir_reg mid,
+			 ir_jlist *fail);
+
+static void search(struct cg *g, ir_reg lo, ir_reg hi, ir_reg x, int steps,
+		   key_fn key, const void *arg, ir_jlist *fail)
+{
+	struct ir *ir = g->ir;
+	for (int s = 0; s < steps; s++) {
+		ir_reg mid = ir_copy(ir, lo);
+		ir_alu(ir, BPF_ADD, mid, hi);
+		ir_alui(ir, BPF_RSH, mid, 1);
+		ir_reg above = ir_copy(ir, x); /* 1: key > x, keep [lo, mid) */
+		ir_alu(ir, BPF_SUB, above, key(g, arg, mid, fail));
+		ir_alui(ir, BPF_RSH, above, 63);
+		ir_reg keep_hi = ir_copy(ir, above), keep_lo = ir_copy(ir, above);
+		ir_alui(ir, BPF_SUB, keep_hi, 1);   /* all ones: key <= x */
+		ir_neg(ir, keep_lo);                /* all ones: key > x */
+		ir_reg t = ir_copy(ir, lo);         /* lo = key <= x ? mid : lo */
+		ir_alu(ir, BPF_XOR, t, mid);
+		ir_alu(ir, BPF_AND, t, keep_hi);
+		ir_alu(ir, BPF_XOR, lo, t);
+		ir_reg u = ir_copy(ir, hi);         /* hi = key > x ? mid : hi */
+		ir_alu(ir, BPF_XOR, u, mid);
+		ir_alu(ir, BPF_AND, u, keep_lo);
+		ir_alu(ir, BPF_XOR, hi, u);
+	}
+}
+
+/* A pointer to mapping idx of proc (idx below UW_MAPS_MAX, as the
+ * verifier sees it). */
+static ir_reg mapping_ptr(struct cg *g, ir_reg proc, ir_reg idx)
+{
+	ir_reg p = ir_copy(g->ir, idx);
+	ir_alui(g->ir, BPF_AND, p, UW_MAPS_MAX - 1);
+	ir_alui(g->ir, BPF_LSH, p, 5); /* sizeof(struct uw_mapping) */
+	ir_alu(g->ir, BPF_ADD, p, proc);
+	return p;
+}
+
+static ir_reg mapping_start(struct cg *g, const void *arg, ir_reg mid,
+			    ir_jlist *fail)
+{
+	ir_reg start = ir_reg_new(g->ir);
+	ir_load(g->ir, 8, start, mapping_ptr(g, *(const ir_reg *)arg, mid),
+		MAP_OFF(start));
+	return start;
+}
+
+struct rows_arg {
+	int32_t map;
+	ir_reg first;
+	ir_slot key;
+};
+
+/* Row first+idx of .uw_rows, or a jump to fail (out of the array). */
+static ir_reg row_ptr(struct cg *g, const struct rows_arg *r, ir_reg idx,
+		      ir_jlist *fail)
+{
+	ir_reg k = ir_copy(g->ir, idx);
+	ir_alu(g->ir, BPF_ADD, k, r->first);
+	ir_store_slot(g->ir, 4, r->key, 0, k);
+	ir_reg p = lookup(g, r->map, r->key);
+	ir_jlist_concat(g->ir, fail, ir_jmpi(g->ir, BPF_JEQ, p, 0, IR_NOLABEL));
+	return p;
+}
+
+static ir_reg row_addr(struct cg *g, const void *arg, ir_reg mid,
+		       ir_jlist *fail)
+{
+	ir_reg a = ir_reg_new(g->ir);
+	ir_load(g->ir, 4, a, row_ptr(g, arg, mid, fail),
+		(int16_t)offsetof(struct uw_row, addr));
+	return a;
+}
+
+/* The walk, for a process with tables (proc: its struct uw_proc). Stores
+ * the frames from fp on and leaves their number in n; jumps to trunc
+ * where the walk cannot go on. */
+static void walk(struct cg *g, const struct type *t, ir_reg proc, ir_reg fp,
+		 ir_reg n, ir_jlist *trunc)
+{
+	struct ir *ir = g->ir;
+	ir_slot buf = ir_slot_new(ir, 8, 8);
+	struct rows_arg rows = {
+		.map = unwind_map(g, UW_ROWS_MAP, BPF_MAP_TYPE_ARRAY,
+				  sizeof(struct uw_row), UW_ROWS_MAX,
+				  BPF_F_MMAPABLE),
+		.first = ir_reg_new(ir),
+		.key = ir_slot_new(ir, 4, 4),
+	};
+	ir_reg ip = ir_reg_new(ir), sp = ir_reg_new(ir), bp = ir_reg_new(ir);
+	start_regs(g, ip, sp, bp, buf, trunc);
+
+	ir_reg nmaps = ir_reg_new(ir);
+	ir_load(ir, 4, nmaps, proc, (int16_t)offsetof(struct uw_proc, nmaps));
+	ir_jlist fits = ir_jmpi(ir, BPF_JLE, nmaps, UW_MAPS_MAX, IR_NOLABEL);
+	ir_movi(ir, nmaps, UW_MAPS_MAX);
+	ir_jlist_patch_here(ir, fits);
+	/* a return address points after its call, maybe past the calling
+	 * function's end: look up the call instruction's row (not the
+	 * first frame's, which is where the probe hit) */
+	ir_reg adj = ir_const(ir, 0);
+
+	ir_label head = ir_label_here(ir);
+	ir_store(ir, 8, fp, 0, ip);
+	ir_alui(ir, BPF_ADD, fp, 8);
+	ir_alui(ir, BPF_ADD, n, 1);
+
+	/* the mapping: the last one starting at or below ip */
+	ir_jlist_concat(ir, trunc, ir_jmpi(ir, BPF_JEQ, nmaps, 0, IR_NOLABEL));
+	ir_reg first = ir_reg_new(ir);
+	ir_load(ir, 8, first, proc, MAP_OFF(start));
+	ir_jlist_concat(ir, trunc, ir_jmp(ir, BPF_JGT, first, ip, IR_NOLABEL));
+	ir_reg lo = ir_const(ir, 0), hi = ir_copy(ir, nmaps);
+	search(g, lo, hi, ip, UW_MAP_SEARCH_STEPS, mapping_start, &proc,
+	       trunc);
+	ir_reg m = mapping_ptr(g, proc, lo);
+	ir_reg end = ir_reg_new(ir), vaddr = ir_reg_new(ir),
+	       count = ir_reg_new(ir);
+	/* [start, end) holds ip (the search's sign test assumed user
+	 * addresses: an ip that is none finds no mapping) */
+	ir_load(ir, 8, end, m, MAP_OFF(start));
+	ir_jlist_concat(ir, trunc, ir_jmp(ir, BPF_JGT, end, ip, IR_NOLABEL));
+	ir_load(ir, 8, end, m, MAP_OFF(end));
+	ir_jlist_concat(ir, trunc, ir_jmp(ir, BPF_JGE, ip, end, IR_NOLABEL));
+	ir_load(ir, 4, rows.first, m, MAP_OFF(row_first));
+	ir_load(ir, 4, count, m, MAP_OFF(row_count));
+	ir_load(ir, 8, vaddr, m, MAP_OFF(bias));
+	ir_reg v = ir_copy(ir, ip);
+	ir_alu(ir, BPF_SUB, v, vaddr);
+	ir_alu(ir, BPF_SUB, v, adj);
+	/* no rows (a binary without unwind data), more than one search
+	 * finds, or an address no row can hold */
+	ir_jlist_concat(ir, trunc, ir_jmpi(ir, BPF_JEQ, count, 0, IR_NOLABEL));
+	ir_jlist_concat(ir, trunc, ir_jmp(ir, BPF_JGT, count,
+					  ir_const(ir, UW_ROWS_MAX),
+					  IR_NOLABEL));
+	ir_jlist_concat(ir, trunc, ir_jmp(ir, BPF_JGT, v,
+					  ir_const(ir, UINT32_MAX),
+					  IR_NOLABEL));
+
+	/* the row: the last one at or below the address */
+	ir_reg lo2 = ir_const(ir, 0);
+	ir_reg a0 = row_addr(g, &rows, lo2, trunc);
+	ir_jlist_concat(ir, trunc, ir_jmp(ir, BPF_JGT, a0, v, IR_NOLABEL));
+	search(g, lo2, count, v, UW_ROW_SEARCH_STEPS, row_addr, &rows, trunc);
+	ir_reg row = row_ptr(g, &rows, lo2, trunc);
+	ir_reg rule = ir_reg_new(ir), cfa = ir_reg_new(ir),
+	       off = ir_reg_new(ir);
+	ir_load(ir, 1, rule, row, (int16_t)offsetof(struct uw_row, rule));
+	ir_load(ir, 2, off, row, (int16_t)offsetof(struct uw_row, cfa_off));
+	ir_reg kind = ir_copy(ir, rule);
+	ir_alui(ir, BPF_AND, kind, 15);
+	ir_jlist complete = ir_jmpi(ir, BPF_JEQ, kind, UW_END, IR_NOLABEL);
+
+	ir_jlist have = IR_NOJUMP;
+	ir_jlist not_sp = ir_jmpi(ir, BPF_JNE, kind, UW_CFA_SP, IR_NOLABEL);
+	ir_mov(ir, cfa, sp);
+	ir_alu(ir, BPF_ADD, cfa, off);
+	ir_jlist_concat(ir, &have, ir_ja(ir, IR_NOLABEL));
+	ir_jlist_patch_here(ir, not_sp);
+	ir_jlist not_bp = ir_jmpi(ir, BPF_JNE, kind, UW_CFA_BP, IR_NOLABEL);
+	ir_mov(ir, cfa, bp);
+	ir_alu(ir, BPF_ADD, cfa, off);
+	ir_jlist_concat(ir, &have, ir_ja(ir, IR_NOLABEL));
+	ir_jlist_patch_here(ir, not_bp);
+	/* UW_GAP, UW_STOP: rules the walker does not follow */
+	ir_jlist_concat(ir, trunc, ir_jmpi(ir, BPF_JNE, kind, UW_CFA_PLT,
+					   IR_NOLABEL));
+	/* the PLT's expression: SP + 8, + 8 more past the entry's push */
+	ir_mov(ir, cfa, sp);
+	ir_alui(ir, BPF_ADD, cfa, 8);
+	ir_reg low = ir_copy(ir, ip);
+	ir_alui(ir, BPF_AND, low, 15);
+	ir_jlist_concat(ir, &have, ir_jmpi(ir, BPF_JLT, low, 11, IR_NOLABEL));
+	ir_alui(ir, BPF_ADD, cfa, 8);
+	ir_jlist_patch_here(ir, have);
+
+	ir_reg ra = ir_reg_new(ir), at = ir_copy(ir, cfa);
+	ir_alui(ir, BPF_SUB, at, 8);
+	read_word(g, BPF_FUNC_probe_read_user, ra, at, buf, trunc);
+	ir_reg bpk = ir_copy(ir, rule);
+	ir_alui(ir, BPF_RSH, bpk, 4);
+	ir_alui(ir, BPF_AND, bpk, 3);
+	ir_jlist same = ir_jmpi(ir, BPF_JNE, bpk, UW_BP_SAVED, IR_NOLABEL);
+	ir_reg bpat = ir_reg_new(ir);
+	ir_load(ir, 1, bpat, row, (int16_t)offsetof(struct uw_row, bp_off));
+	ir_alui(ir, BPF_LSH, bpat, 56); /* signed words */
+	ir_alui(ir, BPF_ARSH, bpat, 53);
+	ir_alu(ir, BPF_ADD, bpat, cfa);
+	read_word(g, BPF_FUNC_probe_read_user, bp, bpat, buf, trunc);
+	ir_jlist_patch_here(ir, same);
+	ir_mov(ir, sp, cfa);
+	ir_mov(ir, ip, ra);
+	/* a zero return address: the outermost frame */
+	ir_jlist_concat(ir, &complete, ir_jmpi(ir, BPF_JEQ, ip, 0,
+					       IR_NOLABEL));
+	ir_movi(ir, adj, 1);
+	ir_jmpi(ir, BPF_JLT, n, (int32_t)t->stack_limit, head);
+	ir_jlist_patch_here(ir, complete);
+}
+
+void cg_dwunwind_capture(struct cg *g, const struct type *t,
+			 struct cg_mem dst, uint32_t off)
+{
+	struct ir *ir = g->ir;
+	if (t->stack_mode == STACK_BUILD_ID) {
+		/* the walk gives addresses; build ids are the kernel's */
+		cg_error(g, g->at ? g->at->span : (struct span){ 0 },
+			 "a DWARF-unwound ustack cannot be in build_id mode");
+		return;
+	}
+	int32_t procs = unwind_map(g, UW_PROCS_MAP, BPF_MAP_TYPE_HASH,
+				   sizeof(struct uw_proc), UW_PROCS_MAX, 0);
+	ir_reg pid = cg_current_pid(g);
+	ir_slot key = ir_slot_new(ir, 4, 4);
+	ir_store_slot(ir, 4, key, 0, pid);
+	ir_reg proc = lookup(g, procs, key);
+	ir_jlist none = ir_jmpi(ir, BPF_JEQ, proc, 0, IR_NOLABEL);
+
+	/* frames past the last are zero: equal stacks are equal bytes */
+	cg_zero_mem(g, dst, off + 16, 8 * t->stack_limit);
+	ir_reg n = ir_const(ir, 0), flags = ir_reg_new(ir);
+	ir_reg fp = cg_mem_addr(g, dst, off + 16);
+	ir_jlist trunc = IR_NOJUMP;
+	walk(g, t, proc, fp, n, &trunc);
+	ir_movi(ir, flags, 0);
+	ir_jlist stored = ir_ja(ir, IR_NOLABEL);
+	ir_jlist_patch_here(ir, trunc);
+	ir_movi(ir, flags, (int64_t)UW_FLAG_TRUNCATED);
+	ir_jlist_patch_here(ir, stored);
+	cg_store_reg(g, 8, dst, off, n);
+	ir_alu(ir, BPF_OR, flags, pid);
+	cg_store_reg(g, 8, dst, off + 8, flags);
+	ir_jlist done = ir_ja(ir, IR_NOLABEL);
+
+	/* no tables: the frame-pointer walk, said so in the pid word (and
+	 * to dw_ustack's user, who asked for this process's tables; under
+	 * ustack_unwind = dwarf every process has them but kernel threads,
+	 * which have no user stack to warn of) */
+	ir_jlist_patch_here(ir, none);
+	struct type *fpt = arena_alloc(g->arena, sizeof(*fpt));
+	*fpt = *t;
+	fpt->stack_dwarf = false;
+	cg_stack_capture(g, fpt, dst, off);
+	ir_reg w = ir_const(ir, (int64_t)UW_FLAG_NO_TABLES);
+	ir_alu(ir, BPF_OR, w, cg_current_pid(g));
+	cg_store_reg(g, 8, dst, off + 8, w);
+	if (!limits.ustack_dwarf)
+		cg_runtime_error(g, NO_TABLES_WARNING,
+				 g->at ? g->at->span : (struct span){ 0 });
+	ir_jlist_patch_here(ir, done);
+}
