@@ -35,6 +35,9 @@ struct uwt_stats {
 	size_t binaries, rows, procs;
 	size_t row_bytes, proc_bytes; /* in the maps */
 	size_t rows_dropped;          /* binaries that did not fit */
+	size_t maps_dropped;          /* mappings past a process's
+					 UW_MAPS_MAX (those without rows
+					 go first) */
 };
 void uwt_stats(const struct uwtables *u, struct uwt_stats *s);
 
