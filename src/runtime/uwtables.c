@@ -303,6 +303,19 @@ static int rows_first(const void *a, const void *b)
 	return by_start(a, b);
 }
 
+/* Writes pid's entry, counting the processes that have one. */
+static int write_entry(struct uwtables *u, pid_t pid, const struct uw_proc *p)
+{
+	uint32_t key = (uint32_t)pid;
+	struct uw_proc old;
+	bool existed = bpf_map_lookup_elem(u->procs_fd, &key, &old) == 0;
+	int rc = bpf_map_update_elem(u->procs_fd, &key, p, BPF_ANY);
+	if (rc)
+		return rc < 0 ? rc : -errno;
+	u->procs += !existed;
+	return 0;
+}
+
 /* Writes pid's entry: at most UW_MAPS_MAX mappings, sorted by start. */
 static int put_proc(struct uwtables *u, pid_t pid, mapping_vec *ms)
 {
@@ -316,14 +329,7 @@ static int put_proc(struct uwtables *u, pid_t pid, mapping_vec *ms)
 	memset(&p, 0, sizeof(p));
 	p.nmaps = (uint32_t)ms->len;
 	memcpy(p.maps, ms->data, ms->len * sizeof(*ms->data));
-	uint32_t key = (uint32_t)pid;
-	struct uw_proc old;
-	bool existed = bpf_map_lookup_elem(u->procs_fd, &key, &old) == 0;
-	int rc = bpf_map_update_elem(u->procs_fd, &key, &p, BPF_ANY);
-	if (rc)
-		return rc < 0 ? rc : -errno;
-	u->procs += !existed;
-	return 0;
+	return write_entry(u, pid, &p);
 }
 
 /* pid's executable mappings, from /proc/PID/maps. */
@@ -416,6 +422,21 @@ void uwt_on_exit(struct uwtables *u, pid_t pid)
 	uint32_t key = (uint32_t)pid;
 	if (bpf_map_delete_elem(u->procs_fd, &key) == 0 && u->procs)
 		u->procs--;
+}
+
+void uwt_on_exec(struct uwtables *u, pid_t pid)
+{
+	uwt_on_exit(u, pid);
+	/* what is mapped by now; the mmap records that follow add the rest */
+	uwt_add_pid(u, pid);
+}
+
+void uwt_on_fork(struct uwtables *u, pid_t ppid, pid_t pid)
+{
+	uint32_t parent = (uint32_t)ppid;
+	struct uw_proc p;
+	if (pid != ppid && !bpf_map_lookup_elem(u->procs_fd, &parent, &p))
+		write_entry(u, pid, &p);
 }
 
 void uwt_stats(const struct uwtables *u, struct uwt_stats *s)

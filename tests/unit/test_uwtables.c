@@ -2,7 +2,8 @@
  * entry against /proc/self/maps, the dynamic linker's load addresses
  * (dl_iterate_phdr) and dladdr; the rows of a run, read back through the
  * map (not the mmap that wrote them), against ehframe_rows; runs shared
- * between processes; mmap and exit updates; a deleted file and the vdso. */
+ * between processes; mmap, fork, exec and exit updates; a deleted file
+ * and the vdso. */
 #define _GNU_SOURCE
 #include "check.h"
 
@@ -10,6 +11,7 @@
 #include <dlfcn.h>
 #include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <link.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -18,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -327,6 +330,84 @@ TEST(deleted_file_through_map_files)
 	reap(c);
 }
 
+TEST(fork_copies_exec_rereads)
+{
+	if (!U)
+		SKIP(no_maps);
+	CHECK(uwt_add_pid(U, getpid()) == 0);
+	int go[2];
+	CHECK(pipe(go) == 0);
+	pid_t c = fork();
+	if (c == 0) { /* this program until told, then sleep */
+		char b;
+		close(go[1]);
+		if (read(go[0], &b, 1) == 1)
+			execl("/bin/sleep", "sleep", "30", (char *)NULL);
+		_exit(127);
+	}
+	close(go[0]);
+	struct uw_proc me, it;
+	uwt_on_fork(U, getpid(), c);
+	CHECK(entry(getpid(), &me) && entry(c, &it));
+	CHECK(!memcmp(&me, &it, sizeof(me)));
+	/* a parent with no entry gives none */
+	uwt_on_exit(U, c);
+	uwt_on_fork(U, 0x3fffffff, c);
+	CHECK(!entry(c, &it));
+	uwt_on_fork(U, getpid(), c);
+	/* after exec, none of this program's mappings may stay */
+	CHECK(write(go[1], "x", 1) == 1);
+	close(go[1]);
+	usleep(200000);
+	uwt_on_exec(U, c);
+	uint64_t s[128], e[128];
+	int n = exec_maps(c, s, e, 128);
+	CHECK(entry(c, &it) && n > 0 && it.nmaps == (uint32_t)n);
+	for (int i = 0; i < n && i < (int)it.nmaps; i++)
+		CHECK(it.maps[i].start == s[i] && it.maps[i].end == e[i]);
+	CHECK(!mapping_at(&it, (uint64_t)&ehframe_rows));
+	uwt_on_exit(U, c);
+	reap(c);
+}
+
+TEST(too_many_mappings_keep_those_with_rows)
+{
+	if (!U)
+		SKIP(no_maps);
+	/* 70 executable mappings of /bin/sleep's first page: its ELF
+	 * header, in no executable segment, so no rows */
+	int fd = open("/bin/sleep", O_RDONLY);
+	void *m[70];
+	int n = 0;
+	for (int i = 0; fd >= 0 && i < 70; i++) {
+		m[i] = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
+		n += m[i] != MAP_FAILED;
+	}
+	if (fd >= 0)
+		close(fd);
+	CHECK(n == 70);
+	uint64_t s[256], e[256];
+	int all = exec_maps(getpid(), s, e, 256);
+	struct uwt_stats a, b;
+	uwt_stats(U, &a);
+	CHECK(uwt_add_pid(U, getpid()) == 0);
+	uwt_stats(U, &b);
+	CHECK(all > (int)UW_MAPS_MAX &&
+	      b.maps_dropped == a.maps_dropped + (size_t)all - UW_MAPS_MAX);
+	struct uw_proc p;
+	CHECK(entry(getpid(), &p) && p.nmaps == UW_MAPS_MAX);
+	for (uint32_t i = 1; i < p.nmaps; i++)
+		CHECK(p.maps[i - 1].end <= p.maps[i].start);
+	/* every object the dynamic linker loaded is still there, with rows */
+	struct objects o = { &p, 0 };
+	dl_iterate_phdr(each_object, &o);
+	CHECK(o.bad == 0);
+	for (int i = 0; i < 70; i++)
+		if (m[i] != MAP_FAILED)
+			munmap(m[i], 4096);
+	CHECK(uwt_add_pid(U, getpid()) == 0);
+}
+
 TEST(refusals)
 {
 	if (!U)
@@ -362,6 +443,8 @@ int main(void)
 	RUN(mmap_adds_a_mapping);
 	RUN(mmap_of_an_unseen_process_loads_it);
 	RUN(deleted_file_through_map_files);
+	RUN(fork_copies_exec_rereads);
+	RUN(too_many_mappings_keep_those_with_rows);
 	RUN(refusals);
 	uwt_close(U);
 	return check_done();
