@@ -9,6 +9,9 @@
 #include <stdint.h>
 #include <sys/eventfd.h>
 #include <sys/prctl.h>
+#include <elf.h>
+#include <sys/ptrace.h>
+#include <sys/user.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -16,7 +19,7 @@
 #include "runtime/child.h"
 
 /* What the child reads from its eventfd. */
-enum { CHILD_GO = 1, CHILD_GIVE_UP = 2 };
+enum { CHILD_GO = 1, CHILD_GIVE_UP = 2, CHILD_GO_STOPPED = 3 };
 
 /* Whether file can be executed, searching PATH for names without '/'. */
 static int check_exec(const char *file)
@@ -98,9 +101,14 @@ int child_spawn(struct child *ch, char *const argv[])
 		 * probes are attached: one 8-byte read, a close and the exec,
 		 * exactly as bpftrace's child does. */
 		uint64_t v = 0;
-		if (read(go, &v, sizeof(v)) != sizeof(v) || v != CHILD_GO)
+		if (read(go, &v, sizeof(v)) != sizeof(v) ||
+		    (v != CHILD_GO && v != CHILD_GO_STOPPED))
 			_exit(0); /* sonde gave up before starting us */
 		close(go);
+		/* traced by sonde: the exec stops before the new image's
+		 * first instruction (child_start_stopped) */
+		if (v == CHILD_GO_STOPPED)
+			ptrace(PTRACE_TRACEME, 0, NULL, NULL);
 		execvp(argv[0], argv);
 		fprintf(stderr, "sonde: cannot run %s: %s\n", argv[0],
 			strerror(errno));
@@ -135,16 +143,119 @@ int child_spawn_cmd(struct child *ch, const char *cmd)
 	return err;
 }
 
-int child_start(struct child *ch)
+static int go(struct child *ch, uint64_t v)
 {
 	if (ch->go_fd < 0)
 		return -EINVAL;
-	uint64_t v = CHILD_GO;
 	int err = write(ch->go_fd, &v, sizeof(v)) == sizeof(v) ? 0 : -errno;
 	close(ch->go_fd);
 	ch->go_fd = -1;
 	ch->started = !err;
 	return err;
+}
+
+int child_start(struct child *ch)
+{
+	return go(ch, CHILD_GO);
+}
+
+int child_start_stopped(struct child *ch)
+{
+	int err = go(ch, CHILD_GO_STOPPED);
+	if (err)
+		return err;
+	pid_t r;
+	do
+		r = waitpid(ch->pid, &ch->status, 0);
+	while (r < 0 && errno == EINTR);
+	if (r < 0)
+		return -errno;
+	if (WIFSTOPPED(ch->status)) {
+		ch->stopped = true;
+		return 0;
+	}
+	ch->reaped = true; /* the exec failed: it said so and exited */
+	return 0;
+}
+
+#if defined(__x86_64__)
+/* The new image's entry point (AT_ENTRY), or 0. */
+static uint64_t entry_point(pid_t pid)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/auxv", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	Elf64_auxv_t a;
+	uint64_t entry = 0;
+	while (read(fd, &a, sizeof(a)) == sizeof(a) && a.a_type != AT_NULL)
+		if (a.a_type == AT_ENTRY)
+			entry = a.a_un.a_val;
+	close(fd);
+	return entry;
+}
+
+/* Waits for the stopped child's next stop with SIGTRAP, passing other
+ * signals on. Returns true when it stopped so, false once it is gone. */
+static bool wait_trap(struct child *ch)
+{
+	for (;;) {
+		pid_t r;
+		do
+			r = waitpid(ch->pid, &ch->status, 0);
+		while (r < 0 && errno == EINTR);
+		if (r < 0 || !WIFSTOPPED(ch->status)) {
+			ch->reaped = r > 0;
+			ch->stopped = false;
+			return false;
+		}
+		if (WSTOPSIG(ch->status) == SIGTRAP)
+			return true;
+		ptrace(PTRACE_CONT, ch->pid, NULL,
+		       (void *)(intptr_t)WSTOPSIG(ch->status));
+	}
+}
+
+void child_run_to_entry(struct child *ch)
+{
+	if (!ch->stopped)
+		return;
+	uint64_t entry = entry_point(ch->pid);
+	if (!entry)
+		return;
+	errno = 0;
+	long word = ptrace(PTRACE_PEEKTEXT, ch->pid, (void *)entry, NULL);
+	/* a breakpoint there already (a uprobe on the entry would take
+	 * ours): the libraries are left to the mmap records */
+	if (errno || (word & 0xff) == 0xcc)
+		return;
+	if (ptrace(PTRACE_POKETEXT, ch->pid, (void *)entry,
+		   (void *)((word & ~0xffL) | 0xcc)))
+		return;
+	if (ptrace(PTRACE_CONT, ch->pid, NULL, NULL) || !wait_trap(ch))
+		return;
+	struct user_regs_struct regs;
+	ptrace(PTRACE_POKETEXT, ch->pid, (void *)entry, (void *)word);
+	if (!ptrace(PTRACE_GETREGS, ch->pid, NULL, &regs)) {
+		regs.rip = entry; /* back onto the restored instruction */
+		ptrace(PTRACE_SETREGS, ch->pid, NULL, &regs);
+	}
+}
+#else
+void child_run_to_entry(struct child *ch)
+{
+	(void)ch;
+}
+#endif
+
+void child_resume(struct child *ch)
+{
+	if (!ch->stopped)
+		return;
+	/* the exec's SIGTRAP is not delivered */
+	ptrace(PTRACE_DETACH, ch->pid, NULL, NULL);
+	ch->stopped = false;
 }
 
 int child_reap(struct child *ch, bool block)
@@ -165,6 +276,7 @@ int child_reap(struct child *ch, bool block)
 
 void child_release(struct child *ch)
 {
+	child_resume(ch);
 	if (ch->go_fd >= 0) {
 		/* Never started: it exits quietly. */
 		uint64_t v = CHILD_GIVE_UP;
