@@ -237,13 +237,19 @@ static void walk(struct cg *g, const struct type *t, ir_reg proc, ir_reg fp,
 
 	ir_reg nmaps = ir_reg_new(ir);
 	ir_load(ir, 4, nmaps, proc, (int16_t)offsetof(struct uw_proc, nmaps));
-	ir_jlist fits = ir_jmpi(ir, BPF_JLE, nmaps, UW_MAPS_MAX, IR_NOLABEL);
-	ir_movi(ir, nmaps, UW_MAPS_MAX);
-	ir_jlist_patch_here(ir, fits);
+	/* more than the array holds is no table sonde wrote (clamping it
+	 * would give the verifier an exact count to follow apart) */
+	ir_jlist_concat(ir, trunc, ir_jmpi(ir, BPF_JGT, nmaps, UW_MAPS_MAX,
+					   IR_NOLABEL));
 	/* a return address points after its call, maybe past the calling
 	 * function's end: look up the call instruction's row (not the
 	 * first frame's, which is where the probe hit) */
 	ir_reg adj = ir_const(ir, 0);
+	/* The loop's bound is counted apart from n: the verifier holds a
+	 * counter compared with a constant exactly, and would follow what
+	 * comes after the walk once for each value it has where the walk
+	 * stops (n is only stored, so its states there prune into one). */
+	ir_reg left = ir_const(ir, (int64_t)t->stack_limit);
 
 	ir_label head = ir_label_here(ir);
 	ir_store(ir, 8, fp, 0, ip);
@@ -297,50 +303,70 @@ static void walk(struct cg *g, const struct type *t, ir_reg proc, ir_reg fp,
 	ir_alui(ir, BPF_AND, kind, 15);
 	ir_jlist complete = ir_jmpi(ir, BPF_JEQ, kind, UW_END, IR_NOLABEL);
 
-	ir_jlist have = IR_NOJUMP;
-	ir_jlist not_sp = ir_jmpi(ir, BPF_JNE, kind, UW_CFA_SP, IR_NOLABEL);
-	ir_mov(ir, cfa, sp);
-	ir_alu(ir, BPF_ADD, cfa, off);
-	ir_jlist_concat(ir, &have, ir_ja(ir, IR_NOLABEL));
-	ir_jlist_patch_here(ir, not_sp);
-	ir_jlist not_bp = ir_jmpi(ir, BPF_JNE, kind, UW_CFA_BP, IR_NOLABEL);
-	ir_mov(ir, cfa, bp);
-	ir_alu(ir, BPF_ADD, cfa, off);
-	ir_jlist_concat(ir, &have, ir_ja(ir, IR_NOLABEL));
-	ir_jlist_patch_here(ir, not_bp);
-	/* UW_GAP, UW_STOP: rules the walker does not follow */
-	ir_jlist_concat(ir, trunc, ir_jmpi(ir, BPF_JNE, kind, UW_CFA_PLT,
-					   IR_NOLABEL));
-	/* the PLT's expression: SP + 8, + 8 more past the entry's push */
-	ir_mov(ir, cfa, sp);
-	ir_alui(ir, BPF_ADD, cfa, 8);
-	ir_reg low = ir_copy(ir, ip);
-	ir_alui(ir, BPF_AND, low, 15);
-	ir_jlist_concat(ir, &have, ir_jmpi(ir, BPF_JLT, low, 11, IR_NOLABEL));
-	ir_alui(ir, BPF_ADD, cfa, 8);
-	ir_jlist_patch_here(ir, have);
+	/* UW_GAP, UW_STOP and anything else: rules the walker does not
+	 * follow */
+	ir_reg k2 = ir_copy(ir, kind);
+	ir_alui(ir, BPF_SUB, k2, UW_CFA_SP);
+	ir_jlist_concat(ir, trunc, ir_jmpi(ir, BPF_JGT, k2,
+					   UW_CFA_PLT - UW_CFA_SP, IR_NOLABEL));
+	/* The CFA without a branch (each arm would be walked apart through
+	 * the rest of the stack): base = BP for UW_CFA_BP, else SP; the
+	 * offset for UW_CFA_PLT is 8, + 8 more once past the entry's push
+	 * ((IP & 15) >= 11). */
+	ir_reg mask = ir_copy(ir, kind); /* all ones: UW_CFA_BP (3) */
+	ir_alui(ir, BPF_AND, mask, 1);
+	ir_neg(ir, mask);
+	ir_reg base = ir_copy(ir, sp);
+	ir_alu(ir, BPF_XOR, base, bp);
+	ir_alu(ir, BPF_AND, base, mask);
+	ir_alu(ir, BPF_XOR, base, sp);
+	ir_reg plt = ir_copy(ir, ip); /* 8 + 8 * ((IP & 15) + 5 >= 16) */
+	ir_alui(ir, BPF_AND, plt, 15);
+	ir_alui(ir, BPF_ADD, plt, 5);
+	ir_alui(ir, BPF_RSH, plt, 4);
+	ir_alui(ir, BPF_LSH, plt, 3);
+	ir_alui(ir, BPF_ADD, plt, 8);
+	ir_reg pmask = ir_copy(ir, kind); /* all ones: UW_CFA_PLT (4) */
+	ir_alui(ir, BPF_RSH, pmask, 2);
+	ir_neg(ir, pmask);
+	ir_alu(ir, BPF_XOR, plt, off);
+	ir_alu(ir, BPF_AND, plt, pmask);
+	ir_alu(ir, BPF_XOR, plt, off);
+	ir_mov(ir, cfa, base);
+	ir_alu(ir, BPF_ADD, cfa, plt);
 
 	ir_reg ra = ir_reg_new(ir), at = ir_copy(ir, cfa);
 	ir_alui(ir, BPF_SUB, at, 8);
 	read_word(g, BPF_FUNC_probe_read_user, ra, at, buf, trunc);
-	ir_reg bpk = ir_copy(ir, rule);
-	ir_alui(ir, BPF_RSH, bpk, 4);
-	ir_alui(ir, BPF_AND, bpk, 3);
-	ir_jlist same = ir_jmpi(ir, BPF_JNE, bpk, UW_BP_SAVED, IR_NOLABEL);
-	ir_reg bpat = ir_reg_new(ir);
+	/* The caller's BP, also without a branch: the word read is the
+	 * saved BP where the row saves it (UW_BP_SAVED), else the return
+	 * address again (known readable), and kept only in the first case. */
+	ir_reg smask = ir_copy(ir, rule); /* enum uw_bp: 0 or 1 */
+	ir_alui(ir, BPF_RSH, smask, 4);
+	ir_alui(ir, BPF_AND, smask, 3);
+	ir_jlist_concat(ir, trunc, ir_jmpi(ir, BPF_JGT, smask, UW_BP_SAVED,
+					   IR_NOLABEL));
+	ir_neg(ir, smask);
+	ir_reg bpat = ir_reg_new(ir), saved = ir_reg_new(ir);
 	ir_load(ir, 1, bpat, row, (int16_t)offsetof(struct uw_row, bp_off));
 	ir_alui(ir, BPF_LSH, bpat, 56); /* signed words */
 	ir_alui(ir, BPF_ARSH, bpat, 53);
 	ir_alu(ir, BPF_ADD, bpat, cfa);
-	read_word(g, BPF_FUNC_probe_read_user, bp, bpat, buf, trunc);
-	ir_jlist_patch_here(ir, same);
+	ir_alu(ir, BPF_XOR, bpat, at);
+	ir_alu(ir, BPF_AND, bpat, smask);
+	ir_alu(ir, BPF_XOR, bpat, at);
+	read_word(g, BPF_FUNC_probe_read_user, saved, bpat, buf, trunc);
+	ir_alu(ir, BPF_XOR, saved, bp);
+	ir_alu(ir, BPF_AND, saved, smask);
+	ir_alu(ir, BPF_XOR, bp, saved);
 	ir_mov(ir, sp, cfa);
 	ir_mov(ir, ip, ra);
 	/* a zero return address: the outermost frame */
 	ir_jlist_concat(ir, &complete, ir_jmpi(ir, BPF_JEQ, ip, 0,
 					       IR_NOLABEL));
 	ir_movi(ir, adj, 1);
-	ir_jmpi(ir, BPF_JLT, n, (int32_t)t->stack_limit, head);
+	ir_alui(ir, BPF_SUB, left, 1);
+	ir_jmpi(ir, BPF_JNE, left, 0, head);
 	ir_jlist_patch_here(ir, complete);
 }
 
