@@ -48,6 +48,45 @@ static int32_t unwind_map(struct cg *g, const char *name, enum bpf_map_type t,
 	return m;
 }
 
+/* Where the walk ends: each end sets flags (UW_FLAG_TRUNCATED or 0) and
+ * jumps to out. An end is written where its condition is, as the
+ * fall-through of a jump over it: the verifier follows the fall-through
+ * first and keeps the jump's other arm pending, so the short way out is
+ * done with at once and the pending arms never pile up past its 8,192
+ * (BPF_COMPLEXITY_LIMIT_JMP_SEQ) over a stack of frames. */
+struct stop {
+	ir_reg flags;
+	ir_jlist out;
+};
+
+static void stop_here(struct cg *g, struct stop *s, uint64_t flags)
+{
+	ir_movi(g->ir, s->flags, (int64_t)flags);
+	ir_jlist_concat(g->ir, &s->out, ir_ja(g->ir, IR_NOLABEL));
+}
+
+/* Stops, truncated, when a cond b (b: IR_NOREG compares with imm). */
+static void stop_if_flags(struct cg *g, struct stop *s, int cond, ir_reg a,
+			  ir_reg b, int32_t imm, uint64_t flags)
+{
+	int neg = ir_cond_negate(cond);
+	ir_jlist go = b != IR_NOREG ? ir_jmp(g->ir, neg, a, b, IR_NOLABEL) :
+				      ir_jmpi(g->ir, neg, a, imm, IR_NOLABEL);
+	stop_here(g, s, flags);
+	ir_jlist_patch_here(g->ir, go);
+}
+
+static void stop_if(struct cg *g, struct stop *s, int cond, ir_reg a,
+		    ir_reg b, int32_t imm)
+{
+	stop_if_flags(g, s, cond, a, b, imm, UW_FLAG_TRUNCATED);
+}
+
+static void stop_now(struct cg *g, struct stop *s)
+{
+	stop_here(g, s, UW_FLAG_TRUNCATED);
+}
+
 /* A helper call whose failure is an answer, not an error (-k reports
  * none): a read past the stack's end, a lookup of a process with no
  * tables. */
@@ -70,12 +109,12 @@ static ir_reg lookup(struct cg *g, int32_t map, ir_slot key)
 /* The 8 bytes at addr (user space or kernel) into *d through the word
  * slot buf; jumps to fail when they cannot be read. */
 static void read_word(struct cg *g, int fn, ir_reg d, ir_reg addr,
-		      ir_slot buf, ir_jlist *fail)
+		      ir_slot buf, struct stop *fail)
 {
 	ir_reg p = ir_reg_new(g->ir);
 	ir_slot_addr(g->ir, p, buf, 0);
 	ir_reg r = call(g, fn, 3, p, ir_const(g->ir, 8), addr);
-	ir_jlist_concat(g->ir, fail, ir_jmpi(g->ir, BPF_JNE, r, 0, IR_NOLABEL));
+	stop_if(g, fail, BPF_JNE, r, IR_NOREG, 0);
 	ir_load_slot(g->ir, 8, d, buf, 0);
 }
 
@@ -90,10 +129,10 @@ static void load_ctx_regs(struct cg *g, ir_reg ip, ir_reg sp, ir_reg bp)
  * to fail where the kernel cannot give them (before bpf_task_pt_regs,
  * 5.15): no frame then rather than a wrong one. */
 static void load_task_regs(struct cg *g, ir_reg ip, ir_reg sp, ir_reg bp,
-			   ir_slot buf, ir_jlist *fail)
+			   ir_slot buf, struct stop *fail)
 {
 	if (!feat_has(FEAT_TASK_PT_REGS) || !feat_has(FEAT_TASK_BTF)) {
-		ir_jlist_concat(g->ir, fail, ir_ja(g->ir, IR_NOLABEL));
+		stop_now(g, fail);
 		return;
 	}
 	ir_reg task = call(g, BPF_FUNC_get_current_task_btf, 0, IR_NOREG,
@@ -114,7 +153,7 @@ static void load_task_regs(struct cg *g, ir_reg ip, ir_reg sp, ir_reg bp,
  * user's only when it hit user mode (ring 3 in cs); any other probe runs
  * in the kernel, where the task's saved registers are the user's. */
 static void start_regs(struct cg *g, ir_reg ip, ir_reg sp, ir_reg bp,
-		       ir_slot buf, ir_jlist *fail)
+		       ir_slot buf, struct stop *fail)
 {
 	const struct probe_target *t = g->tgt;
 	if (t && t->layout == CTXL_PT_REGS && (t->features & CTX_USER)) {
@@ -143,10 +182,10 @@ static void start_regs(struct cg *g, ir_reg ip, ir_reg sp, ir_reg bp,
  * x - key says which half to keep, and the step has no branch: every
  * branch would be one more state the verifier keeps pending per frame. */
 typedef ir_reg (*key_fn)(struct cg *g, const void *arg, ir_reg mid,
-			 ir_jlist *fail);
+			 struct stop *fail);
 
 static void search(struct cg *g, ir_reg lo, ir_reg hi, ir_reg x, int steps,
-		   key_fn key, const void *arg, ir_jlist *fail)
+		   key_fn key, const void *arg, struct stop *fail)
 {
 	struct ir *ir = g->ir;
 	for (int s = 0; s < steps; s++) {
@@ -182,7 +221,7 @@ static ir_reg mapping_ptr(struct cg *g, ir_reg proc, ir_reg idx)
 }
 
 static ir_reg mapping_start(struct cg *g, const void *arg, ir_reg mid,
-			    ir_jlist *fail)
+			    struct stop *fail)
 {
 	ir_reg start = ir_reg_new(g->ir);
 	ir_load(g->ir, 8, start, mapping_ptr(g, *(const ir_reg *)arg, mid),
@@ -198,18 +237,18 @@ struct rows_arg {
 
 /* Row first+idx of .uw_rows, or a jump to fail (out of the array). */
 static ir_reg row_ptr(struct cg *g, const struct rows_arg *r, ir_reg idx,
-		      ir_jlist *fail)
+		      struct stop *fail)
 {
 	ir_reg k = ir_copy(g->ir, idx);
 	ir_alu(g->ir, BPF_ADD, k, r->first);
 	ir_store_slot(g->ir, 4, r->key, 0, k);
 	ir_reg p = lookup(g, r->map, r->key);
-	ir_jlist_concat(g->ir, fail, ir_jmpi(g->ir, BPF_JEQ, p, 0, IR_NOLABEL));
+	stop_if(g, fail, BPF_JEQ, p, IR_NOREG, 0);
 	return p;
 }
 
 static ir_reg row_addr(struct cg *g, const void *arg, ir_reg mid,
-		       ir_jlist *fail)
+		       struct stop *fail)
 {
 	ir_reg a = ir_reg_new(g->ir);
 	ir_load(g->ir, 4, a, row_ptr(g, arg, mid, fail),
@@ -218,10 +257,10 @@ static ir_reg row_addr(struct cg *g, const void *arg, ir_reg mid,
 }
 
 /* The walk, for a process with tables (proc: its struct uw_proc). Stores
- * the frames from fp on and leaves their number in n; jumps to trunc
- * where the walk cannot go on. */
+ * the frames from fp on and leaves their number in n; ends through
+ * trunc (struct stop), truncated where the walk cannot go on. */
 static void walk(struct cg *g, const struct type *t, ir_reg proc, ir_reg fp,
-		 ir_reg n, ir_jlist *trunc)
+		 ir_reg n, struct stop *trunc)
 {
 	struct ir *ir = g->ir;
 	ir_slot buf = ir_slot_new(ir, 8, 8);
@@ -239,8 +278,7 @@ static void walk(struct cg *g, const struct type *t, ir_reg proc, ir_reg fp,
 	ir_load(ir, 4, nmaps, proc, (int16_t)offsetof(struct uw_proc, nmaps));
 	/* more than the array holds is no table sonde wrote (clamping it
 	 * would give the verifier an exact count to follow apart) */
-	ir_jlist_concat(ir, trunc, ir_jmpi(ir, BPF_JGT, nmaps, UW_MAPS_MAX,
-					   IR_NOLABEL));
+	stop_if(g, trunc, BPF_JGT, nmaps, IR_NOREG, UW_MAPS_MAX);
 	/* a return address points after its call, maybe past the calling
 	 * function's end: look up the call instruction's row (not the
 	 * first frame's, which is where the probe hit) */
@@ -257,10 +295,10 @@ static void walk(struct cg *g, const struct type *t, ir_reg proc, ir_reg fp,
 	ir_alui(ir, BPF_ADD, n, 1);
 
 	/* the mapping: the last one starting at or below ip */
-	ir_jlist_concat(ir, trunc, ir_jmpi(ir, BPF_JEQ, nmaps, 0, IR_NOLABEL));
+	stop_if(g, trunc, BPF_JEQ, nmaps, IR_NOREG, 0);
 	ir_reg first = ir_reg_new(ir);
 	ir_load(ir, 8, first, proc, MAP_OFF(start));
-	ir_jlist_concat(ir, trunc, ir_jmp(ir, BPF_JGT, first, ip, IR_NOLABEL));
+	stop_if(g, trunc, BPF_JGT, first, ip, 0);
 	ir_reg lo = ir_const(ir, 0), hi = ir_copy(ir, nmaps);
 	search(g, lo, hi, ip, UW_MAP_SEARCH_STEPS, mapping_start, &proc,
 	       trunc);
@@ -270,9 +308,9 @@ static void walk(struct cg *g, const struct type *t, ir_reg proc, ir_reg fp,
 	/* [start, end) holds ip (the search's sign test assumed user
 	 * addresses: an ip that is none finds no mapping) */
 	ir_load(ir, 8, end, m, MAP_OFF(start));
-	ir_jlist_concat(ir, trunc, ir_jmp(ir, BPF_JGT, end, ip, IR_NOLABEL));
+	stop_if(g, trunc, BPF_JGT, end, ip, 0);
 	ir_load(ir, 8, end, m, MAP_OFF(end));
-	ir_jlist_concat(ir, trunc, ir_jmp(ir, BPF_JGE, ip, end, IR_NOLABEL));
+	stop_if(g, trunc, BPF_JGE, ip, end, 0);
 	ir_load(ir, 4, rows.first, m, MAP_OFF(row_first));
 	ir_load(ir, 4, count, m, MAP_OFF(row_count));
 	ir_load(ir, 8, vaddr, m, MAP_OFF(bias));
@@ -281,18 +319,14 @@ static void walk(struct cg *g, const struct type *t, ir_reg proc, ir_reg fp,
 	ir_alu(ir, BPF_SUB, v, adj);
 	/* no rows (a binary without unwind data), more than one search
 	 * finds, or an address no row can hold */
-	ir_jlist_concat(ir, trunc, ir_jmpi(ir, BPF_JEQ, count, 0, IR_NOLABEL));
-	ir_jlist_concat(ir, trunc, ir_jmp(ir, BPF_JGT, count,
-					  ir_const(ir, UW_ROWS_MAX),
-					  IR_NOLABEL));
-	ir_jlist_concat(ir, trunc, ir_jmp(ir, BPF_JGT, v,
-					  ir_const(ir, UINT32_MAX),
-					  IR_NOLABEL));
+	stop_if(g, trunc, BPF_JEQ, count, IR_NOREG, 0);
+	stop_if(g, trunc, BPF_JGT, count, ir_const(ir, UW_ROWS_MAX), 0);
+	stop_if(g, trunc, BPF_JGT, v, ir_const(ir, UINT32_MAX), 0);
 
 	/* the row: the last one at or below the address */
 	ir_reg lo2 = ir_const(ir, 0);
 	ir_reg a0 = row_addr(g, &rows, lo2, trunc);
-	ir_jlist_concat(ir, trunc, ir_jmp(ir, BPF_JGT, a0, v, IR_NOLABEL));
+	stop_if(g, trunc, BPF_JGT, a0, v, 0);
 	search(g, lo2, count, v, UW_ROW_SEARCH_STEPS, row_addr, &rows, trunc);
 	ir_reg row = row_ptr(g, &rows, lo2, trunc);
 	ir_reg rule = ir_reg_new(ir), cfa = ir_reg_new(ir),
@@ -301,14 +335,14 @@ static void walk(struct cg *g, const struct type *t, ir_reg proc, ir_reg fp,
 	ir_load(ir, 2, off, row, (int16_t)offsetof(struct uw_row, cfa_off));
 	ir_reg kind = ir_copy(ir, rule);
 	ir_alui(ir, BPF_AND, kind, 15);
-	ir_jlist complete = ir_jmpi(ir, BPF_JEQ, kind, UW_END, IR_NOLABEL);
+	/* the outermost frame: the stack is complete */
+	stop_if_flags(g, trunc, BPF_JEQ, kind, IR_NOREG, UW_END, 0);
 
 	/* UW_GAP, UW_STOP and anything else: rules the walker does not
 	 * follow */
 	ir_reg k2 = ir_copy(ir, kind);
 	ir_alui(ir, BPF_SUB, k2, UW_CFA_SP);
-	ir_jlist_concat(ir, trunc, ir_jmpi(ir, BPF_JGT, k2,
-					   UW_CFA_PLT - UW_CFA_SP, IR_NOLABEL));
+	stop_if(g, trunc, BPF_JGT, k2, IR_NOREG, UW_CFA_PLT - UW_CFA_SP);
 	/* The CFA without a branch (each arm would be walked apart through
 	 * the rest of the stack): base = BP for UW_CFA_BP, else SP; the
 	 * offset for UW_CFA_PLT is 8, + 8 more once past the entry's push
@@ -344,8 +378,7 @@ static void walk(struct cg *g, const struct type *t, ir_reg proc, ir_reg fp,
 	ir_reg smask = ir_copy(ir, rule); /* enum uw_bp: 0 or 1 */
 	ir_alui(ir, BPF_RSH, smask, 4);
 	ir_alui(ir, BPF_AND, smask, 3);
-	ir_jlist_concat(ir, trunc, ir_jmpi(ir, BPF_JGT, smask, UW_BP_SAVED,
-					   IR_NOLABEL));
+	stop_if(g, trunc, BPF_JGT, smask, IR_NOREG, UW_BP_SAVED);
 	ir_neg(ir, smask);
 	ir_reg bpat = ir_reg_new(ir), saved = ir_reg_new(ir);
 	ir_load(ir, 1, bpat, row, (int16_t)offsetof(struct uw_row, bp_off));
@@ -362,12 +395,11 @@ static void walk(struct cg *g, const struct type *t, ir_reg proc, ir_reg fp,
 	ir_mov(ir, sp, cfa);
 	ir_mov(ir, ip, ra);
 	/* a zero return address: the outermost frame */
-	ir_jlist_concat(ir, &complete, ir_jmpi(ir, BPF_JEQ, ip, 0,
-					       IR_NOLABEL));
+	stop_if_flags(g, trunc, BPF_JEQ, ip, IR_NOREG, 0, 0);
 	ir_movi(ir, adj, 1);
 	ir_alui(ir, BPF_SUB, left, 1);
 	ir_jmpi(ir, BPF_JNE, left, 0, head);
-	ir_jlist_patch_here(ir, complete);
+	stop_here(g, trunc, 0); /* stack_limit frames */
 }
 
 void cg_dwunwind_capture(struct cg *g, const struct type *t,
@@ -390,18 +422,14 @@ void cg_dwunwind_capture(struct cg *g, const struct type *t,
 
 	/* frames past the last are zero: equal stacks are equal bytes */
 	cg_zero_mem(g, dst, off + 16, 8 * t->stack_limit);
-	ir_reg n = ir_const(ir, 0), flags = ir_reg_new(ir);
+	ir_reg n = ir_const(ir, 0);
 	ir_reg fp = cg_mem_addr(g, dst, off + 16);
-	ir_jlist trunc = IR_NOJUMP;
-	walk(g, t, proc, fp, n, &trunc);
-	ir_movi(ir, flags, 0);
-	ir_jlist stored = ir_ja(ir, IR_NOLABEL);
-	ir_jlist_patch_here(ir, trunc);
-	ir_movi(ir, flags, (int64_t)UW_FLAG_TRUNCATED);
-	ir_jlist_patch_here(ir, stored);
+	struct stop end = { .flags = ir_reg_new(ir), .out = IR_NOJUMP };
+	walk(g, t, proc, fp, n, &end);
+	ir_jlist_patch_here(ir, end.out);
 	cg_store_reg(g, 8, dst, off, n);
-	ir_alu(ir, BPF_OR, flags, pid);
-	cg_store_reg(g, 8, dst, off + 8, flags);
+	ir_alu(ir, BPF_OR, end.flags, pid);
+	cg_store_reg(g, 8, dst, off + 8, end.flags);
 	ir_jlist done = ir_ja(ir, IR_NOLABEL);
 
 	/* no tables: the frame-pointer walk, said so in the pid word (and

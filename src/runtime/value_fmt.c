@@ -268,6 +268,8 @@ static void put_stack(struct strbuf *sb, const struct vfmt *f,
 		return;
 	if (t->stack_mode == STACK_PERF)
 		sb_append(sb, "\t" VFMT_TRUNCATED "\n");
+	else if (t->stack_mode == STACK_RAW) /* as its frames: no indent */
+		sb_append(sb, VFMT_TRUNCATED "\n");
 	else
 		sb_printf(sb, "%*s" VFMT_TRUNCATED "\n", f->stack_indent, "");
 }
