@@ -134,7 +134,7 @@ static int by_time(const void *a, const void *b)
 	return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
-int mmapev_open(struct mmap_events **out, struct usyms *u)
+int mmapev_open(struct mmap_events **out, struct usyms *u, bool prompt)
 {
 	int ncpu = libbpf_num_possible_cpus();
 	if (ncpu <= 0)
@@ -162,6 +162,13 @@ int mmapev_open(struct mmap_events **out, struct usyms *u)
 	attr.sample_type = PERF_SAMPLE_TIME;
 	attr.sample_period = 1;
 	attr.wakeup_events = 1;
+	/* wakeup_events counts samples, and these records are none: they
+	 * wake the reader only as the buffer half fills, unless a watermark
+	 * of one byte says every record */
+	if (prompt) {
+		attr.watermark = 1;
+		attr.wakeup_watermark = 1;
+	}
 	m->pb = perf_buffer__new_raw(m->map_fd, PAGES_PER_CPU, &attr,
 				     on_record, m, NULL);
 	if (!m->pb) {

@@ -14,8 +14,11 @@ struct mmap_events;
 struct usyms;
 struct uwtables;
 
-/* Starts recording into u. Returns 0 or -errno (e.g. -EACCES). */
-int mmapev_open(struct mmap_events **out, struct usyms *u);
+/* Starts recording into u. prompt: the descriptor is readable as soon
+ * as a record is waiting (the unwind tables need a new process's
+ * mappings before its samples); else only once many are. Returns 0 or
+ * -errno (e.g. -EACCES). */
+int mmapev_open(struct mmap_events **out, struct usyms *u, bool prompt);
 /* Readable when records are waiting. */
 int mmapev_fd(const struct mmap_events *m);
 /* Applies every waiting record. */
