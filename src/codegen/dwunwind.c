@@ -21,13 +21,12 @@
 #include "codegen/emit.h"
 #include "codegen/pidns.h"
 #include "codegen/program.h"
-#include "codegen/stacks.h"
+#include "codegen/fpstack.h"
 #include "kernel/features.h"
 #include "kernel/regs.h"
 #include "model/limits.h"
 #include "model/unwind.h"
 #include "probes/provider.h"
-#include "util/arena.h"
 
 /* bpftrace 0.26's words, for dw_ustack in a process with no tables. */
 #define NO_TABLES_WARNING "No DWARF unwind data available for this process"
@@ -437,10 +436,7 @@ void cg_dwunwind_capture(struct cg *g, const struct type *t,
 	 * ustack_unwind = dwarf every process has them but kernel threads,
 	 * which have no user stack to warn of) */
 	ir_jlist_patch_here(ir, none);
-	struct type *fpt = arena_alloc(g->arena, sizeof(*fpt));
-	*fpt = *t;
-	fpt->stack_dwarf = false;
-	cg_stack_capture(g, fpt, dst, off);
+	cg_fp_stack_capture(g, t, dst, off);
 	ir_reg w = ir_const(ir, (int64_t)UW_FLAG_NO_TABLES);
 	ir_alu(ir, BPF_OR, w, cg_current_pid(g));
 	cg_store_reg(g, 8, dst, off + 8, w);
