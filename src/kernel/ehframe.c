@@ -422,7 +422,9 @@ static bool find_section(Elf *elf, size_t shstrndx, const char *want,
 	while ((scn = elf_nextscn(elf, scn))) {
 		GElf_Shdr sh;
 		const char *name;
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
+		/* PROGBITS, or SHT_X86_64_UNWIND (LLVM's type for .eh_frame) */
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS ||
+		    sh.sh_type == SHT_NULL ||
 		    !(name = elf_strptr(elf, shstrndx, sh.sh_name)) ||
 		    strcmp(name, want))
 			continue;

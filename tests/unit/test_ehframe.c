@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <stddef.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -499,6 +500,45 @@ TEST(refusals)
 	CHECK(ehframe_rows(in_dir("arm64"), &r) == -ENOTSUP);
 }
 
+/* .eh_frame typed SHT_X86_64_UNWIND, as LLVM's tools write it: the
+ * program's own copy, so retyped, gives the same rows. */
+TEST(eh_frame_of_llvm_type)
+{
+	if (!have_cc)
+		SKIP("cc could not build the test program");
+	char cmd[512];
+	snprintf(cmd, sizeof(cmd), "cp %s %s", in_dir("prog"), in_dir("llvm"));
+	CHECK(system(cmd) == 0);
+	int fd = open(in_dir("llvm"), O_RDWR);
+	elf_version(EV_CURRENT);
+	Elf *e = elf_begin(fd, ELF_C_READ, NULL);
+	GElf_Ehdr eh;
+	size_t shstr, idx = 0;
+	Elf_Scn *s = NULL;
+	CHECK(e && gelf_getehdr(e, &eh) && !elf_getshdrstrndx(e, &shstr));
+	while (e && (s = elf_nextscn(e, s))) {
+		GElf_Shdr sh;
+		const char *name;
+		if (gelf_getshdr(s, &sh) &&
+		    (name = elf_strptr(e, shstr, sh.sh_name)) &&
+		    !strcmp(name, ".eh_frame"))
+			idx = elf_ndxscn(s);
+	}
+	elf_end(e);
+	uint32_t type = SHT_X86_64_UNWIND;
+	CHECK(idx && pwrite(fd, &type, 4,
+			    (off_t)(eh.e_shoff + idx * eh.e_shentsize +
+				    offsetof(Elf64_Shdr, sh_type))) == 4);
+	close(fd);
+	struct eh_rows a, b;
+	CHECK(ehframe_rows(in_dir("prog"), &a) == 0);
+	CHECK(ehframe_rows(in_dir("llvm"), &b) == 0);
+	CHECK(a.n > 0 && a.n == b.n &&
+	      !memcmp(a.rows, b.rows, a.n * sizeof(*a.rows)));
+	ehframe_rows_free(&a);
+	ehframe_rows_free(&b);
+}
+
 static void system_file(const char *path, size_t min_checked)
 {
 	if (access(path, R_OK))
@@ -523,6 +563,12 @@ TEST(python3_matches_readelf)
 	system_file("/usr/bin/python3.11", 1000000);
 }
 
+/* built by LLVM, with its .eh_frame typed SHT_X86_64_UNWIND */
+TEST(llvm_filecheck_matches_readelf)
+{
+	system_file("/usr/lib/llvm-14/bin/FileCheck", 100000);
+}
+
 int main(void)
 {
 	if (!mkdtemp(dir))
@@ -539,9 +585,11 @@ int main(void)
 	RUN(debug_frame_when_no_eh_frame);
 	RUN(no_unwind_data);
 	RUN(refusals);
+	RUN(eh_frame_of_llvm_type);
 	RUN(libc_matches_readelf);
 	RUN(ldso_matches_readelf);
 	RUN(python3_matches_readelf);
+	RUN(llvm_filecheck_matches_readelf);
 	char cmd[128];
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	if (system(cmd)) {
