@@ -91,8 +91,7 @@ static void expect(const struct cols *c, char vals[][24], struct ref *r)
 struct fde {
 	uint64_t start, end;
 	uint64_t cie;
-	struct ref rows[512];
-	int n;
+	ref_vec rows;
 	bool open;
 };
 
@@ -107,20 +106,21 @@ static void flush(struct fde *f, const cie_vec *cies, ref_vec *out)
 	if (!f->open)
 		return;
 	f->open = false;
-	if (f->n == 0) { /* no table printed: the CIE's initial row */
+	if (f->rows.len == 0) { /* no table printed: the CIE's initial row */
 		for (size_t i = 0; i < cies->len; i++)
 			if (cies->data[i].off == f->cie) {
-				f->rows[0] = cies->data[i].row;
-				f->rows[0].start = f->start;
-				f->n = 1;
+				struct ref r = cies->data[i].row;
+				r.start = f->start;
+				vec_push(&f->rows, r);
 			}
 	}
-	for (int i = 0; i < f->n; i++) {
-		struct ref r = f->rows[i];
-		r.end = i + 1 < f->n ? f->rows[i + 1].start : f->end;
+	for (size_t i = 0; i < f->rows.len; i++) {
+		struct ref r = f->rows.data[i];
+		r.end = i + 1 < f->rows.len ? f->rows.data[i + 1].start : f->end;
 		if (r.start < r.end)
 			vec_push(out, r);
 	}
+	f->rows.len = 0;
 }
 
 /* Splits readelf's columns. A register rule prints as "r9 (r9)": the
@@ -160,11 +160,10 @@ static bool readelf_refs(const char *path, const char *section, ref_vec *out)
 	FILE *p = popen(cmd, "r");
 	if (!p)
 		return false;
-	static struct fde f;
+	struct fde f = { 0 };
 	cie_vec cies = { 0 };
 	struct cols cols = { 0 };
 	bool in = false, in_cie = false;
-	memset(&f, 0, sizeof(f));
 	while (fgets(line, sizeof(line), p)) {
 		unsigned long long off, len, id, lo, hi, cie;
 		int n;
@@ -188,7 +187,6 @@ static bool readelf_refs(const char *path, const char *section, ref_vec *out)
 					  &cie, &lo, &hi) == 3) {
 				f.open = true;
 				f.start = lo, f.end = hi, f.cie = cie;
-				f.n = 0;
 			}
 			continue;
 		}
@@ -204,10 +202,11 @@ static bool readelf_refs(const char *path, const char *section, ref_vec *out)
 		expect(&cols, vals, &r);
 		if (in_cie && cies.len)
 			cies.data[cies.len - 1].row = r;
-		else if (f.open && f.n < 512)
-			f.rows[f.n++] = r;
+		else if (f.open)
+			vec_push(&f.rows, r);
 	}
 	flush(&f, &cies, out);
+	vec_free(&f.rows);
 	vec_free(&cies);
 	/* readelf's status is 1 for libc.so.6, which has no .debug_info:
 	 * what counts is the table it printed */
