@@ -320,8 +320,29 @@ static void compare(const char *path, const char *section,
 	}
 	/* after the last FDE: a gap */
 	CHECK(r->rows[r->n - 1].addr == covered);
+	/* and no row anywhere else: each starts inside an FDE, or is the gap
+	 * at one's end that no FDE covers */
+	for (size_t i = 0, j = 0; i < r->n; i++) {
+		uint64_t a = r->rows[i].addr;
+		bool gap = UW_RULE_CFA(r->rows[i].rule) == UW_GAP, in = false;
+		bool at_end = false;
+		while (j < refs.len && refs.data[j].end <= a) {
+			at_end |= refs.data[j].end == a;
+			j++;
+		}
+		for (size_t k2 = j; k2 < refs.len && refs.data[k2].start <= a; k2++)
+			in |= a < refs.data[k2].end;
+		if (gap ? in || !(at_end || (j && refs.data[j - 1].end == a))
+			: !in) {
+			if (!bad++)
+				printf("  %s: a row at %#llx (%s) %s\n", path,
+				       (unsigned long long)a, kind(r->rows[i].rule),
+				       gap ? "is no FDE's end" : "is in no FDE");
+		}
+	}
 	if (bad)
-		printf("  %zu addresses of %zu disagree\n", bad, *checked);
+		printf("  %zu disagreements (%zu addresses checked)\n", bad,
+		       *checked);
 	CHECK(bad == 0);
 	vec_free(&refs);
 }
