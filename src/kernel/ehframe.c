@@ -197,16 +197,13 @@ static bool fde_range(const unsigned char *ident, const struct section *s,
 	return len != 0 && r->end > loc;
 }
 
-/* Executable PT_LOAD segments: an FDE outside them describes no code
- * (a discarded function's, its address tombstoned to 0 or -1). */
-struct segs {
-	range_vec x;
-};
-
-static bool in_exec(const struct segs *g, const struct fde_range *r)
+/* Whether r lies in one of the executable PT_LOAD segments: an FDE
+ * outside them describes no code (a discarded function's, its address
+ * tombstoned to 0 or -1). */
+static bool in_exec(const range_vec *segs, const struct fde_range *r)
 {
-	for (size_t i = 0; i < g->x.len; i++)
-		if (r->start >= g->x.data[i].start && r->end <= g->x.data[i].end)
+	for (size_t i = 0; i < segs->len; i++)
+		if (r->start >= segs->data[i].start && r->end <= segs->data[i].end)
 			return true;
 	return false;
 }
@@ -223,7 +220,7 @@ static int cmp_range(const void *a, const void *b)
  * ends at the earliest (overlaps cut: libdw answers for each address
  * anyway). Returns 0 or -EFBIG. */
 static int collect_fdes(const unsigned char *ident, const struct section *s,
-			const struct segs *g, range_vec *out)
+			const range_vec *segs, range_vec *out)
 {
 	Dwarf_Off off = 0, next;
 	for (;;) {
@@ -242,7 +239,7 @@ static int collect_fdes(const unsigned char *ident, const struct section *s,
 		off = next;
 		struct fde_range r;
 		if (dwarf_cfi_cie_p(&e) || !fde_range(ident, s, &e.fde, &r) ||
-		    !in_exec(g, &r))
+		    !in_exec(segs, &r))
 			continue;
 		if (r.end > UINT32_MAX)
 			return -EFBIG;
@@ -350,6 +347,9 @@ static struct uw_row reduce(Dwarf_Frame *fr, int ra_reg)
 		bp_off = (int8_t)(off / 8);
 	}
 
+	/* an error: a rule libdw finds invalid, such as libgcrypt's
+	 * def_cfa_register after a CFA expression (readelf and libgcc keep
+	 * the older offset there; a guess, so this stops) */
 	if (dwarf_frame_cfa(fr, &ops, &n) != 0 || n == 0)
 		return stop_row();
 	if (n == 1 && ops[0].atom == DW_OP_bregx &&
@@ -422,7 +422,9 @@ static bool find_section(Elf *elf, size_t shstrndx, const char *want,
 	while ((scn = elf_nextscn(elf, scn))) {
 		GElf_Shdr sh;
 		const char *name;
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
+		/* PROGBITS, or SHT_X86_64_UNWIND (LLVM's type for .eh_frame) */
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS ||
+		    sh.sh_type == SHT_NULL ||
 		    !(name = elf_strptr(elf, shstrndx, sh.sh_name)) ||
 		    strcmp(name, want))
 			continue;
@@ -435,7 +437,7 @@ static bool find_section(Elf *elf, size_t shstrndx, const char *want,
 	return false;
 }
 
-static void exec_segments(Elf *elf, struct segs *g)
+static void exec_segments(Elf *elf, range_vec *segs)
 {
 	size_t n;
 	if (elf_getphdrnum(elf, &n))
@@ -444,18 +446,18 @@ static void exec_segments(Elf *elf, struct segs *g)
 		GElf_Phdr ph;
 		if (gelf_getphdr(elf, i, &ph) && ph.p_type == PT_LOAD &&
 		    (ph.p_flags & PF_X))
-			vec_push(&g->x, ((struct fde_range){
+			vec_push(segs, ((struct fde_range){
 						ph.p_vaddr, ph.p_vaddr + ph.p_memsz }));
 	}
 }
 
 /* The rows of one section's CFI; cfi answers the lookups. */
 static int section_rows(const unsigned char *ident, const struct section *s,
-			Dwarf_CFI *cfi, const struct segs *g, struct eh_rows *out)
+			Dwarf_CFI *cfi, const range_vec *segs, struct eh_rows *out)
 {
 	range_vec fdes = { 0 };
 	row_vec v = { 0 };
-	int rc = collect_fdes(ident, s, g, &fdes);
+	int rc = collect_fdes(ident, s, segs, &fdes);
 	for (size_t i = 0; !rc && i < fdes.len; i++) {
 		fde_rows(cfi, &fdes.data[i], &v);
 		if (i + 1 == fdes.len || fdes.data[i + 1].start != fdes.data[i].end)
@@ -480,12 +482,12 @@ static int section_rows(const unsigned char *ident, const struct section *s,
 static int elf_rows(Elf *elf, const unsigned char *ident, struct eh_rows *out)
 {
 	size_t shstrndx;
-	struct segs g = { 0 };
+	range_vec segs = { 0 };
 	struct section s = { 0 };
 	int rc = 0;
 	if (elf_getshdrstrndx(elf, &shstrndx))
 		return -ENOEXEC;
-	exec_segments(elf, &g);
+	exec_segments(elf, &segs);
 	if (find_section(elf, shstrndx, ".eh_frame", &s)) {
 		s.eh = true;
 		Dwarf_CFI *cfi = dwarf_getcfi_elf(elf);
@@ -493,7 +495,7 @@ static int elf_rows(Elf *elf, const unsigned char *ident, struct eh_rows *out)
 			rc = -EINVAL;
 			goto done;
 		}
-		rc = section_rows(ident, &s, cfi, &g, out);
+		rc = section_rows(ident, &s, cfi, &segs, out);
 		dwarf_cfi_end(cfi);
 		if (rc || out->n)
 			goto done;
@@ -504,11 +506,11 @@ static int elf_rows(Elf *elf, const unsigned char *ident, struct eh_rows *out)
 		Dwarf *dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
 		Dwarf_CFI *cfi = dw ? dwarf_getcfi(dw) : NULL;
 		/* dwarf_getcfi's CFI belongs to dw: no dwarf_cfi_end */
-		rc = cfi ? section_rows(ident, &s, cfi, &g, out) : -EINVAL;
+		rc = cfi ? section_rows(ident, &s, cfi, &segs, out) : -EINVAL;
 		dwarf_end(dw);
 	}
 done:
-	vec_free(&g.x);
+	vec_free(&segs);
 	return rc;
 }
 

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <stddef.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -90,8 +91,7 @@ static void expect(const struct cols *c, char vals[][24], struct ref *r)
 struct fde {
 	uint64_t start, end;
 	uint64_t cie;
-	struct ref rows[512];
-	int n;
+	ref_vec rows;
 	bool open;
 };
 
@@ -106,20 +106,21 @@ static void flush(struct fde *f, const cie_vec *cies, ref_vec *out)
 	if (!f->open)
 		return;
 	f->open = false;
-	if (f->n == 0) { /* no table printed: the CIE's initial row */
+	if (f->rows.len == 0) { /* no table printed: the CIE's initial row */
 		for (size_t i = 0; i < cies->len; i++)
 			if (cies->data[i].off == f->cie) {
-				f->rows[0] = cies->data[i].row;
-				f->rows[0].start = f->start;
-				f->n = 1;
+				struct ref r = cies->data[i].row;
+				r.start = f->start;
+				vec_push(&f->rows, r);
 			}
 	}
-	for (int i = 0; i < f->n; i++) {
-		struct ref r = f->rows[i];
-		r.end = i + 1 < f->n ? f->rows[i + 1].start : f->end;
+	for (size_t i = 0; i < f->rows.len; i++) {
+		struct ref r = f->rows.data[i];
+		r.end = i + 1 < f->rows.len ? f->rows.data[i + 1].start : f->end;
 		if (r.start < r.end)
 			vec_push(out, r);
 	}
+	f->rows.len = 0;
 }
 
 /* Splits readelf's columns. A register rule prints as "r9 (r9)": the
@@ -159,11 +160,10 @@ static bool readelf_refs(const char *path, const char *section, ref_vec *out)
 	FILE *p = popen(cmd, "r");
 	if (!p)
 		return false;
-	static struct fde f;
+	struct fde f = { 0 };
 	cie_vec cies = { 0 };
 	struct cols cols = { 0 };
 	bool in = false, in_cie = false;
-	memset(&f, 0, sizeof(f));
 	while (fgets(line, sizeof(line), p)) {
 		unsigned long long off, len, id, lo, hi, cie;
 		int n;
@@ -187,7 +187,6 @@ static bool readelf_refs(const char *path, const char *section, ref_vec *out)
 					  &cie, &lo, &hi) == 3) {
 				f.open = true;
 				f.start = lo, f.end = hi, f.cie = cie;
-				f.n = 0;
 			}
 			continue;
 		}
@@ -203,10 +202,11 @@ static bool readelf_refs(const char *path, const char *section, ref_vec *out)
 		expect(&cols, vals, &r);
 		if (in_cie && cies.len)
 			cies.data[cies.len - 1].row = r;
-		else if (f.open && f.n < 512)
-			f.rows[f.n++] = r;
+		else if (f.open)
+			vec_push(&f.rows, r);
 	}
 	flush(&f, &cies, out);
+	vec_free(&f.rows);
 	vec_free(&cies);
 	/* readelf's status is 1 for libc.so.6, which has no .debug_info:
 	 * what counts is the table it printed */
@@ -320,8 +320,29 @@ static void compare(const char *path, const char *section,
 	}
 	/* after the last FDE: a gap */
 	CHECK(r->rows[r->n - 1].addr == covered);
+	/* and no row anywhere else: each starts inside an FDE, or is the gap
+	 * at one's end that no FDE covers */
+	for (size_t i = 0, j = 0; i < r->n; i++) {
+		uint64_t a = r->rows[i].addr;
+		bool gap = UW_RULE_CFA(r->rows[i].rule) == UW_GAP, in = false;
+		bool at_end = false;
+		while (j < refs.len && refs.data[j].end <= a) {
+			at_end |= refs.data[j].end == a;
+			j++;
+		}
+		for (size_t k2 = j; k2 < refs.len && refs.data[k2].start <= a; k2++)
+			in |= a < refs.data[k2].end;
+		if (gap ? in || !(at_end || (j && refs.data[j - 1].end == a))
+			: !in) {
+			if (!bad++)
+				printf("  %s: a row at %#llx (%s) %s\n", path,
+				       (unsigned long long)a, kind(r->rows[i].rule),
+				       gap ? "is no FDE's end" : "is in no FDE");
+		}
+	}
 	if (bad)
-		printf("  %zu addresses of %zu disagree\n", bad, *checked);
+		printf("  %zu disagreements (%zu addresses checked)\n", bad,
+		       *checked);
 	CHECK(bad == 0);
 	vec_free(&refs);
 }
@@ -499,6 +520,45 @@ TEST(refusals)
 	CHECK(ehframe_rows(in_dir("arm64"), &r) == -ENOTSUP);
 }
 
+/* .eh_frame typed SHT_X86_64_UNWIND, as LLVM's tools write it: the
+ * program's own copy, so retyped, gives the same rows. */
+TEST(eh_frame_of_llvm_type)
+{
+	if (!have_cc)
+		SKIP("cc could not build the test program");
+	char cmd[512];
+	snprintf(cmd, sizeof(cmd), "cp %s %s", in_dir("prog"), in_dir("llvm"));
+	CHECK(system(cmd) == 0);
+	int fd = open(in_dir("llvm"), O_RDWR);
+	elf_version(EV_CURRENT);
+	Elf *e = elf_begin(fd, ELF_C_READ, NULL);
+	GElf_Ehdr eh;
+	size_t shstr, idx = 0;
+	Elf_Scn *s = NULL;
+	CHECK(e && gelf_getehdr(e, &eh) && !elf_getshdrstrndx(e, &shstr));
+	while (e && (s = elf_nextscn(e, s))) {
+		GElf_Shdr sh;
+		const char *name;
+		if (gelf_getshdr(s, &sh) &&
+		    (name = elf_strptr(e, shstr, sh.sh_name)) &&
+		    !strcmp(name, ".eh_frame"))
+			idx = elf_ndxscn(s);
+	}
+	elf_end(e);
+	uint32_t type = SHT_X86_64_UNWIND;
+	CHECK(idx && pwrite(fd, &type, 4,
+			    (off_t)(eh.e_shoff + idx * eh.e_shentsize +
+				    offsetof(Elf64_Shdr, sh_type))) == 4);
+	close(fd);
+	struct eh_rows a, b;
+	CHECK(ehframe_rows(in_dir("prog"), &a) == 0);
+	CHECK(ehframe_rows(in_dir("llvm"), &b) == 0);
+	CHECK(a.n > 0 && a.n == b.n &&
+	      !memcmp(a.rows, b.rows, a.n * sizeof(*a.rows)));
+	ehframe_rows_free(&a);
+	ehframe_rows_free(&b);
+}
+
 static void system_file(const char *path, size_t min_checked)
 {
 	if (access(path, R_OK))
@@ -523,6 +583,12 @@ TEST(python3_matches_readelf)
 	system_file("/usr/bin/python3.11", 1000000);
 }
 
+/* built by LLVM, with its .eh_frame typed SHT_X86_64_UNWIND */
+TEST(llvm_filecheck_matches_readelf)
+{
+	system_file("/usr/lib/llvm-14/bin/FileCheck", 100000);
+}
+
 int main(void)
 {
 	if (!mkdtemp(dir))
@@ -539,9 +605,11 @@ int main(void)
 	RUN(debug_frame_when_no_eh_frame);
 	RUN(no_unwind_data);
 	RUN(refusals);
+	RUN(eh_frame_of_llvm_type);
 	RUN(libc_matches_readelf);
 	RUN(ldso_matches_readelf);
 	RUN(python3_matches_readelf);
+	RUN(llvm_filecheck_matches_readelf);
 	char cmd[128];
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	if (system(cmd)) {
