@@ -159,8 +159,27 @@ int child_start(struct child *ch)
 	return go(ch, CHILD_GO);
 }
 
+/* The pid of the process tracing pid (0: none), from /proc. */
+static pid_t tracer_of(pid_t pid)
+{
+	char path[64], line[256];
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	FILE *f = fopen(path, "re");
+	long t = 0;
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "TracerPid: %ld", &t) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return (pid_t)t;
+}
+
 int child_start_stopped(struct child *ch)
 {
+	/* traced already (sonde under strace -f): its PTRACE_TRACEME would
+	 * fail and no stop come; it runs as child_start lets it */
+	if (tracer_of(ch->pid))
+		return child_start(ch);
 	int err = go(ch, CHILD_GO_STOPPED);
 	if (err)
 		return err;
@@ -196,24 +215,39 @@ static uint64_t entry_point(pid_t pid)
 	return entry;
 }
 
-/* Waits for the stopped child's next stop with SIGTRAP, passing other
- * signals on. Returns true when it stopped so, false once it is gone. */
-static bool wait_trap(struct child *ch)
+/* How long the dynamic loader may take to reach the entry point (it runs
+ * the libraries' constructors first, which may wait on anything). */
+#define ENTRY_WAIT_MS 3000
+
+/* The child's next stop, passing on signals other than SIGTRAP and
+ * SIGSTOP. Returns the stop's signal, or 0 once the child is gone. With
+ * a time limit (ms > 0), a child still running then is stopped (SIGSTOP),
+ * so that its breakpoint can be taken out. */
+static int next_stop(struct child *ch, int ms, bool *sent_stop)
 {
-	for (;;) {
-		pid_t r;
-		do
-			r = waitpid(ch->pid, &ch->status, 0);
-		while (r < 0 && errno == EINTR);
+	for (int waited = 0;;) {
+		pid_t r = waitpid(ch->pid, &ch->status, ms > 0 ? WNOHANG : 0);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r == 0) { /* still running */
+			if (++waited >= ms) {
+				kill(ch->pid, SIGSTOP);
+				*sent_stop = true;
+				ms = 0;
+			} else {
+				usleep(1000);
+			}
+			continue;
+		}
 		if (r < 0 || !WIFSTOPPED(ch->status)) {
 			ch->reaped = r > 0;
 			ch->stopped = false;
-			return false;
+			return 0;
 		}
-		if (WSTOPSIG(ch->status) == SIGTRAP)
-			return true;
-		ptrace(PTRACE_CONT, ch->pid, NULL,
-		       (void *)(intptr_t)WSTOPSIG(ch->status));
+		int sig = WSTOPSIG(ch->status);
+		if (sig == SIGTRAP || sig == SIGSTOP)
+			return sig;
+		ptrace(PTRACE_CONT, ch->pid, NULL, (void *)(intptr_t)sig);
 	}
 }
 
@@ -233,11 +267,21 @@ void child_run_to_entry(struct child *ch)
 	if (ptrace(PTRACE_POKETEXT, ch->pid, (void *)entry,
 		   (void *)((word & ~0xffL) | 0xcc)))
 		return;
-	if (ptrace(PTRACE_CONT, ch->pid, NULL, NULL) || !wait_trap(ch))
+	if (ptrace(PTRACE_CONT, ch->pid, NULL, NULL))
 		return;
-	struct user_regs_struct regs;
+	bool sent_stop = false;
+	int sig = next_stop(ch, ENTRY_WAIT_MS, &sent_stop);
+	if (!sig)
+		return;
+	/* a SIGSTOP still pending (the trap came first) would stop it once
+	 * detached: a SIGCONT discards it */
+	ch->cont_after = sent_stop;
 	ptrace(PTRACE_POKETEXT, ch->pid, (void *)entry, (void *)word);
-	if (!ptrace(PTRACE_GETREGS, ch->pid, NULL, &regs)) {
+	/* stopped before the entry (its SIGSTOP is not delivered: detached
+	 * with none), or at our breakpoint: back onto the instruction */
+	struct user_regs_struct regs;
+	if (sig == SIGTRAP && !ptrace(PTRACE_GETREGS, ch->pid, NULL, &regs) &&
+	    regs.rip == entry + 1) {
 		regs.rip = entry; /* back onto the restored instruction */
 		ptrace(PTRACE_SETREGS, ch->pid, NULL, &regs);
 	}
@@ -255,7 +299,9 @@ void child_resume(struct child *ch)
 		return;
 	/* the exec's SIGTRAP is not delivered */
 	ptrace(PTRACE_DETACH, ch->pid, NULL, NULL);
-	ch->stopped = false;
+	if (ch->cont_after)
+		kill(ch->pid, SIGCONT);
+	ch->stopped = ch->cont_after = false;
 }
 
 int child_reap(struct child *ch, bool block)

@@ -16,6 +16,7 @@ struct child {
 	int pidfd;     /* readable once the child exits; -1 */
 	bool started, reaped;
 	bool stopped;  /* at its exec, traced (child_start_stopped) */
+	bool cont_after; /* sonde stopped it (SIGSTOP): SIGCONT once resumed */
 	int status;    /* waitpid status once reaped */
 };
 
