@@ -134,6 +134,7 @@ bench: all
 	@bench/uprobe_dwarf.sh >>bench/RESULTS.md
 	@bench/bigmap.sh >>bench/RESULTS.md
 	@bench/compile.sh >>bench/RESULTS.md
+	@bench/dwunwind.sh >>bench/RESULTS.md
 
 clean:
 	rm -rf build build-asan build-fuzz

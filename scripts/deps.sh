@@ -28,6 +28,7 @@ PKGS=(
 	qemu-system-x86 busybox-static cpio   # the VM layer (tests/vm): guests booting Debian's stock kernels
 	zstd xz-utils kmod                    # ... unpacking those kernels and their modules (depmod)
 	strace                                # runtime tests that prove what reached the kernel (bpf() calls)
+	elfutils gdb                          # eu-stack and gdb: independent unwinders the DWARF stack tests compare with
 	time                                  # /usr/bin/time: CPU time and peak memory of the hostile inputs (tests/errors), the compile benchmark
 	golang-go                             # go tool pprof, the reader of every profile sonde writes (tests/pprof)
 	libc6-dev liblzma-dev libbz2-dev      # make static: libc.a, and the liblzma.a and libbz2.a that libdw.a needs (the other .a come with the -dev packages above)

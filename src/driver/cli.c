@@ -11,6 +11,7 @@
 
 #include "kernel/features.h"
 #include "kernel/kallsyms.h"
+#include "model/limits.h"
 #include "model/settings.h"
 #include "runtime/run.h"
 #include "tools/toolfind.h"
@@ -24,6 +25,7 @@ struct cli_ctx {
 	struct options *o;
 	const char *name; /* the option's long name, or its short one */
 	FILE *out, *err;
+	bool dwarf_pid_seen; /* --dwarf-pid was given */
 };
 
 /* How a row acts: it sets a bool, or a string, of struct options at
@@ -131,8 +133,9 @@ static const char *to_uint(const char *arg, uint64_t *out)
 	return why;
 }
 
-/* -p PID, checked as bpftrace 0.26 checks it, with its sentences. */
-static int opt_pid(struct cli_ctx *c, const char *arg)
+/* A pid (-p, --dwarf-pid), checked as bpftrace 0.26's parse_pid checks
+ * it, with its sentences: the pid, or -1. */
+static long parse_pid(struct cli_ctx *c, const char *arg)
 {
 	uint64_t v;
 	const char *why = to_uint(arg, &v);
@@ -146,8 +149,39 @@ static int opt_pid(struct cli_ctx *c, const char *arg)
 			(unsigned long long)v);
 		return -1;
 	}
-	c->o->pid = (long)v;
+	return (long)v;
+}
+
+static int opt_pid(struct cli_ctx *c, const char *arg)
+{
+	long pid = parse_pid(c, arg);
+	if (pid < 0)
+		return -1;
+	c->o->pid = pid;
 	c->o->pid_set = true;
+	return 0;
+}
+
+/* --dwarf-pid PID: a process dw_ustack loads the unwind tables of,
+ * besides -p's or -c's (limits.dwarf_pid, which the runtime reads).
+ * 0.26 takes the option again for more processes; sonde takes one, and
+ * refuses a second rather than drop either. */
+static int opt_dwarf_pid(struct cli_ctx *c, const char *arg)
+{
+	long pid = parse_pid(c, arg);
+	if (pid < 0)
+		return -1;
+	if (c->dwarf_pid_seen) {
+		fputs("ERROR: sonde takes one --dwarf-pid (with -p or -c, two "
+		      "processes)\n", c->err);
+		return -1;
+	}
+	if (!pid) {
+		fputs("ERROR: --dwarf-pid needs a process id, not 0\n", c->err);
+		return -1;
+	}
+	limits.dwarf_pid = (int32_t)pid;
+	c->dwarf_pid_seen = true;
 	return 0;
 }
 
@@ -440,6 +474,9 @@ static const struct cli_opt opts[] = {
 	  "filter actions and enable USDT probes on PID", CALLS(opt_pid) },
 	{ "cmd", 'c', "CMD", false, CLI_BPFTRACE,
 	  "run CMD and enable USDT probes on resulting process", STR(cmd) },
+	{ "dwarf-pid", 0, "PID", false, CLI_BPFTRACE,
+	  "add additional pids to the DWARF-unwinder",
+	  CALLS(opt_dwarf_pid) },
 	{ "no-feature", 0, "FEATURE[,FEATURE]", false, CLI_BPFTRACE,
 	  "disable use of detected features", CALLS(opt_no_feature) },
 	/* bpftrace's way to raise USDT semaphores in every process running
@@ -792,6 +829,9 @@ enum cli_result cli_parse(int argc, char **argv, struct options *o,
 	struct option longs[NOPTS + 1];
 	getopt_tables(shorts, longs);
 	struct cli_ctx ctx = { .o = o, .out = out, .err = err };
+	/* the command line is what sets it: none unless this one does (a
+	 * second parse, the fuzz target, starts afresh) */
+	limits.dwarf_pid = 0;
 	int c, li;
 	/* As bpftrace's getopt, options may follow the script or the
 	 * pattern (`sonde script.bt -c CMD`): GNU getopt moves the

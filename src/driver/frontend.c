@@ -217,7 +217,8 @@ static int pass_probes(struct fe *f)
 		o->params, o->nparams, o->unsafe,
 		f->j->stand_ins ? f->j->stand_in_cpid : cpid, o->named,
 		o->nnamed,
-		f->j->kernel ? f->j->kernel : &sema_kernel_host };
+		f->j->kernel ? f->j->kernel : &sema_kernel_host,
+		o->pid_set || o->cmd || f->j->stand_ins };
 	return rc;
 }
 

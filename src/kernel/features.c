@@ -54,6 +54,7 @@ static const char *const feat_names[FEAT__COUNT] = {
 	[FEAT_BOOT_NS] = "get_boot_ns",
 	[FEAT_BIG_KEYS] = "big_map_keys",
 	[FEAT_UPROBE_CALLER] = "uprobe_entry_caller",
+	[FEAT_TASK_PT_REGS] = "task_pt_regs",
 };
 
 /* From the kernel's git history (the commit that added each). */
@@ -76,6 +77,7 @@ static const char *const feat_versions[FEAT__COUNT] = {
 	[FEAT_TASK_BTF] = "5.11",
 	[FEAT_BOOT_NS] = "5.8",
 	[FEAT_UPROBE_CALLER] = "6.11",
+	[FEAT_TASK_PT_REGS] = "5.15",
 };
 
 static bool result(struct feat_state *s, bool ok, const char *fmt, ...)
@@ -461,6 +463,9 @@ static bool probe(enum feat_id f, struct feat_state *s)
 	case FEAT_BIG_KEYS: return probe_big_keys(s);
 	case FEAT_UPROBE_CALLER:
 		return s->ok = ucaller_kernel_adds(s->reason, sizeof(s->reason));
+	case FEAT_TASK_PT_REGS:
+		return probe_helper(s, BPF_FUNC_task_pt_regs,
+				    "bpf_task_pt_regs");
 	case FEAT__COUNT: break;
 	}
 	return result(s, false, "unknown feature");

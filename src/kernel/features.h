@@ -41,6 +41,8 @@ enum feat_id {
 	FEAT_BIG_KEYS,     /* hash map keys over 512 bytes (stacks as keys) */
 	FEAT_UPROBE_CALLER, /* user stacks at a uprobe on a function's entry
 			     * hold its caller (kernel/ucaller.h) */
+	FEAT_TASK_PT_REGS, /* bpf_task_pt_regs (a task's user registers: the
+			      DWARF unwinder's outside user-mode samples) */
 	FEAT__COUNT,
 };
 

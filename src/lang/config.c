@@ -186,16 +186,29 @@ static int set_var(struct sink *k, const char *key, const var *v,
 		*v->str = copy;
 		return 0;
 	}
-	case SK_UNSTABLE:
-		/* these only gate features; sonde has no tseries, typeinfo,
-		 * dw_ustack or statement imports to gate */
-		if (val->is_num || !strcasecmp(s, "enable") ||
-		    !strcasecmp(s, "warn") || !strcasecmp(s, "error") ||
-		    truthy(s) || falsy(s))
-			return 0;
-		fail(k, "%s: Invalid value for unstable config: valid values "
-		     "are enable, warn, and error.", key);
-		return -1;
+	case SK_UNSTABLE: {
+		/* as 0.26 reads ConfigUnstable: a true word or a number
+		 * other than 0 enables, a false one (or 0) is error. Only
+		 * dw_ustack's is kept (v->word): sonde's tseries, typeinfo
+		 * and statement imports are not unstable */
+		int u;
+		if (val->is_num)
+			u = val->num ? UNSTABLE_ENABLE : UNSTABLE_ERROR;
+		else if (!strcasecmp(s, "enable") || truthy(s))
+			u = UNSTABLE_ENABLE;
+		else if (!strcasecmp(s, "warn"))
+			u = UNSTABLE_WARN;
+		else if (!strcasecmp(s, "error") || falsy(s))
+			u = UNSTABLE_ERROR;
+		else {
+			fail(k, "%s: Invalid value for unstable config: valid "
+			     "values are enable, warn, and error.", key);
+			return -1;
+		}
+		if (v->word)
+			*v->word = u;
+		return 0;
+	}
 	case SK_CACHE:
 		/* sonde keeps each file's symbols once for all processes and
 		 * each process's mappings apart: what both caches give, and

@@ -91,6 +91,10 @@ struct sema_opts {
 	char **named;  /* `--name[=value]` after the script, without "--" */
 	int nnamed;
 	const struct sema_kernel *kernel; /* NULL: sema_kernel_none */
+	/* -p or -c names a process whose unwind tables dw_ustack loads
+	 * (--dwarf-pid is limits.dwarf_pid), or --emit-elf compiles for an
+	 * object whose run names it */
+	bool dwarf_target;
 };
 
 struct sema;

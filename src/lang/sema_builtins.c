@@ -18,6 +18,7 @@
 #include "lang/sema_const.h"
 #include "lang/sema_iter.h"
 #include "lang/sema_maps.h"
+#include "lang/sema_stack.h"
 #include "lang/sema_state.h"
 #include "lang/sema_stdlib.h"
 #include "model/limits.h"
@@ -215,68 +216,6 @@ static const struct type *ty_uaddr(struct sema *s, struct ast_expr *e,
 	return sema_expr(s, e);
 }
 
-/* kstack(mode, limit) / ustack(...), any argument optional. */
-/* bench and test probes are XDP programs (probes/testbench.c), which
- * the kernel gives no stack helper: refused here rather than by the
- * verifier. */
-static bool stack_refused(struct sema *s, struct ast_expr *e, bool user)
-{
-	if (!s->tgt || s->tgt->prov->prog_type != BPF_PROG_TYPE_XDP)
-		return false;
-	sema_err(s, e->span, "%s is not available in %s probes",
-		 user ? "ustack" : "kstack", s->tgt->prov->name);
-	return true;
-}
-
-static const struct type *ty_stack(struct sema *s, struct ast_expr *e,
-				   struct ast_expr *target)
-{
-	bool user = e->builtin == BI_USTACK;
-	if (stack_refused(s, e, user))
-		return &type_none;
-	enum stack_mode mode = (enum stack_mode)limits.stack_mode;
-	uint32_t limit = 127;
-	for (uint32_t i = 0; i < e->u.call.args.n; i++) {
-		struct ast_expr *a = arg(e, i);
-		int64_t v;
-		if (a->kind == E_IDENT && i == 0) {
-			if (!strcmp(a->u.name, "bpftrace"))
-				mode = STACK_BPFTRACE;
-			else if (!strcmp(a->u.name, "perf"))
-				mode = STACK_PERF;
-			else if (!strcmp(a->u.name, "raw"))
-				mode = STACK_RAW;
-			else if (!strcmp(a->u.name, "build_id"))
-				mode = STACK_BUILD_ID;
-			else {
-				sema_err(s, a->span, "unknown stack mode '%s' "
-					"(bpftrace, perf, raw or build_id)",
-					a->u.name);
-				return &type_none;
-			}
-			a->type = &type_void;
-		} else if (sema_const_int(s, a, &v)) {
-			if (v < 1 || v > 1024) {
-				sema_err(s, a->span, "stack limit must be between 1 "
-					"and 1024");
-				return &type_none;
-			}
-			limit = (uint32_t)v;
-			a->type = &type_s64;
-		} else {
-			sema_err(s, a->span, "expected a stack mode or a constant "
-				"limit");
-			return &type_none;
-		}
-	}
-	if (mode == STACK_BUILD_ID && !user) {
-		sema_err(s, e->span, "'build_id' stack mode can only be used "
-			 "for ustack");
-		return &type_none;
-	}
-	return type_stack(s->arena, user, mode, limit);
-}
-
 /* Signal names for signal("SIGUSR1"), with or without the SIG prefix. */
 static int signal_number(const char *name)
 {
@@ -349,23 +288,6 @@ static const struct type *ty_curtask(struct sema *s, struct ast_expr *e,
 	const struct type *t = kbtf_type_by_name(s->arena,
 						 "struct task_struct");
 	return t ? type_ptr(s->arena, t, false) : &type_u64;
-}
-
-static const struct type *ty_stack_var(struct sema *s, struct ast_expr *e,
-				       struct ast_expr *target)
-{
-	bool user = e->builtin == BI_USTACK_VAR;
-	if (stack_refused(s, e, user))
-		return &type_none;
-	enum stack_mode mode = (enum stack_mode)limits.stack_mode;
-	if (mode == STACK_BUILD_ID && !user) {
-		/* as bpftrace 0.26 */
-		diag_warning(s->report, e->span, "'build_id' stack mode can "
-			     "only be used for ustack. Falling back to 'raw' "
-			     "mode.");
-		mode = STACK_RAW;
-	}
-	return type_stack(s->arena, user, mode, 127);
 }
 
 static const struct type *ty_args(struct sema *s, struct ast_expr *e,

@@ -58,6 +58,8 @@ struct sema {
 	/* per probe: the target whose context the AST is annotated for */
 	const struct probe_target **annotated;
 	struct namedopts named; /* getopt()'s options */
+	bool warned_dw_ustack;  /* 0.26's unstable-feature warning, said
+				   once a run (sema_stack.c) */
 	/* The expression walker (sema_expr.c), which sema_check() installs:
 	 * every part of sema checks an expression through sema_expr(),
 	 * never by naming the walker, so none depends back on it. */

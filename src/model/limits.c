@@ -20,6 +20,8 @@ struct limits limits = {
 	.log_size = 16u << 20,
 	.stack_mode = STACK_BPFTRACE,
 	.missing_probes = MISSING_ERROR,
+	.ustack_dwarf = UNWIND_FP,
+	.unstable_dw_ustack = UNSTABLE_WARN,
 	.license = "GPL",
 	.str_trunc_trailer = "..",
 };

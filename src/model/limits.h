@@ -24,8 +24,12 @@ struct limits {
 	int stack_mode;         /* enum stack_mode of kstack/ustack without
 				   a mode argument */
 	bool no_cpp_demangle;   /* print C++ symbols as they are mangled */
-	bool ustack_dwarf;      /* ustack_unwind = dwarf: every ustack is
-				   unwound from .eh_frame (model/unwind.h) */
+	int ustack_dwarf;       /* enum ustack_unwind; nonzero (dwarf):
+				   every ustack is unwound from .eh_frame
+				   (model/unwind.h). An int, not a bool: the
+				   setting is a word (settings.c) */
+	int unstable_dw_ustack; /* enum unstable: 0.26's unstable_dw_ustack,
+				   what using dw_ustack costs */
 	int32_t dwarf_pid;      /* --dwarf-pid: the process dw_ustack
 				   unwinds, besides -p and -c's; 0: none */
 	bool no_debug_info;     /* show_debug_info = false: user stacks
@@ -43,6 +47,14 @@ struct limits {
 /* bpftrace 0.26's missing_probes config: what an explicit attach point
  * that does not exist here, or cannot be attached, costs the run. */
 enum missing_probes { MISSING_ERROR, MISSING_WARN, MISSING_IGNORE };
+
+/* sonde's ustack_unwind setting: how ustack (not dw_ustack, always
+ * DWARF) walks a user stack. */
+enum ustack_unwind { UNWIND_FP, UNWIND_DWARF };
+
+/* bpftrace 0.26's ConfigUnstable: an unstable feature is used freely,
+ * with a warning, or refused. */
+enum unstable { UNSTABLE_ENABLE, UNSTABLE_WARN, UNSTABLE_ERROR };
 
 extern struct limits limits;
 

@@ -20,6 +20,8 @@
 static const char magic[8] = "SONDE\0\0\0";
 #define HDR_SIZE 20u
 #define NONE32 0xffffffffu
+/* a type's stack_mode byte: the mode, and stack_dwarf in the top bit */
+#define STACK_DWARF_BIT 0x80u
 
 uint32_t serial_crc(uint32_t crc, const void *p, size_t n)
 {
@@ -167,7 +169,11 @@ static void put_type(struct wr *w, const struct type *t)
 	put64(w, (uint64_t)t->lmin);
 	put64(w, (uint64_t)t->lmax);
 	put64(w, (uint64_t)t->lstep);
-	put8(w, (uint8_t)t->stack_mode);
+	/* stack_dwarf in the mode's top bit: a file with no DWARF stack is
+	 * the same bytes as before it (version 7 still), and a sonde
+	 * without it refuses one with (a mode it does not know) */
+	put8(w, (uint8_t)(t->stack_mode | (t->stack_dwarf ? STACK_DWARF_BIT :
+							   0)));
 	put32(w, t->stack_limit);
 	put8(w, (uint8_t)t->hbits);
 	/* an enum's names are for printing, not layout: out of the hash */
@@ -494,10 +500,13 @@ static void get_type(struct rd *r, struct type *t)
 	t->lmin = (int64_t)get64(r);
 	t->lmax = (int64_t)get64(r);
 	t->lstep = (int64_t)get64(r);
-	t->stack_mode = (enum stack_mode)get8(r);
+	uint8_t mode = get8(r);
+	t->stack_mode = (enum stack_mode)(mode & ~STACK_DWARF_BIT);
+	t->stack_dwarf = (mode & STACK_DWARF_BIT) != 0;
 	t->stack_limit = get32(r);
 	t->hbits = get8(r);
-	if (t->stack_mode > STACK_BUILD_ID || t->hbits > 5)
+	if (t->stack_mode > STACK_BUILD_ID || t->hbits > 5 ||
+	    (t->stack_dwarf && t->kind != TY_USTACK))
 		r->bad = true;
 	uint32_t n = get32(r);
 	if (n != NONE32 && !r->bad) {

@@ -9,6 +9,11 @@ static const char *const stack_modes[] = { "bpftrace", "perf", "raw",
 					   "build_id", NULL };
 static const char *const missing_words[] = { "error", "warn", "ignore",
 					     NULL };
+/* enum unstable's order */
+static const char *const unstable_words[] = { "enable", "warn", "error",
+					      NULL };
+/* enum ustack_unwind's order */
+static const char *const unwind_words[] = { "fp", "dwarf", NULL };
 
 #define NUM32(f) .u32 = &limits.f
 #define NUM64(f) .u64 = &limits.f
@@ -35,6 +40,16 @@ const struct setting settings[] = {
 	  .invalid = "Invalid value for stack_mode: valid values are "
 		     "bpftrace, raw, perf, and build_id.",
 	  .help = "[bpftrace] default stack mode (bpftrace, perf, raw)" },
+	/* sonde's: ustack by frame pointers (bpf_get_stack), or by the
+	 * in-kernel DWARF unwinder that dw_ustack uses, for every process
+	 * (model/unwind.h) */
+	{ .name = "ustack_unwind", .env = "USTACK_UNWIND", .kind = SK_WORD,
+	  .word = &limits.ustack_dwarf, .words = unwind_words,
+	  .accepts = "fp or dwarf",
+	  .invalid = "Invalid value for ustack_unwind: valid values are fp "
+		     "and dwarf.",
+	  .help = "[fp] how ustack walks user stacks: fp (frame pointers)\n"
+		  "or dwarf (.eh_frame tables, every process; x86_64)" },
 	{ .name = "max_probes", .env = "MAX_PROBES", .kind = SK_NUM,
 	  .lo = 1, .hi = UINT32_MAX, NUM32(max_probes),
 	  .help = "[512] attach points of a run" },
@@ -87,7 +102,9 @@ const struct setting settings[] = {
 	{ .name = "unstable_import_statement", .kind = SK_UNSTABLE },
 	{ .name = "unstable_tseries", .kind = SK_UNSTABLE },
 	{ .name = "unstable_typeinfo", .kind = SK_UNSTABLE },
-	{ .name = "unstable_dw_ustack", .kind = SK_UNSTABLE },
+	/* the only one that gates something: dw_ustack (lang/sema_stack.c) */
+	{ .name = "unstable_dw_ustack", .kind = SK_UNSTABLE,
+	  .word = &limits.unstable_dw_ustack },
 };
 
 const size_t nsettings = sizeof(settings) / sizeof(settings[0]);
@@ -138,7 +155,11 @@ void settings_print(FILE *out)
 				*s->str ? "\"" : "");
 			break;
 		case SK_UNSTABLE:
-			fputs("enable  (gates nothing in sonde)", out);
+			if (s->word)
+				fprintf(out, "%s  [enable, warn, error]",
+					unstable_words[*s->word]);
+			else
+				fputs("enable  (gates nothing in sonde)", out);
 			break;
 		case SK_CACHE:
 			fputs("PER_PID  [PER_PID, PER_PROGRAM]", out);

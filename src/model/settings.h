@@ -21,7 +21,8 @@ enum setting_kind {
 	SK_WORD,     /* one of words, its index into word */
 	SK_LICENSE,  /* one of the licenses the kernel takes, into str */
 	SK_STRING,   /* any text, into str (str_trunc_trailer) */
-	SK_UNSTABLE, /* enable, warn or error: gates nothing in sonde */
+	SK_UNSTABLE, /* enable, warn or error: into word (enum unstable)
+			when it has one; the others gate nothing in sonde */
 	SK_CACHE,    /* cache_user_symbols */
 	SK_FILE,     /* an existing file's path, into str (environment) */
 	SK_DIR,      /* an existing directory's path, into str */
@@ -47,7 +48,7 @@ struct setting {
 	uint64_t *u64;
 	bool *flag;              /* SK_BOOL */
 	bool inverted;           /* SK_BOOL: flag holds the negation */
-	int *word;               /* SK_WORD */
+	int *word;               /* SK_WORD, SK_UNSTABLE */
 	const char *const *words; /* SK_WORD: NULL-terminated, enum order */
 	const char *accepts;     /* SK_WORD: the environment's words */
 	const char *invalid;     /* SK_WORD: the config block's message */

@@ -9,6 +9,9 @@
 #include <stdint.h>
 #include <sys/eventfd.h>
 #include <sys/prctl.h>
+#include <elf.h>
+#include <sys/ptrace.h>
+#include <sys/user.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -16,7 +19,7 @@
 #include "runtime/child.h"
 
 /* What the child reads from its eventfd. */
-enum { CHILD_GO = 1, CHILD_GIVE_UP = 2 };
+enum { CHILD_GO = 1, CHILD_GIVE_UP = 2, CHILD_GO_STOPPED = 3 };
 
 /* Whether file can be executed, searching PATH for names without '/'. */
 static int check_exec(const char *file)
@@ -98,9 +101,14 @@ int child_spawn(struct child *ch, char *const argv[])
 		 * probes are attached: one 8-byte read, a close and the exec,
 		 * exactly as bpftrace's child does. */
 		uint64_t v = 0;
-		if (read(go, &v, sizeof(v)) != sizeof(v) || v != CHILD_GO)
+		if (read(go, &v, sizeof(v)) != sizeof(v) ||
+		    (v != CHILD_GO && v != CHILD_GO_STOPPED))
 			_exit(0); /* sonde gave up before starting us */
 		close(go);
+		/* traced by sonde: the exec stops before the new image's
+		 * first instruction (child_start_stopped) */
+		if (v == CHILD_GO_STOPPED)
+			ptrace(PTRACE_TRACEME, 0, NULL, NULL);
 		execvp(argv[0], argv);
 		fprintf(stderr, "sonde: cannot run %s: %s\n", argv[0],
 			strerror(errno));
@@ -135,16 +143,165 @@ int child_spawn_cmd(struct child *ch, const char *cmd)
 	return err;
 }
 
-int child_start(struct child *ch)
+static int go(struct child *ch, uint64_t v)
 {
 	if (ch->go_fd < 0)
 		return -EINVAL;
-	uint64_t v = CHILD_GO;
 	int err = write(ch->go_fd, &v, sizeof(v)) == sizeof(v) ? 0 : -errno;
 	close(ch->go_fd);
 	ch->go_fd = -1;
 	ch->started = !err;
 	return err;
+}
+
+int child_start(struct child *ch)
+{
+	return go(ch, CHILD_GO);
+}
+
+/* The pid of the process tracing pid (0: none), from /proc. */
+static pid_t tracer_of(pid_t pid)
+{
+	char path[64], line[256];
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	FILE *f = fopen(path, "re");
+	long t = 0;
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "TracerPid: %ld", &t) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return (pid_t)t;
+}
+
+int child_start_stopped(struct child *ch)
+{
+	/* traced already (sonde under strace -f): its PTRACE_TRACEME would
+	 * fail and no stop come; it runs as child_start lets it */
+	if (tracer_of(ch->pid))
+		return child_start(ch);
+	int err = go(ch, CHILD_GO_STOPPED);
+	if (err)
+		return err;
+	pid_t r;
+	do
+		r = waitpid(ch->pid, &ch->status, 0);
+	while (r < 0 && errno == EINTR);
+	if (r < 0)
+		return -errno;
+	if (WIFSTOPPED(ch->status)) {
+		ch->stopped = true;
+		return 0;
+	}
+	ch->reaped = true; /* the exec failed: it said so and exited */
+	return 0;
+}
+
+#if defined(__x86_64__)
+/* The new image's entry point (AT_ENTRY), or 0. */
+static uint64_t entry_point(pid_t pid)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/auxv", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	Elf64_auxv_t a;
+	uint64_t entry = 0;
+	while (read(fd, &a, sizeof(a)) == sizeof(a) && a.a_type != AT_NULL)
+		if (a.a_type == AT_ENTRY)
+			entry = a.a_un.a_val;
+	close(fd);
+	return entry;
+}
+
+/* How long the dynamic loader may take to reach the entry point (it runs
+ * the libraries' constructors first, which may wait on anything). */
+#define ENTRY_WAIT_MS 3000
+
+/* The child's next stop, passing on signals other than SIGTRAP and
+ * SIGSTOP. Returns the stop's signal, or 0 once the child is gone. With
+ * a time limit (ms > 0), a child still running then is stopped (SIGSTOP),
+ * so that its breakpoint can be taken out. */
+static int next_stop(struct child *ch, int ms, bool *sent_stop)
+{
+	for (int waited = 0;;) {
+		pid_t r = waitpid(ch->pid, &ch->status, ms > 0 ? WNOHANG : 0);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r == 0) { /* still running */
+			if (++waited >= ms) {
+				kill(ch->pid, SIGSTOP);
+				*sent_stop = true;
+				ms = 0;
+			} else {
+				usleep(1000);
+			}
+			continue;
+		}
+		if (r < 0 || !WIFSTOPPED(ch->status)) {
+			ch->reaped = r > 0;
+			ch->stopped = false;
+			return 0;
+		}
+		int sig = WSTOPSIG(ch->status);
+		if (sig == SIGTRAP || sig == SIGSTOP)
+			return sig;
+		ptrace(PTRACE_CONT, ch->pid, NULL, (void *)(intptr_t)sig);
+	}
+}
+
+void child_run_to_entry(struct child *ch)
+{
+	if (!ch->stopped)
+		return;
+	uint64_t entry = entry_point(ch->pid);
+	if (!entry)
+		return;
+	errno = 0;
+	long word = ptrace(PTRACE_PEEKTEXT, ch->pid, (void *)entry, NULL);
+	/* a breakpoint there already (a uprobe on the entry would take
+	 * ours): the libraries are left to the mmap records */
+	if (errno || (word & 0xff) == 0xcc)
+		return;
+	if (ptrace(PTRACE_POKETEXT, ch->pid, (void *)entry,
+		   (void *)((word & ~0xffL) | 0xcc)))
+		return;
+	if (ptrace(PTRACE_CONT, ch->pid, NULL, NULL))
+		return;
+	bool sent_stop = false;
+	int sig = next_stop(ch, ENTRY_WAIT_MS, &sent_stop);
+	if (!sig)
+		return;
+	/* a SIGSTOP still pending (the trap came first) would stop it once
+	 * detached: a SIGCONT discards it */
+	ch->cont_after = sent_stop;
+	ptrace(PTRACE_POKETEXT, ch->pid, (void *)entry, (void *)word);
+	/* stopped before the entry (its SIGSTOP is not delivered: detached
+	 * with none), or at our breakpoint: back onto the instruction */
+	struct user_regs_struct regs;
+	if (sig == SIGTRAP && !ptrace(PTRACE_GETREGS, ch->pid, NULL, &regs) &&
+	    regs.rip == entry + 1) {
+		regs.rip = entry; /* back onto the restored instruction */
+		ptrace(PTRACE_SETREGS, ch->pid, NULL, &regs);
+	}
+}
+#else
+void child_run_to_entry(struct child *ch)
+{
+	(void)ch;
+}
+#endif
+
+void child_resume(struct child *ch)
+{
+	if (!ch->stopped)
+		return;
+	/* the exec's SIGTRAP is not delivered */
+	ptrace(PTRACE_DETACH, ch->pid, NULL, NULL);
+	if (ch->cont_after)
+		kill(ch->pid, SIGCONT);
+	ch->stopped = ch->cont_after = false;
 }
 
 int child_reap(struct child *ch, bool block)
@@ -165,6 +322,7 @@ int child_reap(struct child *ch, bool block)
 
 void child_release(struct child *ch)
 {
+	child_resume(ch);
 	if (ch->go_fd >= 0) {
 		/* Never started: it exits quietly. */
 		uint64_t v = CHILD_GIVE_UP;

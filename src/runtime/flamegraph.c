@@ -54,7 +54,7 @@ void flamegraph_fold_stack(struct strbuf *line, const struct out_resolver *res,
 	uint32_t n = type_stack_frames(t, data, &ips);
 	bool truncated = false;
 	if (user) {
-		n = vfmt_user_frames(res, (int32_t)pid, t, ips, n, &truncated);
+		n = vfmt_user_frames(res, pid, t, ips, n, &truncated);
 		if (truncated) /* the root is unknown */
 			add_frame(line, VFMT_TRUNCATED, strlen(VFMT_TRUNCATED),
 				  "");

@@ -6,10 +6,12 @@
 #include <linux/perf_event.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "runtime/usyms.h"
+#include "runtime/uwtables.h"
 #include "util/vec.h"
 #include "util/xalloc.h"
 
@@ -26,6 +28,10 @@ struct mmap_events {
 	int map_fd; /* the PERF_EVENT_ARRAY libbpf keeps the events in */
 	struct perf_buffer *pb;
 	VEC(struct held) held;
+	/* the unwind tables fed too, or NULL */
+	struct uwtables *uwt;
+	bool (*want)(void *ctx, int32_t pid);
+	void *want_ctx;
 };
 
 struct rec_mmap2 {
@@ -44,11 +50,16 @@ struct rec_comm {
 	char comm[];
 };
 
-struct rec_fork {
+struct rec_fork { /* and PERF_RECORD_EXIT */
 	struct perf_event_header h;
 	uint32_t pid, ppid, tid, ptid;
 	uint64_t time;
 };
+
+static bool feeds(const struct mmap_events *m, uint32_t pid)
+{
+	return m->uwt && m->want(m->want_ctx, (int32_t)pid);
+}
 
 static void apply(struct mmap_events *m, const struct perf_event_header *h)
 {
@@ -56,24 +67,39 @@ static void apply(struct mmap_events *m, const struct perf_event_header *h)
 	case PERF_RECORD_MMAP2: {
 		const struct rec_mmap2 *r = (const void *)h;
 		size_t max = h->size - sizeof(*r);
-		if (max && memchr(r->filename, '\0', max))
-			usyms_add_mapping(m->u, (int32_t)r->pid, r->addr,
-					  r->len, r->pgoff,
-					  makedev(r->maj, r->min), r->ino,
-					  r->filename);
+		if (!max || !memchr(r->filename, '\0', max))
+			break;
+		usyms_add_mapping(m->u, (int32_t)r->pid, r->addr, r->len,
+				  r->pgoff, makedev(r->maj, r->min), r->ino,
+				  r->filename);
+		if ((r->prot & PROT_EXEC) && feeds(m, r->pid))
+			uwt_on_mmap(m->uwt, (pid_t)r->pid, r->addr, r->len,
+				    r->pgoff, r->filename);
 		break;
 	}
 	case PERF_RECORD_COMM:
 		if (h->misc & PERF_RECORD_MISC_COMM_EXEC) {
 			const struct rec_comm *r = (const void *)h;
-			if (r->pid == r->tid)
-				usyms_exec(m->u, (int32_t)r->pid);
+			if (r->pid != r->tid)
+				break;
+			usyms_exec(m->u, (int32_t)r->pid);
+			if (feeds(m, r->pid))
+				uwt_on_exec(m->uwt, (pid_t)r->pid);
 		}
 		break;
 	case PERF_RECORD_FORK: {
 		const struct rec_fork *r = (const void *)h;
-		if (r->pid != r->ppid) /* a process, not a thread */
-			usyms_fork(m->u, (int32_t)r->ppid, (int32_t)r->pid);
+		if (r->pid == r->ppid) /* a thread, not a process */
+			break;
+		usyms_fork(m->u, (int32_t)r->ppid, (int32_t)r->pid);
+		if (feeds(m, r->pid))
+			uwt_on_fork(m->uwt, (pid_t)r->ppid, (pid_t)r->pid);
+		break;
+	}
+	case PERF_RECORD_EXIT: {
+		const struct rec_fork *r = (const void *)h;
+		if (r->pid == r->tid && feeds(m, r->pid))
+			uwt_on_exit(m->uwt, (pid_t)r->pid);
 		break;
 	}
 	default:
@@ -108,7 +134,7 @@ static int by_time(const void *a, const void *b)
 	return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
-int mmapev_open(struct mmap_events **out, struct usyms *u)
+int mmapev_open(struct mmap_events **out, struct usyms *u, bool prompt)
 {
 	int ncpu = libbpf_num_possible_cpus();
 	if (ncpu <= 0)
@@ -136,6 +162,13 @@ int mmapev_open(struct mmap_events **out, struct usyms *u)
 	attr.sample_type = PERF_SAMPLE_TIME;
 	attr.sample_period = 1;
 	attr.wakeup_events = 1;
+	/* wakeup_events counts samples, and these records are none: they
+	 * wake the reader only as the buffer half fills, unless a watermark
+	 * of one byte says every record */
+	if (prompt) {
+		attr.watermark = 1;
+		attr.wakeup_watermark = 1;
+	}
 	m->pb = perf_buffer__new_raw(m->map_fd, PAGES_PER_CPU, &attr,
 				     on_record, m, NULL);
 	if (!m->pb) {
@@ -164,6 +197,14 @@ void mmapev_consume(struct mmap_events *m)
 		free(m->held.data[i].h);
 	}
 	m->held.len = 0;
+}
+
+void mmapev_feed_uwtables(struct mmap_events *m, struct uwtables *u,
+			  bool (*want)(void *ctx, int32_t pid), void *ctx)
+{
+	m->uwt = u;
+	m->want = want;
+	m->want_ctx = ctx;
 }
 
 void mmapev_close(struct mmap_events *m)

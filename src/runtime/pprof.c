@@ -421,16 +421,16 @@ static void add_stack(struct builder *b, const struct type *t,
 {
 	bool user = t->kind == TY_USTACK;
 	int32_t pid = -1;
+	uint64_t word = 0; /* the pid, and the unwinder's flags */
 	if (user) {
-		uint64_t p;
-		memcpy(&p, data + 8, 8);
-		pid = (int32_t)p;
+		memcpy(&word, data + 8, 8);
+		pid = (int32_t)word;
 	}
 	const uint8_t *ips;
 	uint32_t n = type_stack_frames(t, data, &ips);
 	bool truncated = false;
 	if (user)
-		n = vfmt_user_frames(b->s->res, pid, t, ips, n, &truncated);
+		n = vfmt_user_frames(b->s->res, word, t, ips, n, &truncated);
 	for (uint32_t i = 0; i < n; i++) {
 		struct stack_frame fr = type_stack_frame(t, ips, i);
 		uint64_t id = fr.build_id ? build_id_location(b, fr) :

@@ -21,6 +21,7 @@
 #include "runtime/cgpath.h"
 #include "runtime/symbols.h"
 #include "runtime/child.h"
+#include "runtime/dwtables.h"
 #include "runtime/events.h"
 #include "runtime/flamegraph.h"
 #include "runtime/fmt.h"
@@ -94,6 +95,7 @@ struct run {
 	struct sink console; /* out.console when it is another stream */
 	struct out_resolver res;
 	struct stacks st;
+	struct dwtables *dwt; /* the unwind tables, or NULL: none used */
 	struct events ev;
 	struct ring_buffer *rb;
 	int sig_pipe[2];
@@ -754,6 +756,25 @@ static int print_maps(struct run *r)
 	return err;
 }
 
+/* -c's command execs. Where its stacks are unwound from tables, it
+ * stops at its entry point, its libraries mapped, for them to be loaded,
+ * so that its first samples are unwound too (what it maps later comes
+ * through the mmap records). */
+static int start_child(struct run *r)
+{
+	struct child *ch = r->o->child;
+	if (!r->dwt)
+		return child_start(ch);
+	int err = child_start_stopped(ch);
+	if (!err && ch->stopped)
+		child_run_to_entry(ch);
+	if (!err && ch->stopped) {
+		dwt_child_exec(r->dwt);
+		child_resume(ch);
+	}
+	return err;
+}
+
 static void run_close(struct run *r)
 {
 	if (r->epfd >= 0)
@@ -779,6 +800,8 @@ static void run_close(struct run *r)
 	}
 	events_fini(&r->ev);
 	heatmap_free(r->hm, &r->out);
+	dwt_close(r->dwt);
+	r->dwt = NULL;
 	stacks_fini(&r->st);
 	sink_close(&r->console);
 	sink_close(&r->sink);
@@ -864,6 +887,13 @@ static int run_setup(struct run *r)
 		stacks_watch(&r->st, o->child->pid);
 	if (o->pid > 0)
 		stacks_watch(&r->st, o->pid);
+	err = dwt_open(&r->dwt, c, r->l.map_fds, o->pid > 0 ? o->pid : 0,
+		       o->child ? o->child->pid : 0, r->st.mmaps, r->err);
+	if (err) {
+		fprintf(r->err, "sonde: cannot set up the unwind tables: %s\n",
+			err_str(-err));
+		return err;
+	}
 	for (uint32_t i = 0; i < c->nprogs; i++)
 		r->natts += c->progs[i].ntargets;
 	r->atts = calloc(r->natts + 1, sizeof(*r->atts));
@@ -1119,7 +1149,7 @@ int run_program(const struct compiled *c, const struct run_opts *o)
 	if (!err) {
 		consume(&r);
 		if (o->child && !r.ev.exit_requested && !r.stop) {
-			err = child_start(o->child);
+			err = start_child(&r);
 			if (err)
 				fprintf(r.err, "sonde: cannot start the "
 					       "command: %s\n",

@@ -13,6 +13,7 @@
 #include "model/compiled.h"
 #include "model/stackids.h"
 #include "model/types.h"
+#include "model/unwind.h"
 #include "runtime/loader.h"
 #include "runtime/mmap_events.h"
 #include "runtime/output.h"
@@ -60,7 +61,13 @@ void stacks_init(struct stacks *s, const struct compiled *c,
 			user |= holds_user_addr(c->events[i].args[k]);
 	/* Without the records (no perf events), snapshots still work for
 	 * processes that live long enough. */
-	if ((user || s->scan) && mmapev_open(&s->mmaps, usyms_of(s)))
+	/* a program that unwinds from tables (model/unwind.h) needs each
+	 * new mapping at once */
+	bool prompt = false;
+	for (uint32_t i = 0; i < c->nmaps; i++)
+		prompt |= c->maps[i].name &&
+			  !strcmp(c->maps[i].name, UW_PROCS_MAP);
+	if ((user || s->scan) && mmapev_open(&s->mmaps, usyms_of(s), prompt))
 		s->mmaps = NULL;
 }
 

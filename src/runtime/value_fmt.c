@@ -10,6 +10,7 @@
 
 #include "kernel/srcline.h"
 #include "kernel/sysnr.h"
+#include "model/unwind.h"
 #include "runtime/fmt.h"
 #include "model/types.h"
 #include "runtime/output.h"
@@ -202,11 +203,13 @@ static bool put_frame_lines(struct strbuf *sb, const struct vfmt *f,
 	return true;
 }
 
-uint32_t vfmt_user_frames(const struct out_resolver *res, int32_t pid,
+uint32_t vfmt_user_frames(const struct out_resolver *res, uint64_t pid_word,
 			  const struct type *t, const uint8_t *ips, uint32_t n,
 			  bool *truncated)
 {
-	*truncated = false;
+	int32_t pid = (int32_t)pid_word;
+	/* the DWARF walk stopped where it could not go on */
+	*truncated = (pid_word & UW_FLAG_TRUNCATED) != 0;
 	if (!res || !res->mapped || t->kind != TY_USTACK ||
 	    t->stack_mode == STACK_BUILD_ID || t->stack_mode == STACK_RAW)
 		return n; /* what the kernel gave, as asked */
@@ -228,7 +231,8 @@ static void put_stack(struct strbuf *sb, const struct vfmt *f,
 	uint32_t n = type_stack_frames(t, data, &at);
 	int32_t spid = user ? (int32_t)u64_at(data, 8) : -1;
 	if (user)
-		n = vfmt_user_frames(res, spid, t, at, n, &truncated);
+		n = vfmt_user_frames(res, u64_at(data, 8), t, at, n,
+				     &truncated);
 	/* a newline first, also before no frames, as bpftrace 0.26 */
 	sb_putc(sb, '\n');
 	for (uint32_t i = 0; i < n; i++) {
@@ -264,6 +268,8 @@ static void put_stack(struct strbuf *sb, const struct vfmt *f,
 		return;
 	if (t->stack_mode == STACK_PERF)
 		sb_append(sb, "\t" VFMT_TRUNCATED "\n");
+	else if (t->stack_mode == STACK_RAW) /* as its frames: no indent */
+		sb_append(sb, VFMT_TRUNCATED "\n");
 	else
 		sb_printf(sb, "%*s" VFMT_TRUNCATED "\n", f->stack_indent, "");
 }

@@ -71,11 +71,14 @@ uint64_t vfmt_average(const struct type *t, const void *data, uint64_t div);
  * are frames: those before the first whose address lies in no executable
  * mapping of the process (data, a stack: what a frame-pointer walk reads
  * where the code keeps no frame pointer), which ends it, *truncated then.
- * All n where the process's mappings are unknown. The outputs mark the cut
+ * All n where the process's mappings are unknown. pid_word: the stack's
+ * pid word, the pid in its low half and, for a stack unwound in the
+ * kernel, UW_FLAG_TRUNCATED (model/unwind.h) where the walk stopped
+ * before the stack's end (*truncated then too). The outputs mark the cut
  * with VFMT_TRUNCATED where the frames would go on.
  */
 #define VFMT_TRUNCATED "[truncated]"
-uint32_t vfmt_user_frames(const struct out_resolver *res, int32_t pid,
+uint32_t vfmt_user_frames(const struct out_resolver *res, uint64_t pid_word,
 			  const struct type *t, const uint8_t *ips, uint32_t n,
 			  bool *truncated);
 

@@ -178,12 +178,49 @@ TEST(type_hash_sees_layout_not_btf_ids)
 	CHECK(serial_type_hash(x, 0) != serial_type_hash(y, 0));
 }
 
+/* A DWARF-unwound ustack (model/unwind.h) stays one through the section,
+ * and is another layout than the frame-pointer ustack; the flag is
+ * refused on a type that is no ustack. */
+TEST(stack_dwarf_round_trip)
+{
+	struct serial_object o, r;
+	sample(&o);
+	struct type *fp = (struct type *)type_stack(&A, true, STACK_PERF, 9);
+	struct type *dw = type_new(&A, TY_USTACK, fp->size);
+	*dw = *fp;
+	dw->stack_dwarf = true;
+	o.c.maps[0].key = dw;
+	o.c.maps[0].value = fp;
+	struct strbuf a = STRBUF_INIT;
+	serial_write(&o, &a);
+	char why[200];
+	CHECK(serial_read(&A, a.buf, a.len, &r, why, sizeof(why)) == 0);
+	const struct type *k = r.c.maps[0].key, *v = r.c.maps[0].value;
+	CHECK(k->kind == TY_USTACK && k->stack_dwarf &&
+	      k->stack_mode == STACK_PERF && k->stack_limit == 9);
+	CHECK(v->kind == TY_USTACK && !v->stack_dwarf &&
+	      v->stack_mode == STACK_PERF);
+	CHECK(type_equal(k, dw) && !type_equal(k, v));
+	CHECK(serial_type_hash(dw, 0) != serial_type_hash(fp, 0));
+	sb_free(&a);
+	/* the flag on a kstack: refused, not read as a mode */
+	struct type *ks = (struct type *)type_stack(&A, false, STACK_RAW, 9);
+	ks->stack_dwarf = true;
+	o.c.maps[0].key = ks;
+	struct strbuf b = STRBUF_INIT;
+	serial_write(&o, &b);
+	CHECK(serial_read(&A, b.buf, b.len, &r, why, sizeof(why)) ==
+	      -EBADMSG);
+	sb_free(&b);
+}
+
 int main(void)
 {
 	arena_init(&A);
 	RUN(round_trip_keeps_every_field);
 	RUN(damage_is_refused);
 	RUN(type_hash_sees_layout_not_btf_ids);
+	RUN(stack_dwarf_round_trip);
 	arena_release(&A);
 	return check_done();
 }
