@@ -332,29 +332,53 @@ const struct type *sema_ty_name_of(struct sema *s, struct ast_expr *e,
 			TY_SYSCALL_NAME, 8);
 }
 
+/* Whether a (of type t) is one of 0.26's string-like values: a string,
+ * a char array or a char pointer (assert_str's rule, and its words). */
+static bool string_like(struct sema *s, struct ast_expr *a,
+			const struct type *t)
+{
+	if (t->kind == TY_STRING)
+		return true;
+	if ((t->kind == TY_ARRAY || t->kind == TY_PTR) && t->elem &&
+	    t->elem->kind == TY_INT && t->elem->size == 1)
+		return true;
+	if (t->kind == TY_ARRAY)
+		sema_err(s, a->span, "string-like arrays must contain "
+			 "a char-like type");
+	else if (t->kind == TY_PTR)
+		sema_err(s, a->span, "string-like pointers must point "
+			 "to a char-like type");
+	else
+		sema_err(s, a->span, "string-like values must be either "
+			 "strings, arrays or pointers");
+	return false;
+}
+
 /* strlen(s): of a string, a char array or a char pointer (0.26's
  * string-like values). */
 const struct type *sema_ty_strlen(struct sema *s, struct ast_expr *e,
 				  struct ast_expr *target)
 {
 	const struct type *t = sema_expr(s, arg(e, 0));
-	if (t->kind == TY_NONE)
+	if (t->kind == TY_NONE || !string_like(s, arg(e, 0), t))
 		return &type_none;
-	if (t->kind == TY_STRING)
-		return &type_u64;
-	if ((t->kind == TY_ARRAY || t->kind == TY_PTR) && t->elem &&
-	    t->elem->kind == TY_INT && t->elem->size == 1)
-		return &type_u64;
-	if (t->kind == TY_ARRAY)
-		sema_err(s, arg(e, 0)->span, "string-like arrays must contain "
-			 "a char-like type");
-	else if (t->kind == TY_PTR)
-		sema_err(s, arg(e, 0)->span, "string-like pointers must point "
-			 "to a char-like type");
-	else
-		sema_err(s, arg(e, 0)->span, "string-like values must be either "
-			 "strings, arrays or pointers");
-	return &type_none;
+	return &type_u64;
+}
+
+/* str_concat(s1, s2): bpftrace's stdlib (strings.bt, PR #5265) builds
+ * the two string-like values into a string[1024], whatever max_strlen
+ * is; what does not fit is cut. */
+const struct type *sema_ty_str_concat(struct sema *s, struct ast_expr *e,
+				      struct ast_expr *target)
+{
+	bool ok = true;
+	for (uint32_t i = 0; i < 2; i++) {
+		const struct type *t =
+			sema_probe_string(s, arg(e, i), sema_expr(s, arg(e, i)));
+		if (t->kind == TY_NONE || !string_like(s, arg(e, i), t))
+			ok = false;
+	}
+	return ok ? type_string(s->arena, SEMA_STR_CONCAT_SIZE) : &type_none;
 }
 
 /* ---- compile-time checks and assertions ---- */
