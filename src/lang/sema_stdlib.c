@@ -16,6 +16,8 @@
 #include "lang/namedopt.h"
 #include "lang/sema_const.h"
 #include "lang/sema_state.h"
+#include "model/limits.h"
+#include "model/settings.h"
 #include "probes/provider.h"
 #include "util/arena.h"
 #include "util/strbuf.h"
@@ -379,6 +381,102 @@ const struct type *sema_ty_str_concat(struct sema *s, struct ast_expr *e,
 			ok = false;
 	}
 	return ok ? type_string(s->arena, SEMA_STR_CONCAT_SIZE) : &type_none;
+}
+
+/* ---- config ---- */
+
+/* The value of a named setting now (the environment and the config block
+ * applied) as a literal: a number, a bool or a word, as bpftrace's
+ * __builtin_config gives them (src/ast/passes/builtins.cpp). */
+static struct ast_expr *setting_value(struct sema *s, const struct setting *v,
+				      struct span sp)
+{
+	static const char *const unstable_words[] = { "enable", "warn",
+						      "error" };
+	struct ast_expr *e = new_expr(s, E_INT, sp);
+	const char *word = NULL;
+	switch (v->kind) {
+	case SK_NUM:
+		e->u.num.value = v->u32 ? *v->u32 : v->u64 ? *v->u64 : 0;
+		/* 0: sonde's default, its pages per CPU */
+		if (v->u32 == &limits.perf_rb_pages && !e->u.num.value)
+			e->u.num.value = limits_ringbuf_pages();
+		break;
+	case SK_BOOL:
+		e->u.num.is_bool = true;
+		e->u.num.value = v->flag ? *v->flag != v->inverted :
+					   v->only == ONLY_TRUE;
+		break;
+	case SK_WORD:
+		word = v->words[*v->word];
+		break;
+	case SK_UNSTABLE:
+		/* the ones that gate nothing in sonde are enabled */
+		word = unstable_words[v->word ? *v->word : UNSTABLE_ENABLE];
+		break;
+	case SK_CACHE:
+		word = "PER_PID"; /* what sonde's caches give (settings.c) */
+		break;
+	case SK_LICENSE:
+	case SK_STRING:
+	case SK_FILE:
+	case SK_DIR:
+		word = *v->str ? *v->str : "";
+		break;
+	}
+	if (word) {
+		e->kind = E_STRING;
+		e->u.str.bytes = word;
+		e->u.str.len = (uint32_t)strlen(word);
+	}
+	return e;
+}
+
+/* config (config(), __builtin_config): a record of every config variable
+ * (bpftrace's development branch, PR #5241), in bpftrace's order, then
+ * sonde's own (ustack_unwind, cache_user_symbols); each is a literal of
+ * the value the run uses, so the record is folded where it is read. */
+const struct type *sema_ty_config(struct sema *s, struct ast_expr *e,
+				  struct ast_expr *target)
+{
+	static const char *const order[] = {
+		"cpp_demangle", "lazy_symbolication", "print_maps_on_exit",
+		"use_blazesym", "show_debug_info", "log_size",
+		"max_bpf_progs", "max_cat_bytes", "max_map_keys",
+		"max_probes", "max_strlen", "on_stack_limit",
+		"perf_rb_pages", "str_trunc_trailer",
+		"unstable_import_statement", "unstable_tseries",
+		"unstable_typeinfo", "unstable_dw_ustack", "missing_probes",
+		"stack_mode", "license",
+	};
+	const size_t nord = sizeof(order) / sizeof(order[0]);
+	size_t n = 0;
+	const struct setting **rows = arena_alloc(s->arena,
+						  nsettings * sizeof(*rows));
+	for (size_t i = 0; i < nord; i++)
+		if ((rows[n] = settings_find(order[i])))
+			n++;
+	for (size_t i = 0; i < nsettings; i++) {
+		size_t k = 0;
+		while (k < nord && settings[i].name &&
+		       strcmp(order[k], settings[i].name))
+			k++;
+		if (settings[i].name && k == nord)
+			rows[n++] = &settings[i];
+	}
+	struct ast_expr **items = arena_alloc(s->arena, n * sizeof(*items));
+	const char **names = arena_alloc(s->arena, n * sizeof(*names));
+	for (size_t i = 0; i < n; i++) {
+		items[i] = setting_value(s, rows[i], e->span);
+		names[i] = rows[i]->name;
+	}
+	e->kind = E_TUPLE;
+	memset(&e->u, 0, sizeof(e->u));
+	e->u.list.items = items;
+	e->u.list.names = names;
+	e->u.list.n = (uint32_t)n;
+	e->builtin = BI_NONE;
+	return sema_expr(s, e);
 }
 
 /* ---- compile-time checks and assertions ---- */
