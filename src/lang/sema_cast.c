@@ -14,6 +14,17 @@
 #include "lang/sema_types.h"
 #include "util/arena.h"
 
+/* An array of n elements of type t. */
+static const struct type *sema_array_of(struct sema *s, const struct type *t,
+					uint32_t n)
+{
+	struct type *a = type_new(s->arena, TY_ARRAY, t->size * n);
+	a->elem = t;
+	a->count = n;
+	a->align = t->align;
+	return a;
+}
+
 const struct type *sema_resolve_typespec(struct sema *s,
 					 const struct ast_typespec *ts)
 {
@@ -26,6 +37,12 @@ const struct type *sema_resolve_typespec(struct sema *s,
 		}
 		for (int i = 0; i < ts->ptr_depth; i++)
 			t = type_ptr(s->arena, t, t->is_user);
+		/* typeof(x)[2], a macro's t[2] of typeof(x): the last
+		 * dimension innermost */
+		for (int i = (int)ts->ninner - 1; ts->array_len && i >= 0; i--)
+			t = sema_array_of(s, t, ts->inner[i]);
+		if (ts->array_len)
+			t = sema_array_of(s, t, ts->array_len);
 		return t;
 	}
 	const struct type *t = ctypes_resolve(s->ct, s->report, ts);

@@ -458,3 +458,11 @@ bool type_c_int(const char *text, uint32_t *size, bool *is_signed)
 	return false;
 }
 
+
+uint32_t type_ptr_step(const struct type *p)
+{
+	const struct type *el = p->elem;
+	if (el->kind == TY_PTR)
+		return 8;
+	return el->kind == TY_VOID ? 1 : el->size;
+}
