@@ -178,6 +178,9 @@ struct ast_expr {
 		struct {
 			struct ast_typespec to;
 			struct ast_expr *operand;
+			/* sema said the cast changes nothing (said once,
+			 * however many attach points type the body) */
+			bool warned_same;
 		} cast;
 		struct {
 			struct ast_expr *base;

@@ -936,7 +936,7 @@ static const struct type *ty_strncmp(struct sema *s, struct ast_expr *e,
 }
 
 /* pton("1.2.3.4") / pton("::1"): the address's bytes, as bpftrace's
- * int8[4] or int8[16]; the argument is a literal, checked here. */
+ * uint8[4] or uint8[16]; the argument is a literal, checked here. */
 static const struct type *ty_pton(struct sema *s, struct ast_expr *e,
 				  struct ast_expr *target)
 {
@@ -954,7 +954,7 @@ static const struct type *ty_pton(struct sema *s, struct ast_expr *e,
 		return &type_none;
 	}
 	struct type *t = type_new(s->arena, TY_ARRAY, af == AF_INET ? 4 : 16);
-	t->elem = &type_s8;
+	t->elem = &type_u8;
 	t->count = t->size;
 	t->align = 1;
 	arg(e, 0)->type = &type_void; /* codegen stores the bytes */

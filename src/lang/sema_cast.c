@@ -64,6 +64,31 @@ static uint32_t literal_size(const struct ast_expr *e)
 	return v <= INT8_MAX ? 1 : v <= INT16_MAX ? 2 : v <= INT32_MAX ? 4 : 8;
 }
 
+/* Whether a cast from type `from` of operand op to `to` changes nothing,
+ * as bpftrace's development branch sees it (its TypeChecker warns): a
+ * literal is of the smallest signed type that holds it (-1 too), whatever
+ * sonde's own typing of it. */
+static bool same_type(const struct ast_expr *op, const struct type *from,
+		      const struct type *to)
+{
+	bool neg = op->kind == E_UNARY && op->u.unary.op == OP_NEG &&
+		   op->u.unary.operand->kind == E_INT;
+	const struct ast_expr *lit = neg ? op->u.unary.operand : op;
+	if (lit->kind == E_INT && !lit->u.num.is_bool && !lit->u.num.is_char &&
+	    !lit->u.num.enm && !lit->u.num.named) {
+		uint64_t v = lit->u.num.value;
+		if (v > (uint64_t)INT64_MAX + neg)
+			return false;
+		if (neg) /* -v fits in the type that holds v - 1 */
+			v = v ? v - 1 : 0;
+		uint32_t size = v <= INT8_MAX ? 1 : v <= INT16_MAX ? 2 :
+				v <= INT32_MAX ? 4 : 8;
+		return to->kind == TY_INT && to->is_signed && !to->enm &&
+		       to->size == size;
+	}
+	return type_equal(from, to) && from->enm == to->enm;
+}
+
 /* (uint8[4])x, (int8[])"str": an integer, bool or string as an array of
  * integers or bools, as bpftrace 0.26 allows (its TypeChecker::visit
  * (Cast)): the sizes match, or an integer widens into an array of up to
@@ -157,6 +182,18 @@ const struct type *sema_check_cast(struct sema *s, struct ast_expr *e)
 	const struct type *to = sema_resolve_typespec(s, &e->u.cast.to);
 	if (from->kind == TY_NONE || to->kind == TY_NONE)
 		return &type_none;
+	if (same_type(e->u.cast.operand, from, to)) {
+		/* bpftrace's development branch (PR #5208) */
+		if (!e->u.cast.warned_same)
+			diag_warning(s->report, e->span, "Unnecessary cast: "
+				     "expression is already of type %s",
+				     sema_tname(s, to));
+		if (s->report->out) /* not a muted pass (diag.h) */
+			e->u.cast.warned_same = true;
+		/* the value as it is (a literal is still made the type) */
+		if (type_equal(from, to) && from->enm == to->enm)
+			return from;
+	}
 	if (to->kind == TY_RECORD) {
 		sema_err(s, e->span, "cannot cast to %s: cast to a pointer to it",
 		    sema_tname(s, to));
