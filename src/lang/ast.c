@@ -170,10 +170,12 @@ static void dump_expr(struct strbuf *out, const struct ast_expr *e, int d)
 		break;
 	case E_SIZEOF:
 		if (e->u.size_of.expr) {
-			sb_append(out, "sizeof\n");
+			sb_append(out, e->u.size_of.info ? "typeinfo\n" :
+							   "sizeof\n");
 			dump_expr(out, e->u.size_of.expr, d + 1);
 		} else {
-			sb_append(out, "sizeof ");
+			sb_append(out, e->u.size_of.info ? "typeinfo " :
+							   "sizeof ");
 			dump_typespec(out, &e->u.size_of.type);
 			sb_putc(out, '\n');
 		}

@@ -202,6 +202,9 @@ struct ast_expr {
 		struct {
 			struct ast_typespec type; /* used when expr is NULL */
 			struct ast_expr *expr;
+			/* typeinfo(): the type's record (btf_id, base_type,
+			 * full_type), not its size (E_SIZEOF only) */
+			bool info;
 		} size_of;
 		struct {
 			struct ast_typespec type;

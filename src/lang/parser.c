@@ -488,18 +488,26 @@ static void parse_args(struct parser *p, struct ast_expr_list *out,
 	FREEZE(p, v, out->items, out->n);
 }
 
-/* sizeof := 'sizeof' '(' ( typespec | expr ) ')' */
-static struct ast_expr *parse_sizeof(struct parser *p)
+/* sizeof := 'sizeof' '(' ( typespec | expr ) ')'
+ * typeinfo := 'typeinfo' '(' ( typespec | expr ) ')'   (the word taken:
+ * an E_SIZEOF that asks for the type's description) */
+static struct ast_expr *parse_sizeof_of(struct parser *p, struct token kw,
+					bool info)
 {
-	struct token kw = take(p);
 	struct ast_expr *e = new_expr(p, E_SIZEOF, kw.span);
-	expect(p, T_LPAREN, "'(' after sizeof");
+	e->u.size_of.info = info;
+	expect(p, T_LPAREN, info ? "'(' after typeinfo" : "'(' after sizeof");
 	if (starts_type(p))
 		parse_typespec(p, &e->u.size_of.type);
 	else
 		e->u.size_of.expr = parse_expr(p);
 	e->span = end_span(kw.span, expect(p, T_RPAREN, "')'").span);
 	return e;
+}
+
+static struct ast_expr *parse_sizeof(struct parser *p)
+{
+	return parse_sizeof_of(p, take(p), false);
 }
 
 /* type_arg := typespec | IDENT | expr
@@ -727,6 +735,8 @@ static struct ast_expr *parse_primary(struct parser *p)
 			return parse_comptime(p, s);
 		if (!strcmp(s.text, "field_exist") && at(p, T_LPAREN))
 			return parse_field_exist(p, s);
+		if (!strcmp(s.text, "typeinfo") && at(p, T_LPAREN))
+			return parse_sizeof_of(p, s, true);
 		if (!strcmp(s.text, "true") || !strcmp(s.text, "false")) {
 			e = new_expr(p, E_INT, s.span);
 			e->u.num.value = s.text[0] == 't';

@@ -247,6 +247,103 @@ const struct type *sema_check_cast(struct sema *s, struct ast_expr *e)
 	return to;
 }
 
+/* bpftrace's name of t's kind (its to_string(Type)), typeinfo's
+ * base_type. */
+static const char *base_type_name(const struct type *t)
+{
+	switch (t->kind) {
+	case TY_NONE: return "none";
+	case TY_VOID: return "void";
+	case TY_INT: return "int";
+	case TY_BOOL: return "bool";
+	case TY_STRING: return "string";
+	case TY_BUF: return "buffer";
+	case TY_TUPLE: return type_is_record(t) ? "record" : "tuple";
+	case TY_RECORD: case TY_FLOAT: return "c_type";
+	case TY_PTR: return "pointer";
+	case TY_ARRAY: return "array";
+	case TY_KSTACK: return "kstack";
+	case TY_USTACK: return "ustack";
+	case TY_KSYM: return "ksym_t";
+	case TY_USYM: return "usym_t";
+	case TY_INET: return "inet";
+	case TY_MACADDR: return "mac_address";
+	case TY_USERNAME: return "username_t";
+	case TY_CGROUP_PATH: return "cgroup_path_t";
+	case TY_TIMESTAMP: return "timestamp";
+	/* sonde's named values are bpftrace's strings */
+	case TY_PROBE: case TY_STRERROR: case TY_SIGNAME:
+	case TY_SYSCALL_NAME: return "string";
+	case TY_COUNT: return "count_t";
+	case TY_SUM: return "sum_t";
+	case TY_MIN: return "min_t";
+	case TY_MAX: return "max_t";
+	case TY_AVG: return "avg_t";
+	case TY_STATS: return "stats_t";
+	case TY_HIST: return "hist_t";
+	case TY_LHIST: return "lhist_t";
+	case TY_TSERIES: return "tseries_t";
+	}
+	return "none";
+}
+
+/* bpftrace's typestr(t), typeinfo's full_type: type_describe's words,
+ * but for the kinds bpftrace spells otherwise. */
+static const char *full_type_name(struct sema *s, const struct type *t)
+{
+	switch (t->kind) {
+	case TY_KSYM: case TY_USYM: case TY_USERNAME: case TY_CGROUP_PATH:
+	case TY_COUNT: case TY_HIST: case TY_LHIST: case TY_TSERIES:
+	case TY_MACADDR:
+		return base_type_name(t);
+	case TY_SUM: case TY_MIN: case TY_MAX: case TY_AVG: case TY_STATS:
+		return arena_printf(s->arena, "%s%s", t->is_signed ? "" : "u",
+				    base_type_name(t));
+	case TY_PROBE: case TY_STRERROR: case TY_SIGNAME:
+	case TY_SYSCALL_NAME:
+		return arena_printf(s->arena, "string[%u]", t->size);
+	default:
+		return sema_tname(s, t);
+	}
+}
+
+/* typeinfo(x): the record (btf_id = 0, base_type, full_type) bpftrace's
+ * AstTransformer makes of x's type (it has no unique type ids either:
+ * btf_id is 0). e becomes it once x's type is final (after the muted
+ * walk, for an expression). */
+static const struct type *typeinfo_record(struct sema *s, struct ast_expr *e,
+					  const struct type *t)
+{
+	static const char *const names[] = { "btf_id", "base_type",
+					     "full_type" };
+	const char *words[] = { NULL, base_type_name(t),
+				full_type_name(s, t) };
+	struct ast_expr **items = arena_alloc(s->arena, 3 * sizeof(*items));
+	for (int i = 0; i < 3; i++) {
+		struct ast_expr *v = arena_alloc(s->arena, sizeof(*v));
+		v->span = e->span;
+		v->type = &type_none;
+		v->builtin = BI_NONE;
+		v->kind = words[i] ? E_STRING : E_INT;
+		if (words[i]) {
+			v->u.str.bytes = words[i];
+			v->u.str.len = (uint32_t)strlen(words[i]);
+		}
+		items[i] = v;
+	}
+	struct ast_expr *r = arena_alloc(s->arena, sizeof(*r));
+	*r = *e;
+	r->kind = E_TUPLE;
+	memset(&r->u, 0, sizeof(r->u));
+	r->u.list.items = items;
+	r->u.list.n = 3;
+	r->u.list.names = (const char **)names;
+	const struct type *rt = sema_expr(s, r);
+	if (!e->u.size_of.expr || s->pass != 0)
+		*e = *r;
+	return rt;
+}
+
 const struct type *sema_check_sizeof(struct sema *s, struct ast_expr *e)
 {
 	const struct type *t = e->u.size_of.expr ?
@@ -256,6 +353,8 @@ const struct type *sema_check_sizeof(struct sema *s, struct ast_expr *e)
 		return t;
 	if (e->u.size_of.expr) /* sizeof(1) is 1, as in bpftrace 0.26 */
 		t = sema_literal_type(t, e->u.size_of.expr);
+	if (e->u.size_of.info)
+		return typeinfo_record(s, e, t);
 	/* a variable's size is final only after the muted walk */
 	if (e->u.size_of.expr && s->pass == 0)
 		return &type_u64;
