@@ -607,6 +607,33 @@ static const struct type *ty_has_key(struct sema *s, struct ast_expr *e,
 	return &type_bool;
 }
 
+/* find(@m, key, $v) (bpftrace 0.26's stdlib): whether key is in @m,
+ * which then stores its value in $v, with one lookup. */
+static const struct type *ty_find(struct sema *s, struct ast_expr *e,
+				  struct ast_expr *target)
+{
+	struct ast_expr *v = arg(e, 2);
+	if (v->kind != E_VAR) {
+		/* bpftrace's words for its macro's $var parameter */
+		sema_err(s, v->span, "Mismatched arg. find() expects a variable "
+			 "for arg $var but got %s.",
+			 v->kind == E_MAP ? "a map" : "an expression");
+		return &type_none;
+	}
+	if (!keyed_access(s, e, "find"))
+		return &type_none;
+	const struct type *vt = s->maps.data[arg(e, 0)->aux].value;
+	if (type_is_aggregation(vt)) {
+		/* one CPU's share is no value to give */
+		sema_err(s, e->span, "find() of a map of %s is not supported: "
+			 "read @map[key] instead", sema_tname(s, vt));
+		return &type_none;
+	}
+	sema_store_var(s, v, vt, NULL, e->span);
+	v->type = sema_target_var(s, v)->type;
+	return &type_bool;
+}
+
 /* len(@m): the number of keys of a map with keys, which the kernel
  * counts (the bpf_map_sum_elem_count kfunc of Linux 6.6, as bpftrace
  * 0.26 uses where it exists, else an iteration of the map); len(stack):
