@@ -14,17 +14,6 @@
 #include "lang/sema_types.h"
 #include "util/arena.h"
 
-/* An array of n elements of type t. */
-static const struct type *sema_array_of(struct sema *s, const struct type *t,
-					uint32_t n)
-{
-	struct type *a = type_new(s->arena, TY_ARRAY, t->size * n);
-	a->elem = t;
-	a->count = n;
-	a->align = t->align;
-	return a;
-}
-
 const struct type *sema_resolve_typespec(struct sema *s,
 					 const struct ast_typespec *ts)
 {
@@ -40,9 +29,9 @@ const struct type *sema_resolve_typespec(struct sema *s,
 		/* typeof(x)[2], a macro's t[2] of typeof(x): the last
 		 * dimension innermost */
 		for (int i = (int)ts->ninner - 1; ts->array_len && i >= 0; i--)
-			t = sema_array_of(s, t, ts->inner[i]);
+			t = type_array(s->arena, t, ts->inner[i]);
 		if (ts->array_len)
-			t = sema_array_of(s, t, ts->array_len);
+			t = type_array(s->arena, t, ts->array_len);
 		return t;
 	}
 	const struct type *t = ctypes_resolve(s->ct, s->report, ts);
@@ -247,46 +236,6 @@ const struct type *sema_check_cast(struct sema *s, struct ast_expr *e)
 	return to;
 }
 
-/* bpftrace's name of t's kind (its to_string(Type)), typeinfo's
- * base_type. */
-static const char *base_type_name(const struct type *t)
-{
-	switch (t->kind) {
-	case TY_NONE: return "none";
-	case TY_VOID: return "void";
-	case TY_INT: return "int";
-	case TY_BOOL: return "bool";
-	case TY_STRING: return "string";
-	case TY_BUF: return "buffer";
-	case TY_TUPLE: return type_is_record(t) ? "record" : "tuple";
-	case TY_RECORD: case TY_FLOAT: return "c_type";
-	case TY_PTR: return "pointer";
-	case TY_ARRAY: return "array";
-	case TY_KSTACK: return "kstack";
-	case TY_USTACK: return "ustack";
-	case TY_KSYM: return "ksym_t";
-	case TY_USYM: return "usym_t";
-	case TY_INET: return "inet";
-	case TY_MACADDR: return "mac_address";
-	case TY_USERNAME: return "username_t";
-	case TY_CGROUP_PATH: return "cgroup_path_t";
-	case TY_TIMESTAMP: return "timestamp";
-	/* sonde's named values are bpftrace's strings */
-	case TY_PROBE: case TY_STRERROR: case TY_SIGNAME:
-	case TY_SYSCALL_NAME: return "string";
-	case TY_COUNT: return "count_t";
-	case TY_SUM: return "sum_t";
-	case TY_MIN: return "min_t";
-	case TY_MAX: return "max_t";
-	case TY_AVG: return "avg_t";
-	case TY_STATS: return "stats_t";
-	case TY_HIST: return "hist_t";
-	case TY_LHIST: return "lhist_t";
-	case TY_TSERIES: return "tseries_t";
-	}
-	return "none";
-}
-
 /* bpftrace's typestr(t), typeinfo's full_type: type_describe's words,
  * but for the kinds bpftrace spells otherwise. */
 static const char *full_type_name(struct sema *s, const struct type *t)
@@ -295,10 +244,10 @@ static const char *full_type_name(struct sema *s, const struct type *t)
 	case TY_KSYM: case TY_USYM: case TY_USERNAME: case TY_CGROUP_PATH:
 	case TY_COUNT: case TY_HIST: case TY_LHIST: case TY_TSERIES:
 	case TY_MACADDR:
-		return base_type_name(t);
+		return sema_kind_name(t);
 	case TY_SUM: case TY_MIN: case TY_MAX: case TY_AVG: case TY_STATS:
 		return arena_printf(s->arena, "%s%s", t->is_signed ? "" : "u",
-				    base_type_name(t));
+				    sema_kind_name(t));
 	case TY_PROBE: case TY_STRERROR: case TY_SIGNAME:
 	case TY_SYSCALL_NAME:
 		return arena_printf(s->arena, "string[%u]", t->size);
@@ -316,7 +265,7 @@ static const struct type *typeinfo_record(struct sema *s, struct ast_expr *e,
 {
 	static const char *const names[] = { "btf_id", "base_type",
 					     "full_type" };
-	const char *words[] = { NULL, base_type_name(t),
+	const char *words[] = { NULL, sema_kind_name(t),
 				full_type_name(s, t) };
 	struct ast_expr **items = arena_alloc(s->arena, 3 * sizeof(*items));
 	for (int i = 0; i < 3; i++) {

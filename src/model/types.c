@@ -466,3 +466,13 @@ uint32_t type_ptr_step(const struct type *p)
 		return 8;
 	return el->kind == TY_VOID ? 1 : el->size;
 }
+
+const struct type *type_array(struct arena *a, const struct type *el,
+			      uint32_t n)
+{
+	struct type *t = type_new(a, TY_ARRAY, el->size * n);
+	t->elem = el;
+	t->count = n;
+	t->align = el->align;
+	return t;
+}
