@@ -328,7 +328,7 @@ static void p_restore(struct parser *p, const struct pstate *st)
  * has there: `t*` before ')', '[' or ',', or `t[N]`. A type context
  * takes it as a type name, as bpftrace does (a macro's type parameter,
  * a typedef): `sizeof(t*)`, `(t*)x`, `typeof(t[2])`. */
-static int ident_type_ahead(struct parser *p)
+static int ident_type_ahead(struct parser *p, bool dims)
 {
 	uint32_t n;
 	if (!at(p, T_IDENT) || builtin_var_lookup(peek(p)->text, &n) != BI_NONE)
@@ -340,19 +340,26 @@ static int ident_type_ahead(struct parser *p)
 		while (accept(p, T_STAR))
 			;
 		r = at(p, T_RPAREN) || at(p, T_LBRACKET) || at(p, T_COMMA);
-	} else if (accept(p, T_LBRACKET)) {
+	} else if (dims && accept(p, T_LBRACKET)) {
 		r = accept(p, T_INT) && at(p, T_RBRACKET);
 	}
 	p_restore(p, &st);
 	return r;
 }
 
-static int starts_type(struct parser *p)
+/* dims: `t[N]` is a type too (not after a '(': `(a[0]) + 1` stays an
+ * index, where a cast to an array type is rare) */
+static int starts_type_with(struct parser *p, bool dims)
 {
 	struct token *t = peek(p);
 	return t->kind == T_STRUCT || t->kind == T_UNION || t->kind == T_ENUM ||
 	       (t->kind == T_IDENT && is_type_word(p, t->text)) ||
-	       at_typeof(p) || ident_type_ahead(p);
+	       at_typeof(p) || ident_type_ahead(p, dims);
+}
+
+static int starts_type(struct parser *p)
+{
+	return starts_type_with(p, true);
 }
 
 static void parse_typespec(struct parser *p, struct ast_typespec *ts);
@@ -920,7 +927,7 @@ static int starts_cast(struct parser *p)
 	int save_have = p->have_tok;
 	struct span save_prev = p->prev;
 	take(p);
-	int r = starts_type(p) || param_cast_ahead(p);
+	int r = starts_type_with(p, false) || param_cast_ahead(p);
 	p->lx = save;
 	p->tok = save_tok;
 	p->have_tok = save_have;
