@@ -56,7 +56,8 @@ static uint32_t literal_size(const struct ast_expr *e)
 /* Whether a cast from type `from` of operand op to `to` changes nothing,
  * as bpftrace's development branch sees it (its TypeChecker warns): a
  * literal is of the smallest signed type that holds it (-1 too), whatever
- * sonde's own typing of it. */
+ * sonde's own typing of it; an aggregation read is its count_t, sum_t...
+ * (the cast is how bpftrace reads one). */
 static bool same_type(const struct ast_expr *op, const struct type *from,
 		      const struct type *to)
 {
@@ -155,8 +156,8 @@ static const struct type *cast_to_enum(struct sema *s, struct ast_expr *e,
 
 const struct type *sema_check_cast(struct sema *s, struct ast_expr *e)
 {
-	const struct type *from = sema_decay(e->u.cast.operand,
-					     sema_expr(s, e->u.cast.operand));
+	struct ast_expr *op = e->u.cast.operand;
+	const struct type *from = sema_decay(op, sema_expr(s, op));
 	const struct ast_typespec *ts = &e->u.cast.to;
 	if (!strncmp(ts->base, "enum ", 5) && !ts->ptr_depth &&
 	    !ts->array_len && !ts->array_auto) {
@@ -171,7 +172,11 @@ const struct type *sema_check_cast(struct sema *s, struct ast_expr *e)
 	const struct type *to = sema_resolve_typespec(s, &e->u.cast.to);
 	if (from->kind == TY_NONE || to->kind == TY_NONE)
 		return &type_none;
-	if (same_type(e->u.cast.operand, from, to)) {
+	/* (uint64)@count reads the aggregation (of count_t, sum_t... in
+	 * bpftrace): no cast of a value to its own type */
+	bool agg = op->kind == E_MAP && from->kind != TY_NONE &&
+		   type_is_aggregation(s->maps.data[op->aux].value);
+	if (!agg && same_type(op, from, to)) {
 		/* bpftrace's development branch (PR #5208) */
 		if (!e->u.cast.warned_same)
 			diag_warning(s->report, e->span, "Unnecessary cast: "
