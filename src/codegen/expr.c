@@ -428,7 +428,7 @@ static struct val bool_val(struct cg *g, struct ast_expr *e)
 /* The bytes one step of a pointer of type p moves (sema refuses 0). */
 static int64_t ptr_step(const struct type *p)
 {
-	return p->elem->kind == TY_PTR ? 8 : p->elem->size;
+	return type_ptr_step(p);
 }
 
 /* p + n, n + p, p - n: n counts elements of what p points to. */
@@ -794,6 +794,7 @@ static struct val expr_of_kind(struct cg *g, struct ast_expr *e)
 	case E_POSITIONAL: /* sema folds these into literals */
 	case E_SIZEOF:
 	case E_OFFSETOF:
+	case E_TYPEARG: /* refused by sema */
 	case E_COMPTIME: /* comptime_finish() puts in what it decided */
 	case E_IDENT:
 		break;

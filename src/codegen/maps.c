@@ -19,6 +19,7 @@
 #include "codegen/stackids.h"
 #include "codegen/stacks.h"
 #include "codegen/values.h"
+#include "codegen/vars.h"
 #include "codegen/walk.h"
 #include "kernel/btf.h"
 #include "kernel/features.h"
@@ -840,6 +841,38 @@ struct val cg_bi_has_key(struct cg *g, struct ast_expr *call,
 	ir_jlist_patch_here(g->ir, missing);
 	struct val v = { .kind = V_REG, .type = call->type, .reg = r };
 	return v;
+}
+
+/* find(@m, key, $v): 1 and the value stored in $v when the key is
+ * there (read where the lookup points, with no second lookup), else 0
+ * and $v as it was. */
+struct val cg_bi_find(struct cg *g, struct ast_expr *call,
+		      struct ast_expr *tg)
+{
+	struct ast_expr *map = call->u.call.map_key;
+	struct cg_var *var = cg_find_var(g, call->u.call.args.items[2]->aux);
+	int32_t mi = cg_map_index(g, map);
+	const struct cmap *m = cg_map(g, mi);
+	const struct type *vt = m->value;
+	struct cg_mem key = build_key(g, m, map, IR_NOREG);
+	ir_reg p = lookup(g, mi, key);
+	ir_reg r = ir_const(g->ir, 0);
+	ir_jlist missing = ir_jmpi(g->ir, BPF_JEQ, p, 0, IR_NOLABEL);
+	struct val x = { .kind = V_ADDR, .type = vt, .reg = p, .own = true,
+			 .direct = true };
+	if (vt->kind == TY_INT || vt->kind == TY_PTR || vt->kind == TY_BOOL) {
+		ir_reg t = ir_reg_new(g->ir);
+		ir_load(g->ir, (int)vt->size, t, p, 0);
+		cg_extend(g, t, vt->size, vt->kind == TY_INT && vt->is_signed);
+		x = (struct val){ .kind = V_REG, .type = vt, .reg = t };
+	}
+	if (var->reg != IR_NOREG)
+		ir_mov(g->ir, var->reg, cg_to_reg(g, x));
+	else
+		cg_store_val(g, var->mem, 0, var->type, x);
+	ir_movi(g->ir, r, 1);
+	ir_jlist_patch_here(g->ir, missing);
+	return (struct val){ .kind = V_REG, .type = call->type, .reg = r };
 }
 
 /* len(@m): the kernel's count of the map's elements (sema checked that

@@ -1,6 +1,6 @@
 /* Emitters of bpftrace 0.26's standard library entries that need code
- * (lang/sema_stdlib.c types them): strlen(), write_user(),
- * percpu_kaddr(). */
+ * (lang/sema_stdlib.c types them): strlen(), str_concat(),
+ * write_user(), percpu_kaddr(). */
 #include "codegen/bigstr.h"
 #include "codegen/emit.h"
 #include "codegen/emitters.h"
@@ -10,6 +10,7 @@
 #include <bpf/btf.h>
 
 #include "kernel/btf.h"
+#include "lang/sema_stdlib.h"
 #include "model/limits.h"
 
 static struct ast_expr *arg(struct ast_expr *e, uint32_t i)
@@ -59,6 +60,66 @@ struct val cg_bi_strlen(struct cg *g, struct ast_expr *e, struct ast_expr *tg)
 	ir_reg ret = cg_call(g, BPF_FUNC_probe_read_kernel_str, 3, d,
 			     ir_const(g->ir, n), s);
 	return cg_reg_val(e->type, len_of(g, ret));
+}
+
+/* The address str_concat() reads string-like a from, the most bytes a
+ * string read there may take (*cap) and its helper (*fn). A string or
+ * char array is read one byte past its bytes, as str() reads: one with
+ * no NUL then ends where it does, and the read writes its NUL over that
+ * byte. */
+static ir_reg concat_src(struct cg *g, struct ast_expr *a, uint32_t *cap,
+			 int *fn)
+{
+	const struct type *t = a->type;
+	*fn = BPF_FUNC_probe_read_kernel_str;
+	*cap = t->size + 1;
+	if (t->kind == TY_PTR) {
+		*cap = SEMA_STR_CONCAT_SIZE;
+		*fn = cg_read_fn(g, t, true);
+		return cg_int(g, a);
+	}
+	if (cg_big_str(t)) /* in the scratch (bigstr.h) */
+		return cg_big_ptr(g, cg_expr(g, a));
+	struct val v = cg_to_mem(g, cg_expr(g, a));
+	ir_reg p = ir_reg_new(g->ir);
+	ir_slot_addr(g->ir, p, v.slot, v.off);
+	return p;
+}
+
+/* str_concat(s1, s2): as bpftrace's strings.bt has it, a zeroed
+ * string[1024] that s1 is read into, then s2 at s1's NUL, each read cut
+ * at the room left (its NUL included). */
+struct val cg_bi_str_concat(struct cg *g, struct ast_expr *e,
+			    struct ast_expr *tg)
+{
+	const uint32_t n = SEMA_STR_CONCAT_SIZE;
+	uint32_t cap[2];
+	int fn[2];
+	ir_reg src[2];
+	for (uint32_t i = 0; i < 2; i++)
+		src[i] = concat_src(g, arg(e, i), &cap[i], &fn[i]);
+	/* the verifier bounds s2's offset and its read's size apart (to
+	 * n - 1 and cap), not their sum: the region has room for both */
+	uint32_t cap2 = cap[1] < n ? cap[1] : n;
+	struct cg_mem m = cg_scratch(g, n + cap2);
+	cg_zero_big(g, m, 0, n + 1);
+	ir_reg d = cg_mem_addr(g, m, 0);
+	ir_reg ret = cg_call(g, fn[0], 3, d,
+			     ir_const(g->ir, cap[0] < n ? cap[0] : n), src[0]);
+	/* s1's length (0 when the read failed), bounded for the verifier */
+	ir_reg off = len_of(g, ret);
+	ir_alui(g->ir, BPF_AND, off, (int32_t)(n - 1));
+	ir_reg room = ir_const(g->ir, n);
+	ir_alu(g->ir, BPF_SUB, room, off);
+	ir_jlist fits = ir_jmpi(g->ir, BPF_JLE, room, (int32_t)cap2,
+				IR_NOLABEL);
+	ir_movi(g->ir, room, cap2);
+	ir_jlist_patch_here(g->ir, fits);
+	ir_reg d2 = cg_mem_addr(g, m, 0);
+	ir_alu(g->ir, BPF_ADD, d2, off);
+	cg_call(g, fn[1], 3, d2, room, src[1]);
+	return (struct val){ .kind = V_ADDR, .type = e->type, .reg = d,
+			     .own = true, .direct = true };
 }
 
 /* write_user(dst, src, len): bpf_probe_write_user of len bytes of src

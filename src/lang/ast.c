@@ -161,12 +161,21 @@ static void dump_expr(struct strbuf *out, const struct ast_expr *e, int d)
 		sb_printf(out, ".%u\n", e->u.tindex.index);
 		dump_expr(out, e->u.tindex.base, d + 1);
 		break;
+	case E_TYPEARG:
+		sb_append(out, "typeof ");
+		dump_typespec(out, &e->u.size_of.type);
+		sb_putc(out, '\n');
+		if (e->u.size_of.type.of)
+			dump_expr(out, e->u.size_of.type.of, d + 1);
+		break;
 	case E_SIZEOF:
 		if (e->u.size_of.expr) {
-			sb_append(out, "sizeof\n");
+			sb_append(out, e->u.size_of.info ? "typeinfo\n" :
+							   "sizeof\n");
 			dump_expr(out, e->u.size_of.expr, d + 1);
 		} else {
-			sb_append(out, "sizeof ");
+			sb_append(out, e->u.size_of.info ? "typeinfo " :
+							   "sizeof ");
 			dump_typespec(out, &e->u.size_of.type);
 			sb_putc(out, '\n');
 		}
@@ -442,6 +451,7 @@ struct ast_expr *ast_clone_expr(struct arena *a, const struct ast_expr *e,
 		c->u.tindex.base = ast_clone_expr(a, e->u.tindex.base, budget);
 		break;
 	case E_SIZEOF:
+	case E_TYPEARG:
 		c->u.size_of.expr = ast_clone_expr(a, e->u.size_of.expr, budget);
 		c->u.size_of.type.of = ast_clone_expr(a, e->u.size_of.type.of,
 						      budget);
@@ -575,6 +585,9 @@ void ast_walk_expr(struct ast_expr *e, ast_expr_fn fn, void *ctx)
 		break;
 	case E_SIZEOF:
 		ast_walk_expr(e->u.size_of.expr, fn, ctx);
+		break;
+	case E_TYPEARG:
+		ast_walk_expr(e->u.size_of.type.of, fn, ctx);
 		break;
 	case E_OFFSETOF:
 		ast_walk_expr(e->u.offset_of.type.of, fn, ctx);

@@ -49,6 +49,9 @@ struct ast_typespec {
 	/* typeof(EXPR) (base "typeof"): the type is EXPR's, which is typed
 	 * and never run */
 	struct ast_expr *of;
+	/* offsetof(NAME, f): base "struct NAME" from a bare name, which a
+	 * macro's type parameter NAME replaces whole */
+	bool implicit_struct;
 };
 
 enum ast_expr_kind {
@@ -75,6 +78,9 @@ enum ast_expr_kind {
 	E_BLOCK,      /* u.blockx: { stmts; value } (a macro's expansion) */
 	E_COMPTIME,   /* u.comptime: comptime EXPR, decided at compile time
 		       * (lang/comptime.h) */
+	E_TYPEARG,    /* u.size_of.type: typeof(T) as a call's argument, a
+		       * type handed to a macro (bpftrace PR #5234); none
+		       * is left after macro expansion but in sizeof */
 };
 
 struct ast_expr;
@@ -172,6 +178,9 @@ struct ast_expr {
 		struct {
 			struct ast_typespec to;
 			struct ast_expr *operand;
+			/* sema said the cast changes nothing (said once,
+			 * however many attach points type the body) */
+			bool warned_same;
 		} cast;
 		struct {
 			struct ast_expr *base;
@@ -193,6 +202,9 @@ struct ast_expr {
 		struct {
 			struct ast_typespec type; /* used when expr is NULL */
 			struct ast_expr *expr;
+			/* typeinfo(): the type's record (btf_id, base_type,
+			 * full_type), not its size (E_SIZEOF only) */
+			bool info;
 		} size_of;
 		struct {
 			struct ast_typespec type;

@@ -184,6 +184,18 @@ bool comptime_eval(struct arena *ar, const struct ast_expr *e,
 		return comptime_eval(ar, t->u.list.items[e->u.tindex.index], call,
 				     ctx, out);
 	}
+	case E_FIELD: {
+		/* a record literal's field: typeinfo(x).full_type,
+		 * config.max_strlen (folded into records by sema) */
+		const struct ast_expr *t = e->u.field.base;
+		if (t->kind != E_TUPLE || !t->u.list.names)
+			return false;
+		for (uint32_t i = 0; i < t->u.list.n; i++)
+			if (!strcmp(t->u.list.names[i], e->u.field.name))
+				return comptime_eval(ar, t->u.list.items[i],
+						     call, ctx, out);
+		return false;
+	}
 	case E_BLOCK:
 		/* { v }: a macro whose body is a value */
 		return !e->u.blockx.body.n && e->u.blockx.value &&

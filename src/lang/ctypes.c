@@ -87,16 +87,6 @@ static const struct type *base_type(struct ctypes *ct, const char *base)
 	return NULL;
 }
 
-static const struct type *array_of(struct ctypes *ct, const struct type *t,
-				   uint32_t n)
-{
-	struct type *a = type_new(ct->arena, TY_ARRAY, t->size * n);
-	a->elem = t;
-	a->count = n;
-	a->align = t->align;
-	return a;
-}
-
 /* t with ts's pointers and array dimensions (the last one innermost). */
 static const struct type *derive(struct ctypes *ct, const struct type *t,
 				 const struct ast_typespec *ts)
@@ -104,7 +94,7 @@ static const struct type *derive(struct ctypes *ct, const struct type *t,
 	for (int i = 0; i < ts->ptr_depth; i++)
 		t = type_ptr(ct->arena, t, false);
 	if (ts->array_auto) /* of no length yet: the cast sets it */
-		return array_of(ct, t, 0);
+		return type_array(ct->arena, t, 0);
 	if (!ts->array_len)
 		return t;
 	/* char name[16] is a string, as in bpftrace and for BTF (only plain
@@ -118,8 +108,8 @@ static const struct type *derive(struct ctypes *ct, const struct type *t,
 		return s;
 	}
 	for (int i = ts->ninner - 1; i >= 0; i--)
-		t = array_of(ct, t, ts->inner[i]);
-	return array_of(ct, t, ts->array_len);
+		t = type_array(ct->arena, t, ts->inner[i]);
+	return type_array(ct->arena, t, ts->array_len);
 }
 
 const struct type *ctypes_resolve(struct ctypes *ct, struct diag *d,

@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "lang/builtins.h"
+#include "lang/macrotype.h"
 #include "lang/parser.h"
 #include "util/strbuf.h"
 
@@ -376,6 +377,26 @@ static const char *renamed(struct mx *x, const struct frame *f,
 
 /* A block expression of no statements is its value, so that what looks
  * at an argument's kind (print(@map), a printf format) still sees it. */
+/* f as macrotype.h sees an expansion. */
+static struct mtype_frame mframe(struct mx *x, const struct frame *f)
+{
+	return (struct mtype_frame){ .a = x->a, .d = x->d,
+				     .macro = f->m->name,
+				     .params = f->m->params, .args = f->args,
+				     .nparams = f->m->nparams };
+}
+
+/* The types ts names, with the types f's parameters stand for
+ * (macrotype.h); outside a macro only typeof(T) of a type argument. */
+static void subst_type(struct mx *x, const struct frame *f,
+		       struct ast_typespec *ts)
+{
+	struct mtype_frame mf;
+	if (f)
+		mf = mframe(x, f);
+	mtype_subst(f ? &mf : NULL, ts);
+}
+
 static void unwrap(struct ast_expr **ep)
 {
 	struct ast_expr *e = *ep;
@@ -574,6 +595,7 @@ static void expand_expr(struct mx *x, struct frame *f, struct ast_expr **ep)
 		expand_expr(x, f, &e->u.cast.operand);
 		if (e->u.cast.to.of)
 			expand_expr(x, f, &e->u.cast.to.of);
+		subst_type(x, f, &e->u.cast.to);
 		return;
 	case E_FIELD:
 		expand_expr(x, f, &e->u.field.base);
@@ -596,6 +618,19 @@ static void expand_expr(struct mx *x, struct frame *f, struct ast_expr **ep)
 			expand_expr(x, f, &e->u.size_of.expr);
 		if (e->u.size_of.type.of)
 			expand_expr(x, f, &e->u.size_of.type.of);
+		if (e->u.size_of.expr && e->u.size_of.expr->kind == E_TYPEARG) {
+			/* sizeof(t) of a type argument: of that type */
+			e->u.size_of.type = e->u.size_of.expr->u.size_of.type;
+			e->u.size_of.type.span = e->u.size_of.expr->span;
+			e->u.size_of.expr = NULL;
+		}
+		if (!e->u.size_of.expr)
+			subst_type(x, f, &e->u.size_of.type);
+		return;
+	case E_TYPEARG:
+		if (e->u.size_of.type.of)
+			expand_expr(x, f, &e->u.size_of.type.of);
+		subst_type(x, f, &e->u.size_of.type);
 		return;
 	case E_BLOCK:
 		expand_block(x, f, &e->u.blockx.body);
@@ -606,6 +641,11 @@ static void expand_expr(struct mx *x, struct frame *f, struct ast_expr **ep)
 		/* field_exist(EXPR, f): the expression's type */
 		if (e->u.offset_of.type.of)
 			expand_expr(x, f, &e->u.offset_of.type.of);
+		subst_type(x, f, &e->u.offset_of.type);
+		if (f) {
+			struct mtype_frame mf = mframe(x, f);
+			mtype_subst_fields(&mf, e);
+		}
 		return;
 	case E_COMPTIME:
 		expand_expr(x, f, &e->u.comptime.expr);
@@ -680,6 +720,8 @@ static void expand_stmt(struct mx *x, struct frame *f, struct ast_stmt *s)
 			expand_expr(x, f, &s->u.let.value);
 		if (s->u.let.type.of)
 			expand_expr(x, f, &s->u.let.type.of);
+		if (s->u.let.has_type)
+			subst_type(x, f, &s->u.let.type);
 		return;
 	case S_FOR:
 		expand_expr(x, f, &s->u.for_.var);

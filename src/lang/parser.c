@@ -43,6 +43,10 @@ struct parser {
 	int in_pred;      /* inside /.../: "/ {" ends the predicate */
 	jmp_buf recover;  /* where a syntax error unwinds to */
 	AVEC(const char *) typedefs; /* names usable in casts */
+	/* the identifier parameters of the macro being parsed: `(t)x` in
+	 * its body is a cast to the type t stands for */
+	struct ast_expr **mparams;
+	uint32_t nmparams;
 };
 
 static struct token *peek(struct parser *p)
@@ -296,12 +300,66 @@ static int at_typeof(struct parser *p)
 	       peek2(p) == T_LPAREN;
 }
 
-static int starts_type(struct parser *p)
+/* The parser's position, for a look further ahead than peek2. */
+struct pstate {
+	struct lexer lx;
+	struct token tok;
+	int have_tok;
+	struct span prev;
+	int braces;
+};
+
+static struct pstate p_save(struct parser *p)
+{
+	return (struct pstate){ p->lx, p->tok, p->have_tok, p->prev,
+				p->braces };
+}
+
+static void p_restore(struct parser *p, const struct pstate *st)
+{
+	p->lx = st->lx;
+	p->tok = st->tok;
+	p->have_tok = st->have_tok;
+	p->prev = st->prev;
+	p->braces = st->braces;
+}
+
+/* At a name that is no builtin variable, followed by what only a type
+ * has there: `t*` before ')', '[' or ',', or `t[N]`. A type context
+ * takes it as a type name, as bpftrace does (a macro's type parameter,
+ * a typedef): `sizeof(t*)`, `(t*)x`, `typeof(t[2])`. */
+static int ident_type_ahead(struct parser *p, bool dims)
+{
+	uint32_t n;
+	if (!at(p, T_IDENT) || builtin_var_lookup(peek(p)->text, &n) != BI_NONE)
+		return 0;
+	struct pstate st = p_save(p);
+	take(p);
+	int r = 0;
+	if (at(p, T_STAR)) {
+		while (accept(p, T_STAR))
+			;
+		r = at(p, T_RPAREN) || at(p, T_LBRACKET) || at(p, T_COMMA);
+	} else if (dims && accept(p, T_LBRACKET)) {
+		r = accept(p, T_INT) && at(p, T_RBRACKET);
+	}
+	p_restore(p, &st);
+	return r;
+}
+
+/* dims: `t[N]` is a type too (not after a '(': `(a[0]) + 1` stays an
+ * index, where a cast to an array type is rare) */
+static int starts_type_with(struct parser *p, bool dims)
 {
 	struct token *t = peek(p);
 	return t->kind == T_STRUCT || t->kind == T_UNION || t->kind == T_ENUM ||
 	       (t->kind == T_IDENT && is_type_word(p, t->text)) ||
-	       at_typeof(p);
+	       at_typeof(p) || ident_type_ahead(p, dims);
+}
+
+static int starts_type(struct parser *p)
+{
+	return starts_type_with(p, true);
 }
 
 static void parse_typespec(struct parser *p, struct ast_typespec *ts);
@@ -360,6 +418,15 @@ static void parse_type_base(struct parser *p, struct ast_typespec *ts)
 			if (!is_combining_word(w.text))
 				break;
 		}
+		/* a name no type word is: a type sema looks up (a macro's
+		 * type parameter is replaced before) */
+		if (!sb.len && at(p, T_IDENT) &&
+		    builtin_var_lookup(peek(p)->text, &(uint32_t){ 0 }) ==
+			    BI_NONE) {
+			struct token w = take(p);
+			last = w.span;
+			sb_append(&sb, w.text);
+		}
 		if (!sb.len)
 			syntax_error(p, "expected a type, found %s",
 				     describe(peek(p)));
@@ -401,32 +468,53 @@ static void parse_typespec(struct parser *p, struct ast_typespec *ts)
 
 /* ---- expressions ---- */
 
-/* args := [ expr { ',' expr } ]   (inside the parentheses) */
+/* typearg := typeof '(' ( typespec | expr ) ')'
+ * A call's argument: a type handed to a macro (bpftrace PR #5234; the
+ * typeof keeps `t[2]` a type, never an index). */
+static struct ast_expr *parse_typearg(struct parser *p)
+{
+	struct ast_expr *e = new_expr(p, E_TYPEARG, peek(p)->span);
+	parse_typeof(p, &e->u.size_of.type);
+	e->span = e->u.size_of.type.span;
+	return e;
+}
+
+/* args := [ arg { ',' arg } ]   (inside the parentheses)
+ * arg := typearg | expr   (typearg: a call's only) */
 static void parse_args(struct parser *p, struct ast_expr_list *out,
 		       enum tok_kind close, struct span *last)
 {
 	AVEC(struct ast_expr *) v = { 0 };
 	if (!at(p, close)) {
 		do {
-			apush(p, &v, parse_expr(p));
+			apush(p, &v, close == T_RPAREN && at_typeof(p) ?
+					     parse_typearg(p) : parse_expr(p));
 		} while (accept(p, T_COMMA));
 	}
 	*last = expect(p, close, close == T_RPAREN ? "')'" : "']'").span;
 	FREEZE(p, v, out->items, out->n);
 }
 
-/* sizeof := 'sizeof' '(' ( typespec | expr ) ')' */
-static struct ast_expr *parse_sizeof(struct parser *p)
+/* sizeof := 'sizeof' '(' ( typespec | expr ) ')'
+ * typeinfo := 'typeinfo' '(' ( typespec | expr ) ')'   (the word taken:
+ * an E_SIZEOF that asks for the type's description) */
+static struct ast_expr *parse_sizeof_of(struct parser *p, struct token kw,
+					bool info)
 {
-	struct token kw = take(p);
 	struct ast_expr *e = new_expr(p, E_SIZEOF, kw.span);
-	expect(p, T_LPAREN, "'(' after sizeof");
+	e->u.size_of.info = info;
+	expect(p, T_LPAREN, info ? "'(' after typeinfo" : "'(' after sizeof");
 	if (starts_type(p))
 		parse_typespec(p, &e->u.size_of.type);
 	else
 		e->u.size_of.expr = parse_expr(p);
 	e->span = end_span(kw.span, expect(p, T_RPAREN, "')'").span);
 	return e;
+}
+
+static struct ast_expr *parse_sizeof(struct parser *p)
+{
+	return parse_sizeof_of(p, take(p), false);
 }
 
 /* type_arg := typespec | IDENT | expr
@@ -445,6 +533,7 @@ static void parse_type_arg(struct parser *p, struct ast_typespec *ts,
 		struct token name = take(p);
 		ts->span = name.span;
 		ts->base = arena_printf(p->arena, "struct %s", name.text);
+		ts->implicit_struct = true;
 	} else if (!expr_ok || starts_type(p)) {
 		parse_typespec(p, ts);
 	} else {
@@ -653,6 +742,8 @@ static struct ast_expr *parse_primary(struct parser *p)
 			return parse_comptime(p, s);
 		if (!strcmp(s.text, "field_exist") && at(p, T_LPAREN))
 			return parse_field_exist(p, s);
+		if (!strcmp(s.text, "typeinfo") && at(p, T_LPAREN))
+			return parse_sizeof_of(p, s, true);
 		if (!strcmp(s.text, "true") || !strcmp(s.text, "false")) {
 			e = new_expr(p, E_INT, s.span);
 			e->u.num.value = s.text[0] == 't';
@@ -800,6 +891,32 @@ static struct ast_expr *parse_postfix(struct parser *p)
 	}
 }
 
+/* After a '(': a macro's identifier parameter, ')' and what starts an
+ * operand (not an operator: `(x) - 1` stays a subtraction): `(t)0`
+ * casts to the type t stands for. */
+static int param_cast_ahead(struct parser *p)
+{
+	if (!at(p, T_IDENT))
+		return 0;
+	uint32_t i = 0;
+	while (i < p->nmparams && (p->mparams[i]->kind != E_IDENT ||
+				   strcmp(p->mparams[i]->u.name,
+					  peek(p)->text)))
+		i++;
+	if (i == p->nmparams)
+		return 0;
+	struct pstate st = p_save(p);
+	take(p);
+	int r = 0;
+	if (accept(p, T_RPAREN)) {
+		enum tok_kind k = peek(p)->kind;
+		r = k == T_INT || k == T_VAR || k == T_MAP || k == T_IDENT ||
+		    k == T_STRING || k == T_LPAREN;
+	}
+	p_restore(p, &st);
+	return r;
+}
+
 /* A '(' starts a cast when a type follows it. */
 static int starts_cast(struct parser *p)
 {
@@ -810,7 +927,7 @@ static int starts_cast(struct parser *p)
 	int save_have = p->have_tok;
 	struct span save_prev = p->prev;
 	take(p);
-	int r = starts_type(p);
+	int r = starts_type_with(p, false) || param_cast_ahead(p);
 	p->lx = save;
 	p->tok = save_tok;
 	p->have_tok = save_have;
@@ -1761,7 +1878,10 @@ static void parse_macro(struct parser *p, struct ast_macro *m)
 	if (!at(p, T_LBRACE))
 		syntax_error(p, "expected '{' to start the macro's body, "
 			     "found %s", describe(peek(p)));
+	p->mparams = m->params;
+	p->nmparams = m->nparams;
 	parse_block(p, &m->body);
+	p->nmparams = 0;
 }
 
 /* The word that starts the next top-level item, when it is config,
@@ -1943,6 +2063,7 @@ struct ast_program *parse_program_flags(struct arena *a, struct diag *d,
 		if (setjmp(p.recover)) {
 			p.depth = 0;
 			p.nest = 0;
+			p.nmparams = 0;
 			sync_toplevel(&p);
 			p.braces = 0;
 			continue;

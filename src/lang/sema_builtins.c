@@ -607,6 +607,33 @@ static const struct type *ty_has_key(struct sema *s, struct ast_expr *e,
 	return &type_bool;
 }
 
+/* find(@m, key, $v) (bpftrace 0.26's stdlib): whether key is in @m,
+ * which then stores its value in $v, with one lookup. */
+static const struct type *ty_find(struct sema *s, struct ast_expr *e,
+				  struct ast_expr *target)
+{
+	struct ast_expr *v = arg(e, 2);
+	if (v->kind != E_VAR) {
+		/* bpftrace's words for its macro's $var parameter */
+		sema_err(s, v->span, "Mismatched arg. find() expects a variable "
+			 "for arg $var but got %s.",
+			 v->kind == E_MAP ? "a map" : "an expression");
+		return &type_none;
+	}
+	if (!keyed_access(s, e, "find"))
+		return &type_none;
+	const struct type *vt = s->maps.data[arg(e, 0)->aux].value;
+	if (type_is_aggregation(vt)) {
+		/* one CPU's share is no value to give */
+		sema_err(s, e->span, "find() of a map of %s is not supported: "
+			 "read @map[key] instead", sema_tname(s, vt));
+		return &type_none;
+	}
+	sema_store_var(s, v, vt, NULL, e->span);
+	v->type = sema_target_var(s, v)->type;
+	return &type_bool;
+}
+
 /* len(@m): the number of keys of a map with keys, which the kernel
  * counts (the bpf_map_sum_elem_count kfunc of Linux 6.6, as bpftrace
  * 0.26 uses where it exists, else an iteration of the map); len(stack):
@@ -936,7 +963,7 @@ static const struct type *ty_strncmp(struct sema *s, struct ast_expr *e,
 }
 
 /* pton("1.2.3.4") / pton("::1"): the address's bytes, as bpftrace's
- * int8[4] or int8[16]; the argument is a literal, checked here. */
+ * uint8[4] or uint8[16]; the argument is a literal, checked here. */
 static const struct type *ty_pton(struct sema *s, struct ast_expr *e,
 				  struct ast_expr *target)
 {
@@ -954,7 +981,7 @@ static const struct type *ty_pton(struct sema *s, struct ast_expr *e,
 		return &type_none;
 	}
 	struct type *t = type_new(s->arena, TY_ARRAY, af == AF_INET ? 4 : 16);
-	t->elem = &type_s8;
+	t->elem = &type_u8;
 	t->count = t->size;
 	t->align = 1;
 	arg(e, 0)->type = &type_void; /* codegen stores the bytes */

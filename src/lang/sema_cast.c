@@ -26,6 +26,12 @@ const struct type *sema_resolve_typespec(struct sema *s,
 		}
 		for (int i = 0; i < ts->ptr_depth; i++)
 			t = type_ptr(s->arena, t, t->is_user);
+		/* typeof(x)[2], a macro's t[2] of typeof(x): the last
+		 * dimension innermost */
+		for (int i = (int)ts->ninner - 1; ts->array_len && i >= 0; i--)
+			t = type_array(s->arena, t, ts->inner[i]);
+		if (ts->array_len)
+			t = type_array(s->arena, t, ts->array_len);
 		return t;
 	}
 	const struct type *t = ctypes_resolve(s->ct, s->report, ts);
@@ -45,6 +51,32 @@ static uint32_t literal_size(const struct ast_expr *e)
 		return 0;
 	uint64_t v = e->u.num.value;
 	return v <= INT8_MAX ? 1 : v <= INT16_MAX ? 2 : v <= INT32_MAX ? 4 : 8;
+}
+
+/* Whether a cast from type `from` of operand op to `to` changes nothing,
+ * as bpftrace's development branch sees it (its TypeChecker warns): a
+ * literal is of the smallest signed type that holds it (-1 too), whatever
+ * sonde's own typing of it; an aggregation read is its count_t, sum_t...
+ * (the cast is how bpftrace reads one). */
+static bool same_type(const struct ast_expr *op, const struct type *from,
+		      const struct type *to)
+{
+	bool neg = op->kind == E_UNARY && op->u.unary.op == OP_NEG &&
+		   op->u.unary.operand->kind == E_INT;
+	const struct ast_expr *lit = neg ? op->u.unary.operand : op;
+	if (lit->kind == E_INT && !lit->u.num.is_bool && !lit->u.num.is_char &&
+	    !lit->u.num.enm && !lit->u.num.named) {
+		uint64_t v = lit->u.num.value;
+		if (v > (uint64_t)INT64_MAX + neg)
+			return false;
+		if (neg) /* -v fits in the type that holds v - 1 */
+			v = v ? v - 1 : 0;
+		uint32_t size = v <= INT8_MAX ? 1 : v <= INT16_MAX ? 2 :
+				v <= INT32_MAX ? 4 : 8;
+		return to->kind == TY_INT && to->is_signed && !to->enm &&
+		       to->size == size;
+	}
+	return type_equal(from, to) && from->enm == to->enm;
 }
 
 /* (uint8[4])x, (int8[])"str": an integer, bool or string as an array of
@@ -124,8 +156,8 @@ static const struct type *cast_to_enum(struct sema *s, struct ast_expr *e,
 
 const struct type *sema_check_cast(struct sema *s, struct ast_expr *e)
 {
-	const struct type *from = sema_decay(e->u.cast.operand,
-					     sema_expr(s, e->u.cast.operand));
+	struct ast_expr *op = e->u.cast.operand;
+	const struct type *from = sema_decay(op, sema_expr(s, op));
 	const struct ast_typespec *ts = &e->u.cast.to;
 	if (!strncmp(ts->base, "enum ", 5) && !ts->ptr_depth &&
 	    !ts->array_len && !ts->array_auto) {
@@ -140,6 +172,22 @@ const struct type *sema_check_cast(struct sema *s, struct ast_expr *e)
 	const struct type *to = sema_resolve_typespec(s, &e->u.cast.to);
 	if (from->kind == TY_NONE || to->kind == TY_NONE)
 		return &type_none;
+	/* (uint64)@count reads the aggregation (of count_t, sum_t... in
+	 * bpftrace): no cast of a value to its own type */
+	bool agg = op->kind == E_MAP && from->kind != TY_NONE &&
+		   type_is_aggregation(s->maps.data[op->aux].value);
+	if (!agg && same_type(op, from, to)) {
+		/* bpftrace's development branch (PR #5208) */
+		if (!e->u.cast.warned_same)
+			diag_warning(s->report, e->span, "Unnecessary cast: "
+				     "expression is already of type %s",
+				     sema_tname(s, to));
+		if (s->report->out) /* not a muted pass (diag.h) */
+			e->u.cast.warned_same = true;
+		/* the value as it is (a literal is still made the type) */
+		if (type_equal(from, to) && from->enm == to->enm)
+			return from;
+	}
 	if (to->kind == TY_RECORD) {
 		sema_err(s, e->span, "cannot cast to %s: cast to a pointer to it",
 		    sema_tname(s, to));
@@ -193,6 +241,63 @@ const struct type *sema_check_cast(struct sema *s, struct ast_expr *e)
 	return to;
 }
 
+/* bpftrace's typestr(t), typeinfo's full_type: type_describe's words,
+ * but for the kinds bpftrace spells otherwise. */
+static const char *full_type_name(struct sema *s, const struct type *t)
+{
+	switch (t->kind) {
+	case TY_KSYM: case TY_USYM: case TY_USERNAME: case TY_CGROUP_PATH:
+	case TY_COUNT: case TY_HIST: case TY_LHIST: case TY_TSERIES:
+	case TY_MACADDR:
+		return sema_kind_name(t);
+	case TY_SUM: case TY_MIN: case TY_MAX: case TY_AVG: case TY_STATS:
+		return arena_printf(s->arena, "%s%s", t->is_signed ? "" : "u",
+				    sema_kind_name(t));
+	case TY_PROBE: case TY_STRERROR: case TY_SIGNAME:
+	case TY_SYSCALL_NAME:
+		return arena_printf(s->arena, "string[%u]", t->size);
+	default:
+		return sema_tname(s, t);
+	}
+}
+
+/* typeinfo(x): the record (btf_id = 0, base_type, full_type) bpftrace's
+ * AstTransformer makes of x's type (it has no unique type ids either:
+ * btf_id is 0). e becomes it once x's type is final (after the muted
+ * walk, for an expression). */
+static const struct type *typeinfo_record(struct sema *s, struct ast_expr *e,
+					  const struct type *t)
+{
+	static const char *const names[] = { "btf_id", "base_type",
+					     "full_type" };
+	const char *words[] = { NULL, sema_kind_name(t),
+				full_type_name(s, t) };
+	struct ast_expr **items = arena_alloc(s->arena, 3 * sizeof(*items));
+	for (int i = 0; i < 3; i++) {
+		struct ast_expr *v = arena_alloc(s->arena, sizeof(*v));
+		v->span = e->span;
+		v->type = &type_none;
+		v->builtin = BI_NONE;
+		v->kind = words[i] ? E_STRING : E_INT;
+		if (words[i]) {
+			v->u.str.bytes = words[i];
+			v->u.str.len = (uint32_t)strlen(words[i]);
+		}
+		items[i] = v;
+	}
+	struct ast_expr *r = arena_alloc(s->arena, sizeof(*r));
+	*r = *e;
+	r->kind = E_TUPLE;
+	memset(&r->u, 0, sizeof(r->u));
+	r->u.list.items = items;
+	r->u.list.n = 3;
+	r->u.list.names = (const char **)names;
+	const struct type *rt = sema_expr(s, r);
+	if (!e->u.size_of.expr || s->pass != 0)
+		*e = *r;
+	return rt;
+}
+
 const struct type *sema_check_sizeof(struct sema *s, struct ast_expr *e)
 {
 	const struct type *t = e->u.size_of.expr ?
@@ -202,6 +307,8 @@ const struct type *sema_check_sizeof(struct sema *s, struct ast_expr *e)
 		return t;
 	if (e->u.size_of.expr) /* sizeof(1) is 1, as in bpftrace 0.26 */
 		t = sema_literal_type(t, e->u.size_of.expr);
+	if (e->u.size_of.info)
+		return typeinfo_record(s, e, t);
 	/* a variable's size is final only after the muted walk */
 	if (e->u.size_of.expr && s->pass == 0)
 		return &type_u64;

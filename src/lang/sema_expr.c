@@ -42,6 +42,11 @@ static const struct type *check_kind(struct sema *s, struct ast_expr *e)
 	case E_OFFSETOF: return sema_check_offsetof(s, e);
 	case E_BLOCK: return sema_check_block_expr(s, e);
 	case E_COMPTIME: return sema_check_comptime(s, e);
+	case E_TYPEARG:
+		/* a type no macro took (bpftrace's TypeArgCheck) */
+		sema_err(s, e->span, "Typeof expression only valid for macro "
+			 "calls that are expecting a type parameter");
+		return &type_none;
 	}
 	return &type_none;
 }

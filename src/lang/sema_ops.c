@@ -17,13 +17,13 @@ static bool is_string_like(const struct type *t)
 	return t->kind == TY_STRING;
 }
 
-/* The bytes one step of pointer p moves, as in C and bpftrace; 0 (after
- * an error at sp) when what it points to has no size (void *). */
+/* The bytes one step of pointer p moves, as in C and bpftrace
+ * (type_ptr_step: a byte for void *); 0 (after an error at sp) when what
+ * it points to has no size. */
 uint32_t sema_ptr_step(struct sema *s, const struct type *p,
 		       struct span sp)
 {
-	const struct type *el = p->elem;
-	uint32_t step = el->kind == TY_PTR ? 8 : el->size;
+	uint32_t step = type_ptr_step(p);
 	if (!step)
 		sema_err(s, sp, "cannot do arithmetic on %s: what it points to "
 			"has no size; cast it to a pointer of a sized type",

@@ -16,6 +16,8 @@
 #include "lang/namedopt.h"
 #include "lang/sema_const.h"
 #include "lang/sema_state.h"
+#include "model/limits.h"
+#include "model/settings.h"
 #include "probes/provider.h"
 #include "util/arena.h"
 #include "util/strbuf.h"
@@ -332,29 +334,149 @@ const struct type *sema_ty_name_of(struct sema *s, struct ast_expr *e,
 			TY_SYSCALL_NAME, 8);
 }
 
+/* Whether a (of type t) is one of 0.26's string-like values: a string,
+ * a char array or a char pointer (assert_str's rule, and its words). */
+static bool string_like(struct sema *s, struct ast_expr *a,
+			const struct type *t)
+{
+	if (t->kind == TY_STRING)
+		return true;
+	if ((t->kind == TY_ARRAY || t->kind == TY_PTR) && t->elem &&
+	    t->elem->kind == TY_INT && t->elem->size == 1)
+		return true;
+	if (t->kind == TY_ARRAY)
+		sema_err(s, a->span, "string-like arrays must contain "
+			 "a char-like type");
+	else if (t->kind == TY_PTR)
+		sema_err(s, a->span, "string-like pointers must point "
+			 "to a char-like type");
+	else
+		sema_err(s, a->span, "string-like values must be either "
+			 "strings, arrays or pointers");
+	return false;
+}
+
 /* strlen(s): of a string, a char array or a char pointer (0.26's
  * string-like values). */
 const struct type *sema_ty_strlen(struct sema *s, struct ast_expr *e,
 				  struct ast_expr *target)
 {
 	const struct type *t = sema_expr(s, arg(e, 0));
-	if (t->kind == TY_NONE)
+	if (t->kind == TY_NONE || !string_like(s, arg(e, 0), t))
 		return &type_none;
-	if (t->kind == TY_STRING)
-		return &type_u64;
-	if ((t->kind == TY_ARRAY || t->kind == TY_PTR) && t->elem &&
-	    t->elem->kind == TY_INT && t->elem->size == 1)
-		return &type_u64;
-	if (t->kind == TY_ARRAY)
-		sema_err(s, arg(e, 0)->span, "string-like arrays must contain "
-			 "a char-like type");
-	else if (t->kind == TY_PTR)
-		sema_err(s, arg(e, 0)->span, "string-like pointers must point "
-			 "to a char-like type");
-	else
-		sema_err(s, arg(e, 0)->span, "string-like values must be either "
-			 "strings, arrays or pointers");
-	return &type_none;
+	return &type_u64;
+}
+
+/* str_concat(s1, s2): bpftrace's stdlib (strings.bt, PR #5265) builds
+ * the two string-like values into a string[1024], whatever max_strlen
+ * is; what does not fit is cut. */
+const struct type *sema_ty_str_concat(struct sema *s, struct ast_expr *e,
+				      struct ast_expr *target)
+{
+	bool ok = true;
+	for (uint32_t i = 0; i < 2; i++) {
+		const struct type *t =
+			sema_probe_string(s, arg(e, i), sema_expr(s, arg(e, i)));
+		if (t->kind == TY_NONE || !string_like(s, arg(e, i), t))
+			ok = false;
+	}
+	return ok ? type_string(s->arena, SEMA_STR_CONCAT_SIZE) : &type_none;
+}
+
+/* ---- config ---- */
+
+/* The value of a named setting now (the environment and the config block
+ * applied) as a literal: a number, a bool or a word, as bpftrace's
+ * __builtin_config gives them (src/ast/passes/builtins.cpp). */
+static struct ast_expr *setting_value(struct sema *s, const struct setting *v,
+				      struct span sp)
+{
+	static const char *const unstable_words[] = { "enable", "warn",
+						      "error" };
+	struct ast_expr *e = new_expr(s, E_INT, sp);
+	const char *word = NULL;
+	switch (v->kind) {
+	case SK_NUM:
+		e->u.num.value = v->u32 ? *v->u32 : v->u64 ? *v->u64 : 0;
+		/* 0: sonde's default, its pages per CPU */
+		if (v->u32 == &limits.perf_rb_pages && !e->u.num.value)
+			e->u.num.value = limits_ringbuf_pages();
+		break;
+	case SK_BOOL:
+		e->u.num.is_bool = true;
+		e->u.num.value = v->flag ? *v->flag != v->inverted :
+					   v->only == ONLY_TRUE;
+		break;
+	case SK_WORD:
+		word = v->words[*v->word];
+		break;
+	case SK_UNSTABLE:
+		/* the ones that gate nothing in sonde are enabled */
+		word = unstable_words[v->word ? *v->word : UNSTABLE_ENABLE];
+		break;
+	case SK_CACHE:
+		word = "PER_PID"; /* what sonde's caches give (settings.c) */
+		break;
+	case SK_LICENSE:
+	case SK_STRING:
+	case SK_FILE:
+	case SK_DIR:
+		word = *v->str ? *v->str : "";
+		break;
+	}
+	if (word) {
+		e->kind = E_STRING;
+		e->u.str.bytes = word;
+		e->u.str.len = (uint32_t)strlen(word);
+	}
+	return e;
+}
+
+/* config (config(), __builtin_config): a record of every config variable
+ * (bpftrace's development branch, PR #5241), in bpftrace's order, then
+ * sonde's own (ustack_unwind, cache_user_symbols); each is a literal of
+ * the value the run uses, so the record is folded where it is read. */
+const struct type *sema_ty_config(struct sema *s, struct ast_expr *e,
+				  struct ast_expr *target)
+{
+	static const char *const order[] = {
+		"cpp_demangle", "lazy_symbolication", "print_maps_on_exit",
+		"use_blazesym", "show_debug_info", "log_size",
+		"max_bpf_progs", "max_cat_bytes", "max_map_keys",
+		"max_probes", "max_strlen", "on_stack_limit",
+		"perf_rb_pages", "str_trunc_trailer",
+		"unstable_import_statement", "unstable_tseries",
+		"unstable_typeinfo", "unstable_dw_ustack", "missing_probes",
+		"stack_mode", "license",
+	};
+	const size_t nord = sizeof(order) / sizeof(order[0]);
+	size_t n = 0;
+	const struct setting **rows = arena_alloc(s->arena,
+						  nsettings * sizeof(*rows));
+	for (size_t i = 0; i < nord; i++)
+		if ((rows[n] = settings_find(order[i])))
+			n++;
+	for (size_t i = 0; i < nsettings; i++) {
+		size_t k = 0;
+		while (k < nord && settings[i].name &&
+		       strcmp(order[k], settings[i].name))
+			k++;
+		if (settings[i].name && k == nord)
+			rows[n++] = &settings[i];
+	}
+	struct ast_expr **items = arena_alloc(s->arena, n * sizeof(*items));
+	const char **names = arena_alloc(s->arena, n * sizeof(*names));
+	for (size_t i = 0; i < n; i++) {
+		items[i] = setting_value(s, rows[i], e->span);
+		names[i] = rows[i]->name;
+	}
+	e->kind = E_TUPLE;
+	memset(&e->u, 0, sizeof(e->u));
+	e->u.list.items = items;
+	e->u.list.names = names;
+	e->u.list.n = (uint32_t)n;
+	e->builtin = BI_NONE;
+	return sema_expr(s, e);
 }
 
 /* ---- compile-time checks and assertions ---- */

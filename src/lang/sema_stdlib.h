@@ -26,6 +26,12 @@ const struct type *sema_ty_name_of(struct sema *s, struct ast_expr *e,
 				   struct ast_expr *target);
 const struct type *sema_ty_strlen(struct sema *s, struct ast_expr *e,
 				  struct ast_expr *target);
+/* str_concat()'s string: bpftrace's string[1024] */
+#define SEMA_STR_CONCAT_SIZE 1024
+const struct type *sema_ty_str_concat(struct sema *s, struct ast_expr *e,
+				      struct ast_expr *target);
+const struct type *sema_ty_config(struct sema *s, struct ast_expr *e,
+				  struct ast_expr *target);
 const struct type *sema_ty_is_kind(struct sema *s, struct ast_expr *e,
 				   struct ast_expr *target);
 const struct type *sema_ty_probetype(struct sema *s, struct ast_expr *e,

@@ -189,15 +189,20 @@ const struct type *sema_decay(struct ast_expr *e, const struct type *t)
 	return e->type;
 }
 
-/* The kind of t alone, as bpftrace 0.26's typestr(Type) names it in
- * "Invalid condition: string". */
+/* The kind of t alone, as bpftrace 0.26's typestr(Type) names it (its
+ * to_string(Type)): "Invalid condition: string", typeinfo's base_type. */
 const char *sema_kind_name(const struct type *t)
 {
 	switch (t->kind) {
+	case TY_NONE: return "none";
+	case TY_VOID: return "void";
+	case TY_INT: return "int";
+	case TY_BOOL: return "bool";
 	case TY_STRING: return "string";
 	case TY_BUF: return "buffer";
 	case TY_TUPLE: return type_is_record(t) ? "record" : "tuple";
-	case TY_RECORD: return "c_type";
+	case TY_RECORD: case TY_FLOAT: return "c_type";
+	case TY_PTR: return "pointer";
 	case TY_ARRAY: return "array";
 	case TY_KSTACK: return "kstack";
 	case TY_USTACK: return "ustack";
@@ -205,10 +210,21 @@ const char *sema_kind_name(const struct type *t)
 	case TY_USYM: return "usym_t";
 	case TY_INET: return "inet";
 	case TY_MACADDR: return "mac_address";
-	case TY_USERNAME: return "username";
+	case TY_USERNAME: return "username_t";
 	case TY_CGROUP_PATH: return "cgroup_path_t";
 	case TY_TIMESTAMP: return "timestamp";
-	case TY_VOID: return "void";
-	default: return "none";
+	/* sonde's named values are bpftrace's strings */
+	case TY_PROBE: case TY_STRERROR: case TY_SIGNAME:
+	case TY_SYSCALL_NAME: return "string";
+	case TY_COUNT: return "count_t";
+	case TY_SUM: return "sum_t";
+	case TY_MIN: return "min_t";
+	case TY_MAX: return "max_t";
+	case TY_AVG: return "avg_t";
+	case TY_STATS: return "stats_t";
+	case TY_HIST: return "hist_t";
+	case TY_LHIST: return "lhist_t";
+	case TY_TSERIES: return "tseries_t";
 	}
+	return "none";
 }

@@ -24,6 +24,7 @@ struct limits limits = {
 	.unstable_dw_ustack = UNSTABLE_WARN,
 	.license = "GPL",
 	.str_trunc_trailer = "..",
+	.on_stack_limit = 32,
 };
 
 /* SONDE_NAME wins over BPFTRACE_NAME; *used is the spelling found. */
@@ -116,6 +117,18 @@ uint32_t limits_ringbuf_bytes(void)
 	while (bytes < want && bytes < (1u << 30))
 		bytes <<= 1;
 	return (uint32_t)bytes;
+}
+
+uint32_t limits_ringbuf_pages(void)
+{
+	if (limits.perf_rb_pages)
+		return limits.perf_rb_pages;
+	long cpus = sysconf(_SC_NPROCESSORS_CONF);
+	long page = sysconf(_SC_PAGESIZE);
+	uint64_t per = (uint64_t)(cpus > 0 ? cpus : 1) *
+		       (uint64_t)(page > 0 ? page : 4096);
+	uint64_t n = limits_ringbuf_bytes() / per;
+	return n ? (uint32_t)n : 1;
 }
 
 /* Every setting with an environment name (settings.c), read from

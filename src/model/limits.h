@@ -42,6 +42,9 @@ struct limits {
 	bool no_print_maps_on_exit; /* print_maps_on_exit = false */
 	const char *license;    /* of the BPF programs; "GPL" */
 	const char *str_trunc_trailer; /* after a cut string; ".." */
+	uint64_t on_stack_limit; /* bpftrace's on_stack_limit, kept only
+				    for config() to read back: where values
+				    live is sonde's choice (settings.c) */
 };
 
 /* bpftrace 0.26's missing_probes config: what an explicit attach point
@@ -61,6 +64,9 @@ extern struct limits limits;
 /* Bytes of the event ring buffer: perf_rb_pages pages for each possible
  * CPU, rounded up to a power of two (the kernel's rule), or 1 MiB. */
 uint32_t limits_ringbuf_bytes(void);
+/* The event ring buffer's pages per CPU in effect: perf_rb_pages, or
+ * what sonde's default (1 MiB in all) comes to. */
+uint32_t limits_ringbuf_pages(void);
 
 /* Reads every variable; a bad value is reported to err as one sentence
  * naming the variable and what it accepts. Returns 0, or -1 after an

@@ -90,7 +90,7 @@ const struct setting settings[] = {
 	 * rest on the BPF stack, a program past 512 bytes refused with a
 	 * located error): no result depends on it, so any limit is taken */
 	{ .name = "on_stack_limit", .kind = SK_NUM, .lo = 0,
-	  .hi = UINT64_MAX },
+	  .hi = UINT64_MAX, NUM64(on_stack_limit) },
 	{ .name = "str_trunc_trailer", .kind = SK_STRING,
 	  .str = &limits.str_trunc_trailer },
 	{ .name = "print_maps_on_exit", .kind = SK_BOOL,

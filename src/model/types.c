@@ -458,3 +458,21 @@ bool type_c_int(const char *text, uint32_t *size, bool *is_signed)
 	return false;
 }
 
+
+uint32_t type_ptr_step(const struct type *p)
+{
+	const struct type *el = p->elem;
+	if (el->kind == TY_PTR)
+		return 8;
+	return el->kind == TY_VOID ? 1 : el->size;
+}
+
+const struct type *type_array(struct arena *a, const struct type *el,
+			      uint32_t n)
+{
+	struct type *t = type_new(a, TY_ARRAY, el->size * n);
+	t->elem = el;
+	t->count = n;
+	t->align = el->align;
+	return t;
+}

@@ -154,6 +154,13 @@ const struct type *type_int_addr(struct arena *a, const struct type *t,
 enum addr_space type_addr_space(const struct type *t);
 struct type *type_new(struct arena *a, enum type_kind kind, uint32_t size);
 const struct type *type_string(struct arena *a, uint32_t size);
+/* An array of n elements of type el. */
+const struct type *type_array(struct arena *a, const struct type *el,
+			      uint32_t n);
+/* The bytes one step of pointer type p moves: what it points to (8 for
+ * a pointer), 1 for void * (GNU C's rule, and bpftrace's: its stdlib's
+ * container_of steps a void * by bytes); 0 for other sizeless types. */
+uint32_t type_ptr_step(const struct type *p);
 const struct type *type_ptr(struct arena *a, const struct type *elem,
 			    bool is_user);
 /* A pointer into space as (AS_NONE: kernel). */
