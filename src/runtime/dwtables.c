@@ -102,6 +102,18 @@ void dwt_close(struct dwtables *d)
 		return;
 	if (d->mm)
 		mmapev_feed_uwtables(d->mm, NULL, NULL, NULL);
+	/* what did not fit: those frames ended [truncated]; say why */
+	struct uwt_stats st;
+	uwt_stats(d->u, &st);
+	if (st.rows_dropped)
+		fprintf(d->err, "WARNING: the unwind tables had no room for "
+			"%zu binaries (%u rows in all): their frames ended "
+			"the stacks, marked [truncated]\n", st.rows_dropped,
+			UW_ROWS_MAX);
+	if (st.maps_dropped)
+		fprintf(d->err, "WARNING: %zu executable mappings were past "
+			"a process's %u: their frames ended the stacks, "
+			"marked [truncated]\n", st.maps_dropped, UW_MAPS_MAX);
 	uwt_close(d->u);
 	free(d);
 }
