@@ -688,9 +688,12 @@ bool ast_probe_uses_builtin(const struct ast_probe *p, int id)
 	return u.found;
 }
 
-/* Whether st is an if whose every branch has an else. */
+/* Whether st is an if whose every branch has an else (a plain block
+ * statement is none: it has no condition). */
 static bool full_if(const struct ast_stmt *st)
 {
+	if (!st || st->kind != S_IF)
+		return false;
 	while (st && st->kind == S_IF)
 		st = st->u.if_.otherwise;
 	return st && st->kind == S_BLOCK;
