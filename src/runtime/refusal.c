@@ -123,6 +123,20 @@ static bool named_limit(const struct cprog *p, const char *log,
 			  VERIFIER_MAX_PROCESSED);
 		return true;
 	}
+	if (strstr(log, "due to 16-bit range")) {
+		/* the kernel rewrites some instructions into several (helper
+		 * calls it inlines, map accesses) after sonde placed the
+		 * jumps; a jump across most of a big program then no longer
+		 * fits its 16-bit offset */
+		sb_printf(sb, "the kernel's verifier gave up (");
+		quote(log, "due to 16-bit range", sb);
+		sb_printf(sb, "): it rewrites some of the program's %u "
+			  "instructions into several, and a jump across them "
+			  "then passes 32,767 instructions: split the work "
+			  "across probes, or unroll fewer times",
+			  p->code.ninsns);
+		return true;
+	}
 	if (strstr(log, "too complex")) {
 		if (loop)
 			sb_printf(sb, "the while loop at %s: ", loop);

@@ -67,6 +67,24 @@ TEST(too_large_without_loop)
 	free((void *)p.code.insns);
 }
 
+/* The kernel grows the program as it rewrites instructions, after the
+ * jumps were placed: the log's one line (seen fuzzing: 100 unrolled
+ * printfs of long strings, 31,602 instructions). */
+TEST(jump_past_16_bits)
+{
+	struct cprog p = prog("begin", 3, NULL);
+	char *s = said(&p, -ENOMEM, "insn 23083 cannot be patched due to "
+				    "16-bit range\n");
+	CHECK_STR(s, "sonde: cannot load the program for begin: the "
+		     "kernel's verifier gave up (\"insn 23083 cannot be "
+		     "patched due to 16-bit range\"): it rewrites some of the "
+		     "program's 4 instructions into several, and a jump "
+		     "across them then passes 32,767 instructions: split the "
+		     "work across probes, or unroll fewer times\n");
+	free(s);
+	free((void *)p.code.insns);
+}
+
 TEST(loops_are_named)
 {
 	struct cprog p = prog("BEGIN", 3, "a.bt:2:5");
@@ -105,6 +123,7 @@ int main(void)
 {
 	RUN(jump_sequence);
 	RUN(too_large_without_loop);
+	RUN(jump_past_16_bits);
 	RUN(loops_are_named);
 	RUN(our_bug_with_the_verifiers_words);
 	return check_done();
