@@ -425,33 +425,61 @@ static struct val bool_val(struct cg *g, struct ast_expr *e)
 	return cg_reg_val(e->type, r);
 }
 
+/* The pointer in p as a plain integer. A variable's address (&$a) is a
+ * stack or map-value pointer to the verifier, which refuses *, /, & and
+ * the like on it even after (uint64) has made it an integer to the
+ * language; the bytes copied by probe_read_kernel come back as a number.
+ * Only probes that take an address pay for the helper call. */
+static ir_reg address_as_integer(struct cg *g, ir_reg p)
+{
+	ir_slot s = ir_slot_new(g->ir, 16, 8);
+	ir_store_slot(g->ir, 8, s, 0, p);
+	ir_reg src = ir_reg_new(g->ir), dst = ir_reg_new(g->ir);
+	ir_slot_addr(g->ir, src, s, 0);
+	ir_slot_addr(g->ir, dst, s, 8);
+	cg_call(g, BPF_FUNC_probe_read_kernel, 3, dst, ir_const(g->ir, 8),
+		src);
+	ir_reg r = ir_reg_new(g->ir);
+	ir_load_slot(g->ir, 8, r, s, 8);
+	return r;
+}
+
 /* The bytes one step of a pointer of type p moves (sema refuses 0). */
 static int64_t ptr_step(const struct type *p)
 {
 	return type_ptr_step(p);
 }
 
-/* p + n, n + p, p - n: n counts elements of what p points to. */
+/* p + n, n + p, p - n: n counts elements of what p points to. p - 2 is
+ * p + -8: the verifier refuses any subtraction from a stack pointer (a
+ * variable's address, &$a), and adding the negative is the same sum. */
 static struct val ptr_arith(struct cg *g, struct ast_expr *e)
 {
 	struct ast_expr *l = e->u.binary.left, *r = e->u.binary.right;
 	struct ast_expr *pe = l->type->kind == TY_PTR ? l : r;
 	struct ast_expr *ne = pe == l ? r : l;
 	int64_t step = ptr_step(pe->type);
-	int bop = e->u.binary.op == OP_ADD ? BPF_ADD : BPF_SUB;
+	bool sub = e->u.binary.op == OP_SUB;
 	ir_reg a = ir_copy(g->ir, cg_int(g, pe));
 	if (ne->kind == E_INT) {
 		int64_t off = (int64_t)ne->u.num.value * step;
+		if (sub)
+			off = -off;
 		if (off >= INT32_MIN && off <= INT32_MAX) {
 			if (off)
-				ir_alui(g->ir, bop, a, (int32_t)off);
+				ir_alui(g->ir, BPF_ADD, a, (int32_t)off);
 			return cg_reg_val(e->type, a);
 		}
 	}
+	/* an offset the verifier cannot bound, on a stack pointer, is
+	 * refused (before 6.x also a bounded one through a negation): the
+	 * address goes as a number, read through as any other */
+	if (g->addressed.len)
+		a = address_as_integer(g, a);
 	ir_reg n = ir_copy(g->ir, cg_int(g, ne));
 	if (step != 1)
 		ir_alui(g->ir, BPF_MUL, n, (int32_t)step);
-	ir_alu(g->ir, bop, a, n);
+	ir_alu(g->ir, sub ? BPF_SUB : BPF_ADD, a, n);
 	return cg_reg_val(e->type, a);
 }
 
@@ -632,6 +660,9 @@ static struct val cast(struct cg *g, struct ast_expr *e)
 		return cg_reg_val(to, r);
 	}
 	ir_reg r = ir_copy(g->ir, cg_to_reg(g, v));
+	if (to->kind == TY_INT && e->u.cast.operand->type->kind == TY_PTR &&
+	    g->addressed.len)
+		r = address_as_integer(g, r);
 	if (to->kind == TY_INT)
 		cg_extend(g, r, to->size, to->is_signed);
 	return cg_reg_val(to, r);

@@ -34,8 +34,9 @@ uint32_t sema_ptr_step(struct sema *s, const struct type *p,
 /* A pointer with an integer or with another pointer, as bpftrace has it:
  * p + n, n + p and p - n step by the pointee's size and stay pointers;
  * pointers compare with pointers and integers; p - q is refused, as in
- * bpftrace (it does not divide by the size). Other operators work on the
- * address as an integer. */
+ * bpftrace (it does not divide by the size), and so are the other
+ * operators (p / 2, p & 3): the verifier refuses them on a variable's
+ * address, and (uint64)p says the integer is meant. */
 static const struct type *check_ptr_binary(struct sema *s, struct ast_expr *e,
 					   const struct type *l,
 					   const struct type *r)
@@ -43,8 +44,11 @@ static const struct type *check_ptr_binary(struct sema *s, struct ast_expr *e,
 	enum ast_op op = e->u.binary.op;
 	if (op == OP_LAND || op == OP_LOR || (op >= OP_EQ && op <= OP_GE))
 		return &type_bool;
-	if (op != OP_ADD && op != OP_SUB)
-		return &type_u64;
+	if (op != OP_ADD && op != OP_SUB) {
+		sema_err(s, e->span, "the '%s' operator cannot be used on %s and "
+			"%s", ast_op_str(op), sema_tname(s, l), sema_tname(s, r));
+		return &type_none;
+	}
 	if ((l->kind == TY_PTR && r->kind == TY_PTR) ||
 	    (op == OP_SUB && l->kind != TY_PTR)) {
 		sema_err(s, e->span, "the '%s' operator cannot be used on %s and "

@@ -111,11 +111,12 @@ static void check_assign(struct sema *s, struct ast_stmt *st)
 				 !sema_target_var(s, tgt)->typed)
 				sema_target_var(s, tgt)->type = plain;
 		}
-		/* p += n steps by the pointee, as p = p + n does */
+		/* p += n steps by the pointee, as p = p + n does; the other
+		 * operators are refused on pointers, as in p = p / 2 */
 		enum ast_op op = st->u.assign.op;
-		if ((op == OP_ADD || op == OP_SUB) &&
-		    (cur->kind == TY_PTR || t->kind == TY_PTR)) {
-			if (cur->kind != TY_PTR || t->kind == TY_PTR)
+		if (cur->kind == TY_PTR || t->kind == TY_PTR) {
+			if ((op != OP_ADD && op != OP_SUB) ||
+			    cur->kind != TY_PTR || t->kind == TY_PTR)
 				sema_err(s, st->span, "the '%s=' operator cannot be "
 					"used on %s and %s", ast_op_str(op),
 				    sema_tname(s, cur), sema_tname(s, t));

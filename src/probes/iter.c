@@ -124,7 +124,10 @@ static int iterate(const struct probe_target *t, struct probe_attachment *att,
 		if (bpf_obj_pin(link, pin)) {
 			int err = -errno;
 			fprintf(stderr, "ERROR: Failed to pin iter probe link "
-				"at %s: %s\n", pin, strerror(-err));
+				"at %s: %s%s\n", pin, strerror(-err),
+				err == -ENOENT || err == -EPERM ?
+				" (no BPF file system there? mount one: "
+				"mount -t bpf bpf /sys/fs/bpf)" : "");
 			return err;
 		}
 		fprintf(out, "Program pinned to %s\n", pin);
@@ -153,6 +156,9 @@ static int iterate(const struct probe_target *t, struct probe_attachment *att,
 		}
 	}
 	close(fd);
+	if (err)
+		fprintf(stderr, "ERROR: Failed to read iter probe %s: %s\n",
+			t->name, strerror(-err));
 	return err;
 }
 

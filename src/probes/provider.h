@@ -279,7 +279,8 @@ struct provider {
 	/* For targets whose program runs when read (BPF iterators): after
 	 * attaching, the runtime calls this instead of waiting for events;
 	 * it runs the program over every object, writing what it prints to
-	 * out (or pins it, saying so). Returns 0 or -errno. NULL: none. */
+	 * out (or pins it, saying so). Returns 0 or -errno, having said
+	 * what failed on stderr. NULL: none. */
 	int (*iterate)(const struct probe_target *t,
 		       struct probe_attachment *att, FILE *out);
 };

@@ -1047,8 +1047,9 @@ static int run_tests(struct run *r)
 }
 
 /* Reads every attached iterator target (provider iterate hook) into the
- * output. Returns whether there was one. */
-static bool iterate_all(struct run *r)
+ * output. Returns whether there was one; *failed says whether one could
+ * not be read or pinned (the provider said why). */
+static bool iterate_all(struct run *r, bool *failed)
 {
 	bool any = false;
 	for (uint32_t i = 0; i < r->c->nprogs; i++) {
@@ -1060,10 +1061,8 @@ static bool iterate_all(struct run *r)
 			any = true;
 			struct probe_attachment *att =
 				&r->atts[prog_att_base(r->c, i) + k];
-			int err = t->prov->iterate(t, att, r->out.f);
-			if (err)
-				fprintf(r->err, "sonde: cannot read %s: %s\n",
-					t->name, err_str(-err));
+			if (t->prov->iterate(t, att, r->out.f))
+				*failed = true;
 			consume(r);
 		}
 	}
@@ -1096,6 +1095,7 @@ int run_program(const struct compiled *c, const struct run_opts *o)
 	uint32_t left_out = 0;
 	/* --bench: the benchmarks instead of the probes, then end */
 	int test_failed = 0;
+	bool iter_failed = false;
 	if (!err && o->bench) {
 		err = run_benches(&r);
 		r.stop = true;
@@ -1158,7 +1158,8 @@ int run_program(const struct compiled *c, const struct run_opts *o)
 	}
 	/* An iterator runs as it is read: all of it now, then the run ends
 	 * (bpftrace 0.26's run_iter). */
-	if (!err && !r.stop && !r.ev.exit_requested && iterate_all(&r))
+	if (!err && !r.stop && !r.ev.exit_requested &&
+	    iterate_all(&r, &iter_failed))
 		r.stop = true;
 	/* Nothing attached (only begin and end probes, or every probe
 	 * missing and let be): bpftrace 0.26 drains what begin printed and
@@ -1215,5 +1216,5 @@ int run_program(const struct compiled *c, const struct run_opts *o)
 	}
 	int code = r.ev.exit_code & 0xff;
 	run_close(&r);
-	return err ? err : test_failed ? 1 : code;
+	return err ? err : test_failed || iter_failed ? 1 : code;
 }
