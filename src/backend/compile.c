@@ -46,8 +46,10 @@ int ir_compile(struct ir *ir, struct bpf_code *out)
 		err = ir_lower(ir, preg, &ml);
 	if (!err) {
 		ir_peephole(&ml);
-		err = ir_encode(ir, &ml, out);
+		err = ir_relax_jumps(ir, &ml);
 	}
+	if (!err)
+		err = ir_encode(ir, &ml, out);
 	vec_free(&ml.v);
 	free(preg);
 	return err;

@@ -188,6 +188,8 @@ bool ir_slot_spans(const struct ir *ir, const int32_t *ptr,
 		   struct ir_span *spans);
 int ir_lower(struct ir *ir, const int8_t *preg, struct mi_list *out);
 void ir_peephole(struct mi_list *ml);
+/* relax.c: jumps out of a BPF offset's reach go through islands. */
+int ir_relax_jumps(struct ir *ir, struct mi_list *ml);
 int ir_encode(struct ir *ir, const struct mi_list *ml, struct bpf_code *out);
 
 #endif

@@ -556,37 +556,70 @@ TEST(atomic_add_and_map_value_pointers)
 }
 
 /* A forward jump over 40000 instructions does not fit in 16 bits. */
-TEST(jump_offset_overflow_is_an_error)
+/* x + n, as n single-instruction adds. */
+static void adds(struct ir *ir, ir_reg x, int n)
 {
-	struct ir *ir = ir_new();
-	ir_reg x = ir_const(ir, 1);
-	ir_label end = ir_label_new(ir);
-	ir_jmpi(ir, BPF_JEQ, x, 5, end);
-	for (int i = 0; i < 40000; i++)
+	for (int i = 0; i < n; i++)
 		ir_alui(ir, BPF_ADD, x, 1);
-	ir_exit(ir, x);
-	ir_label_bind(ir, end);
-	ir_exiti(ir, 0);
-	struct bpf_code p;
-	CHECK(ir_compile(ir, &p) == -E2BIG);
-	CHECK(ir_error(ir) && strstr(ir_error(ir), "jump"));
-	CHECK(p.insns == NULL);
-	ir_free(ir);
+}
 
-	/* 30000 is in range, and the verifier takes it. */
+/* The unconditional jumps in p: the islands and their jumps over
+ * themselves. */
+static uint32_t count_ja(const struct bpf_code *p)
+{
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < p->ninsns; i++)
+		n += p->insns[i].code == (BPF_JMP | BPF_JA);
+	return n;
+}
+
+/* Jumps past a 16-bit offset's reach go through islands (relax.c), taken
+ * or not, forward and backward, and jumps to one target share them. */
+TEST(far_jumps_go_through_islands)
+{
 	struct harness h;
 	CHECK(harness_init(&h) == 0);
-	ir = ir_new();
-	x = ir_const(ir, 1);
-	end = ir_label_new(ir);
-	ir_jmpi(ir, BPF_JEQ, x, 5, end);
-	for (int i = 0; i < 30000; i++)
-		ir_alui(ir, BPF_ADD, x, 1);
+	for (int taken = 0; taken < 2; taken++) {
+		struct ir *ir = ir_new();
+		ir_reg x = pkt_len(ir);
+		ir_label end = ir_label_new(ir);
+		ir_jmpi(ir, taken ? BPF_JEQ : BPF_JNE, x, SKB_LEN, end);
+		adds(ir, x, 40000);
+		ir_exit(ir, x);
+		ir_label_bind(ir, end);
+		ir_exiti(ir, 7);
+		RUN_OK(&h, ir);
+		CHECK(h.retval == (taken ? 7u : SKB_LEN + 40000u));
+	}
+
+	/* 20 jumps to one far label, none taken: the islands they share */
+	struct ir *ir = ir_new();
+	ir_reg x = pkt_len(ir);
+	ir_label end = ir_label_new(ir);
+	for (int i = 0; i < 20; i++) {
+		ir_jmpi(ir, BPF_JEQ, x, 100000 + i, end);
+		adds(ir, x, 2000);
+	}
 	ir_exit(ir, x);
 	ir_label_bind(ir, end);
-	ir_exiti(ir, 0);
+	ir_exiti(ir, 7);
+	struct bpf_code p;
+	CHECK(ir_compile(ir, &p) == 0);
+	CHECK(count_ja(&p) <= 8);
+	bpf_code_free(&p);
+	ir_free(ir);
+
+	/* a loop whose body is past the reach: its back edge too */
+	ir = ir_new();
+	x = pkt_len(ir);
+	ir_reg i = ir_const(ir, 0);
+	ir_label head = ir_label_here(ir);
+	adds(ir, x, 20000);
+	ir_alui(ir, BPF_ADD, i, 1);
+	ir_jmpi(ir, BPF_JLT, i, 3, head);
+	ir_exit(ir, x);
 	RUN_OK(&h, ir);
-	CHECK(h.retval == 30001);
+	CHECK(h.retval == SKB_LEN + 60000u);
 	harness_fini(&h);
 }
 
@@ -1129,7 +1162,7 @@ int main(void)
 	RUN(jump_lists_and_or);
 	RUN(call_args_parallel_move);
 	RUN(atomic_add_and_map_value_pointers);
-	RUN(jump_offset_overflow_is_an_error);
+	RUN(far_jumps_go_through_islands);
 	RUN(btf_var_load_is_no_map_reloc);
 	RUN(stack_limit_is_an_error);
 	RUN(frame_shares_dead_slots);
