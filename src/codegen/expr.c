@@ -425,25 +425,6 @@ static struct val bool_val(struct cg *g, struct ast_expr *e)
 	return cg_reg_val(e->type, r);
 }
 
-/* The pointer in p as a plain integer. A variable's address (&$a) is a
- * stack or map-value pointer to the verifier, which refuses *, /, & and
- * the like on it even after (uint64) has made it an integer to the
- * language; the bytes copied by probe_read_kernel come back as a number.
- * Only probes that take an address pay for the helper call. */
-static ir_reg address_as_integer(struct cg *g, ir_reg p)
-{
-	ir_slot s = ir_slot_new(g->ir, 16, 8);
-	ir_store_slot(g->ir, 8, s, 0, p);
-	ir_reg src = ir_reg_new(g->ir), dst = ir_reg_new(g->ir);
-	ir_slot_addr(g->ir, src, s, 0);
-	ir_slot_addr(g->ir, dst, s, 8);
-	cg_call(g, BPF_FUNC_probe_read_kernel, 3, dst, ir_const(g->ir, 8),
-		src);
-	ir_reg r = ir_reg_new(g->ir);
-	ir_load_slot(g->ir, 8, r, s, 8);
-	return r;
-}
-
 /* The bytes one step of a pointer of type p moves (sema refuses 0). */
 static int64_t ptr_step(const struct type *p)
 {
@@ -475,7 +456,7 @@ static struct val ptr_arith(struct cg *g, struct ast_expr *e)
 	 * refused (before 6.x also a bounded one through a negation): the
 	 * address goes as a number, read through as any other */
 	if (g->addressed.len)
-		a = address_as_integer(g, a);
+		a = cg_ptr_as_int(g, a);
 	ir_reg n = ir_copy(g->ir, cg_int(g, ne));
 	if (step != 1)
 		ir_alui(g->ir, BPF_MUL, n, (int32_t)step);
@@ -662,7 +643,7 @@ static struct val cast(struct cg *g, struct ast_expr *e)
 	ir_reg r = ir_copy(g->ir, cg_to_reg(g, v));
 	if (to->kind == TY_INT && e->u.cast.operand->type->kind == TY_PTR &&
 	    g->addressed.len)
-		r = address_as_integer(g, r);
+		r = cg_ptr_as_int(g, r);
 	if (to->kind == TY_INT)
 		cg_extend(g, r, to->size, to->is_signed);
 	return cg_reg_val(to, r);

@@ -145,7 +145,8 @@ struct val cg_bi_write_user(struct cg *g, struct ast_expr *e,
  * variable on this CPU (bpf_this_cpu_ptr) or on cpu (bpf_per_cpu_ptr,
  * NULL past the CPUs), of the BTF variable sema found. The kernel's
  * pointer is copied out through a read into a plain integer, which the
- * program may do arithmetic on and compare before any NULL check. */
+ * program may do arithmetic on and compare before any NULL check
+ * (cg_ptr_as_int). */
 struct val cg_bi_percpu_kaddr(struct cg *g, struct ast_expr *e,
 			      struct ast_expr *tg)
 {
@@ -166,15 +167,7 @@ struct val cg_bi_percpu_kaddr(struct cg *g, struct ast_expr *e,
 	ir_reg p = e->u.call.args.n > 1 ?
 		cg_call(g, BPF_FUNC_per_cpu_ptr, 2, var, cg_int(g, arg(e, 1))) :
 		cg_call(g, BPF_FUNC_this_cpu_ptr, 1, var);
-	ir_slot from = ir_slot_new(g->ir, 8, 8), to = ir_slot_new(g->ir, 8, 8);
-	ir_store_slot(g->ir, 8, from, 0, p);
-	ir_reg d = ir_reg_new(g->ir), s = ir_reg_new(g->ir);
-	ir_slot_addr(g->ir, d, to, 0);
-	ir_slot_addr(g->ir, s, from, 0);
-	cg_call(g, BPF_FUNC_probe_read_kernel, 3, d, ir_const(g->ir, 8), s);
-	ir_reg r = ir_reg_new(g->ir);
-	ir_load_slot(g->ir, 8, r, to, 0);
-	return cg_reg_val(e->type, r);
+	return cg_reg_val(e->type, cg_ptr_as_int(g, p));
 }
 
 /* comm(pid): the task's comm read through the reference the kfunc

@@ -410,3 +410,18 @@ int cg_read_fn(struct cg *g, const struct type *t, bool str)
 			  .addr = f & (CTX_USER | CTX_KERNEL) ? AS_NONE :
 							       AS_MIXED }, str);
 }
+
+/* The pointer in p as a plain integer (values.h). */
+ir_reg cg_ptr_as_int(struct cg *g, ir_reg p)
+{
+	ir_slot s = ir_slot_new(g->ir, 16, 8);
+	ir_store_slot(g->ir, 8, s, 0, p);
+	ir_reg src = ir_reg_new(g->ir), dst = ir_reg_new(g->ir);
+	ir_slot_addr(g->ir, src, s, 0);
+	ir_slot_addr(g->ir, dst, s, 8);
+	cg_call(g, BPF_FUNC_probe_read_kernel, 3, dst, ir_const(g->ir, 8),
+		src);
+	ir_reg r = ir_reg_new(g->ir);
+	ir_load_slot(g->ir, 8, r, s, 8);
+	return r;
+}

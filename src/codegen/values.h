@@ -45,6 +45,13 @@ bool cg_scalar_size_ok(uint32_t size);
 
 /* The read helper for the memory at V_ADDR v (str: a string read). */
 int cg_val_read_fn(const struct val *v, bool str);
+/* The pointer in p as a plain integer: the bytes copied out by
+ * probe_read_kernel. The verifier refuses *, /, >>, unbounded offsets
+ * and the like on a pointer it tracks (a variable's address &$a, a
+ * per-CPU variable's) even after (uint64) has made it an integer to the
+ * language. Costs a helper call: only probes that take such addresses
+ * pay it. */
+ir_reg cg_ptr_as_int(struct cg *g, ir_reg p);
 /* The helper that reads (str: a string at) an address of type t: a
  * pointer's or a marked integer's space (enum addr_space), else the
  * space of the probe's addresses. */
