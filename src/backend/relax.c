@@ -25,6 +25,10 @@
  * lookups), and a jump it cannot patch fails the load ("cannot be
  * patched due to 16-bit range"). */
 #define RELAX_REACH 16383
+/* A jump already sent to an island is not moved again: another island
+ * would leave the first one unreached, which the verifier refuses. The
+ * islands later passes insert in between may stretch it this far. */
+#define RELAX_ISLAND_REACH 30000
 #define RELAX_MAX_PASSES 64
 
 struct island {
@@ -86,8 +90,8 @@ static int32_t island_for(struct mi_list *ml, const uint32_t *pc,
 }
 
 /* One pass: islands for the jumps out of reach. Returns how many jumps
- * it moved onto islands. */
-static size_t relax_pass(struct mi_list *ml)
+ * it moved onto islands. Labels from first_island on are islands'. */
+static size_t relax_pass(struct mi_list *ml, uint32_t first_island)
 {
 	size_t n = ml->v.len;
 	uint32_t *pc = xmalloc((n + 1) * sizeof(*pc));
@@ -109,7 +113,9 @@ static size_t relax_pass(struct mi_list *ml)
 		if (m->kind != MI_INSN || m->label < 0)
 			continue;
 		int64_t off = label_pc[m->label] - (int64_t)pc[i] - 1;
-		if (off >= -RELAX_REACH && off <= RELAX_REACH)
+		int64_t reach = (uint32_t)m->label >= first_island ?
+				RELAX_ISLAND_REACH : RELAX_REACH;
+		if (off >= -reach && off <= reach)
 			continue;
 		m->label = island_for(ml, pc, n, pc[i], m->label,
 				      (uint32_t)label_pc[m->label], &isl);
@@ -158,8 +164,9 @@ static size_t relax_pass(struct mi_list *ml)
 
 int ir_relax_jumps(struct ir *ir, struct mi_list *ml)
 {
+	uint32_t first_island = ml->nlabels;
 	for (int pass = 0; pass < RELAX_MAX_PASSES; pass++)
-		if (!relax_pass(ml))
+		if (!relax_pass(ml, first_island))
 			return 0;
 	return ir_fail(ir, E2BIG, "cannot place the program's jumps: "
 		       "islands for its far jumps did not settle in %d passes",
