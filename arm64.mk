@@ -110,13 +110,16 @@ $(A64_DIR)/libsonde.a: $(A64_LIB_OBJS)
 $(A64_DIR)/static_glue.o: packaging/static_glue.c $(A64_MHD_A) | $(A64_STAMP)
 	$(A64_CC) $(A64_CFLAGS) -c $< -o $@
 
+# Linked beside and renamed: an arm64 guest may be running the previous
+# one (tests/vm reads it over 9p).
 $(A64_BIN): $(A64_DIR)/src/main.o $(A64_DIR)/static_glue.o $(A64_DIR)/libsonde.a $(A64_MHD_A)
-	$(A64_CC) -static -o $@ $(A64_DIR)/src/main.o $(A64_DIR)/static_glue.o \
+	$(A64_CC) -static -o $@.tmp $(A64_DIR)/src/main.o $(A64_DIR)/static_glue.o \
 		$(A64_DIR)/libsonde.a $(A64_LIBS) 2>$(A64_DIR)/link.log || \
 		{ cat $(A64_DIR)/link.log >&2; exit 1; }
 	@# as make static: a dlopen warning means a member that loads shared objects
 	@if grep -q "Using 'dlopen'" $(A64_DIR)/link.log; then \
-		cat $(A64_DIR)/link.log >&2; rm -f $@; \
+		cat $(A64_DIR)/link.log >&2; rm -f $@.tmp; \
 		echo "make arm64: a linked member calls dlopen (above)" >&2; exit 1; fi
+	mv -f $@.tmp $@
 
 -include $(A64_LIB_OBJS:.o=.d) $(A64_DIR)/src/main.d
