@@ -11,24 +11,39 @@
 
 #define NT_STAPSDT 3
 
-/* "%reg" with the '%' already consumed: the register's name runs to a
- * delimiter. x86_64's assembler names (AT&T syntax). */
-static int reg_at(const char **p, uint32_t *off)
+/* A register's name at *p, running to one of delims, as a's assembler
+ * writes it (x86_64's without its '%'): its pt_regs offset into *off.
+ * Returns 0, 1 for x86_64's rip (position-dependent: not readable here),
+ * or -EINVAL. */
+static int reg_at(enum arch a, const char **p, const char *delims,
+		  uint32_t *off)
 {
 	char name[16];
-	size_t n = strcspn(*p, ",) ");
+	size_t n = strcspn(*p, delims);
 	if (n == 0 || n >= sizeof(name))
 		return -EINVAL;
 	memcpy(name, *p, n);
 	name[n] = 0;
 	*p += n;
-	if (!strcmp(name, "rip"))
-		return 1; /* position-dependent: not readable here */
-	int r = regs_abi(ARCH_X86_64)->asm_offset(name);
+	if (a == ARCH_X86_64 && !strcmp(name, "rip"))
+		return 1;
+	int r = regs_abi(a)->asm_offset(name);
 	if (r < 0)
 		return -EINVAL;
 	*off = (uint32_t)r;
 	return 0;
+}
+
+/* x86_64's (AT&T syntax): "%rax" with the '%' consumed */
+static int x86_reg_at(const char **p, uint32_t *off)
+{
+	return reg_at(ARCH_X86_64, p, ",) ", off);
+}
+
+/* aarch64's: "x0", "w1", "sp" */
+static int a64_reg_at(const char **p, uint32_t *off)
+{
+	return reg_at(ARCH_AARCH64, p, ",] ", off);
 }
 
 /* A constant as the probe's argument of size bytes holds it: gcc writes
@@ -64,23 +79,6 @@ static const char *parse_size(const char *spec, struct usdt_arg *out)
 		return NULL;
 	out->size = (uint8_t)size;
 	return p;
-}
-
-/* aarch64's register operand at *p: the name runs to a delimiter */
-static int a64_reg_at(const char **p, uint32_t *off)
-{
-	char name[8];
-	size_t n = strcspn(*p, ",] ");
-	if (n == 0 || n >= sizeof(name))
-		return -EINVAL;
-	memcpy(name, *p, n);
-	name[n] = 0;
-	*p += n;
-	int r = regs_abi(ARCH_AARCH64)->asm_offset(name);
-	if (r < 0)
-		return -EINVAL;
-	*off = (uint32_t)r;
-	return 0;
 }
 
 /* aarch64's forms, as its assembler prints sdt.h's operands (libbpf's
@@ -150,7 +148,7 @@ int usdt_parse_arg_arch(enum arch a, const char *spec, struct usdt_arg *out)
 	}
 	if (*p == '%') {
 		p++;
-		int r = reg_at(&p, &out->reg);
+		int r = x86_reg_at(&p, &out->reg);
 		if (r < 0 || *p)
 			return -EINVAL;
 		out->kind = r ? USDT_ARG_BAD : USDT_ARG_REG;
@@ -170,7 +168,7 @@ int usdt_parse_arg_arch(enum arch a, const char *spec, struct usdt_arg *out)
 	if (p[0] != '(' || p[1] != '%')
 		return -EINVAL;
 	p += 2;
-	int r = reg_at(&p, &out->reg);
+	int r = x86_reg_at(&p, &out->reg);
 	if (r < 0)
 		return -EINVAL;
 	if (r) {
@@ -182,7 +180,7 @@ int usdt_parse_arg_arch(enum arch a, const char *spec, struct usdt_arg *out)
 		if (p[1] != '%')
 			return -EINVAL;
 		p += 2;
-		if (reg_at(&p, &out->index))
+		if (x86_reg_at(&p, &out->index))
 			return -EINVAL;
 		long scale = 1;
 		if (*p == ',') {
