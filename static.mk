@@ -120,7 +120,7 @@ DEB_VERSION  = $(shell dpkg-parsechangelog -l debian/changelog -S Version 2>/dev
 DEB_ARCH     = $(shell dpkg --print-architecture 2>/dev/null)
 DEB_SRC_VERSION = $(shell sed -n 's/^\#define SONDE_VERSION "\(.*\)"/\1/p' src/driver/cli.h)
 DEB_JOBS    ?= 2
-DEB_TREE     = Makefile static.mk README.md src tools docs completions debian
+DEB_TREE     = Makefile static.mk arm64.mk README.md src tools docs completions debian
 
 deb:
 	@test "$(DEB_VERSION)" = "$(DEB_SRC_VERSION)" || { echo "make deb: debian/changelog's version '$(DEB_VERSION)' is not SONDE_VERSION '$(DEB_SRC_VERSION)'" >&2; exit 1; }
