@@ -417,6 +417,47 @@ TEST(aarch64_usdt_forms)
 	      u.kind == USDT_ARG_BAD);
 }
 
+/* An x86_64 sonde refuses a uprobe or USDT probe in aarch64's binary (its
+ * offsets, registers and instructions are another machine's), located and
+ * naming the machine: the build's sonde, beside this test's directory. */
+TEST(foreign_machine_refused)
+{
+	if (arch_build() != ARCH_X86_64)
+		SKIP("the foreign binary at hand is aarch64's");
+	char bin[300], exe[4096], cmd[8192];
+	snprintf(bin, sizeof(bin), "%s/usdt-O2", tmpdir);
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 32);
+	if (n <= 0 || access(bin, R_OK))
+		SKIP("no aarch64 binary (aarch64_usdt did not build one)");
+	exe[n] = 0;
+	char *slash = strstr(exe, "/tests/unit/");
+	if (!slash)
+		SKIP("this test is not in BUILD/tests/unit");
+	strcpy(slash, "/sonde");
+	if (access(exe, X_OK))
+		SKIP("no BUILD/sonde beside this test");
+	const char *probes[] = { "uprobe:%s:f", "usdt:%s:sonde:regs" };
+	for (int i = 0; i < 2; i++) {
+		char ap[400];
+		snprintf(ap, sizeof(ap), probes[i], bin);
+		snprintf(cmd, sizeof(cmd), "%s -e '%s { exit(); }' 2>&1; "
+			 "echo rc=$?", exe, ap);
+		char *out = run(cmd);
+		CHECK(out);
+		if (!out)
+			continue;
+		char want[600];
+		snprintf(want, sizeof(want), "stdin:1:1-%zu: ERROR: %s target "
+			 "file '%s' is a binary of another machine (aarch64): "
+			 "this sonde traces x86_64\n", strlen(ap) + 1,
+			 i ? "usdt" : "uprobe", bin);
+		if (!strstr(out, want))
+			printf("# got: %s", out);
+		CHECK(strstr(out, want) && strstr(out, "rc=1\n"));
+		free(out);
+	}
+}
+
 int main(void)
 {
 	if (!mkdtemp(tmpdir)) {
@@ -429,6 +470,7 @@ int main(void)
 	RUN(x86_64_syscalls);
 	RUN(aarch64_usdt);
 	RUN(aarch64_usdt_forms);
+	RUN(foreign_machine_refused);
 	char cmd[300];
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
 	if (system(cmd) != 0)
