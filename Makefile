@@ -142,4 +142,6 @@ clean:
 include src/stdlib/stdlib.mk
 # make static (build/sonde-static) and make deb (the Debian package)
 include static.mk
+# make arm64 (build/arm64/sonde: static, cross-compiled for aarch64)
+include arm64.mk
 -include $(LIB_OBJS:.o=.d) $(BUILD)/src/main.d

@@ -74,16 +74,24 @@ else
 endif
 	@touch $@
 
-$(MHD_A): $(MHD_DIR)/src/configure
-	@# Debian's own compiler flags (hardening: it serves the network)
-	cd $(MHD_DIR)/src && ./configure -q CC="$(CC)" \
-		CFLAGS="$$(dpkg-buildflags --get CFLAGS)" CPPFLAGS="$$(dpkg-buildflags --get CPPFLAGS)" \
-		--prefix=$(MHD_DIR)/inst $(MHD_CONFIGURE) >../configure.log 2>&1 || \
+# $(call mhd_build,DIR,CC,DEBIAN_ARCH,CONFIGURE_ARGS): libmicrohttpd.a
+# and its header into DIR/inst, from the source unpacked in DIR/src, with
+# Debian's own compiler flags for that architecture (hardening: it serves
+# the network). arm64.mk builds its own with it.
+define mhd_build
+	cd $(1)/src && ./configure -q CC="$(2)" \
+		CFLAGS="$$(DEB_HOST_ARCH=$(3) dpkg-buildflags --get CFLAGS)" \
+		CPPFLAGS="$$(DEB_HOST_ARCH=$(3) dpkg-buildflags --get CPPFLAGS)" \
+		--prefix=$(1)/inst $(MHD_CONFIGURE) $(4) >../configure.log 2>&1 || \
 		{ tail -20 ../configure.log >&2; exit 1; }
-	$(MAKE) -s -C $(MHD_DIR)/src/src/microhttpd install >$(MHD_DIR)/make.log 2>&1 || \
-		{ tail -20 $(MHD_DIR)/make.log >&2; exit 1; }
-	$(MAKE) -s -C $(MHD_DIR)/src/src/include install >>$(MHD_DIR)/make.log 2>&1
+	$(MAKE) -s -C $(1)/src/src/microhttpd install >$(1)/make.log 2>&1 || \
+		{ tail -20 $(1)/make.log >&2; exit 1; }
+	$(MAKE) -s -C $(1)/src/src/include install >>$(1)/make.log 2>&1
 	@touch $@
+endef
+
+$(MHD_A): $(MHD_DIR)/src/configure
+	$(call mhd_build,$(MHD_DIR),$(CC),$(DEB_ARCH))
 
 # What a static executable needs that the dynamic one does not:
 # packaging/static_glue.c (its comment says what and why).
@@ -112,7 +120,7 @@ DEB_VERSION  = $(shell dpkg-parsechangelog -l debian/changelog -S Version 2>/dev
 DEB_ARCH     = $(shell dpkg --print-architecture 2>/dev/null)
 DEB_SRC_VERSION = $(shell sed -n 's/^\#define SONDE_VERSION "\(.*\)"/\1/p' src/driver/cli.h)
 DEB_JOBS    ?= 2
-DEB_TREE     = Makefile static.mk README.md src tools docs completions debian
+DEB_TREE     = Makefile static.mk arm64.mk README.md src tools docs completions debian
 
 deb:
 	@test "$(DEB_VERSION)" = "$(DEB_SRC_VERSION)" || { echo "make deb: debian/changelog's version '$(DEB_VERSION)' is not SONDE_VERSION '$(DEB_SRC_VERSION)'" >&2; exit 1; }

@@ -32,6 +32,8 @@ PKGS=(
 	time                                  # /usr/bin/time: CPU time and peak memory of the hostile inputs (tests/errors), the compile benchmark
 	golang-go                             # go tool pprof, the reader of every profile sonde writes (tests/pprof)
 	libc6-dev liblzma-dev libbz2-dev      # make static: libc.a, and the liblzma.a and libbz2.a that libdw.a needs (the other .a come with the -dev packages above)
+	gcc-aarch64-linux-gnu libc6-dev-arm64-cross # make arm64: the cross compiler, arm64's libc.a and kernel headers (linux-libc-dev-arm64-cross); the other arm64 libraries are Debian's arm64 -dev packages unpacked into a sysroot (arm64.mk)
+	qemu-system-arm                       # the arm64 layer (tests/vm arm64 guest)
 	dpkg-dev debhelper lintian build-essential # make static: apt-get source and dpkg-source (libmicrohttpd, built without HTTPS); make deb: dpkg-buildpackage (which wants build-essential), dh; lintian (tests/deb)
 )
 

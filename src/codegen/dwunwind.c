@@ -119,8 +119,8 @@ static void read_word(struct cg *g, int fn, ir_reg d, ir_reg addr,
 
 static void load_ctx_regs(struct cg *g, ir_reg ip, ir_reg sp, ir_reg bp)
 {
-	ir_load(g->ir, 8, ip, ir_ctx(g->ir), (int16_t)regs_offset("ip"));
-	ir_load(g->ir, 8, sp, ir_ctx(g->ir), (int16_t)regs_offset("sp"));
+	ir_load(g->ir, 8, ip, ir_ctx(g->ir), (int16_t)regs_pc_offset());
+	ir_load(g->ir, 8, sp, ir_ctx(g->ir), (int16_t)regs_sp_offset());
 	ir_load(g->ir, 8, bp, ir_ctx(g->ir), (int16_t)regs_offset("bp"));
 }
 

@@ -37,7 +37,7 @@ static ir_reg capture_with_caller(struct cg *g, const struct type *t,
 	uint32_t fsz = type_stack_frame_size(t);
 	uint32_t ipoff = fsz - 8; /* the address: last in a build-id frame */
 	ir_reg sp = ir_reg_new(g->ir);
-	ir_load(g->ir, 8, sp, ir_ctx(g->ir), (int16_t)regs_offset("sp"));
+	ir_load(g->ir, 8, sp, ir_ctx(g->ir), (int16_t)regs_sp_offset());
 	ir_reg rd = cg_call(g, BPF_FUNC_probe_read_user, 3,
 			    cg_mem_addr(g, dst, ips + ipoff), ir_const(g->ir, 8),
 			    sp);

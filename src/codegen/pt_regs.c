@@ -73,11 +73,13 @@ struct val cg_usdt_arg(struct cg *g, struct ast_expr *e, uint32_t idx)
 	return cg_reg_val(e->type, ir_const(g->ir, 0));
 }
 
-/* At entry the return address is at sp; the stack arguments follow. */
+/* At entry the stack arguments start regs_stack_args() above sp (past
+ * the return address on x86_64; at sp on aarch64, whose return address is
+ * in x30). */
 struct val cg_stack_arg(struct cg *g, struct ast_expr *e, uint32_t idx)
 {
-	return at(g, (uint32_t)regs_offset("sp"), 8 * ((int64_t)idx + 1),
-		  e->type);
+	return at(g, regs_sp_offset(),
+		  (int64_t)regs_stack_args() + 8 * (int64_t)idx, e->type);
 }
 
 struct val cg_bi_reg(struct cg *g, struct ast_expr *e, struct ast_expr *tg)
@@ -104,7 +106,7 @@ struct val cg_bi_uaddr(struct cg *g, struct ast_expr *e, struct ast_expr *tg)
 		return cg_reg_val(e->type, ir_const(g->ir, 0));
 	}
 	elfsym_free(es);
-	ir_reg r = ir_copy(g->ir, cg_to_reg(g, ctx_u64((uint32_t)regs_offset("ip"))));
+	ir_reg r = ir_copy(g->ir, cg_to_reg(g, ctx_u64(regs_pc_offset())));
 	ir_alu(g->ir, BPF_ADD, r, ir_const(g->ir, (int64_t)(sym - at)));
 	return cg_reg_val(e->type, r);
 }

@@ -5,14 +5,15 @@
  * of them took 9 s to go at exit, and as long to verify one by one. The
  * syscall tracepoints all come from raw_syscalls' sys_enter and sys_exit,
  * so one raw tracepoint program on those does the same work: it takes the
- * syscall number (sys_enter's id argument; at sys_exit, regs->orig_ax, as
- * the kernel's own syscall_get_nr()), leaves out what the syscall events
- * leave out (a 32-bit syscall: TS_COMPAT; a number it does not trace) and
- * finds the probe's name by a binary search over the numbers, compiled in.
+ * syscall number (sys_enter's id argument; at sys_exit, the register the
+ * kernel's own syscall_get_nr() reads: orig_ax, aarch64's syscallno),
+ * leaves out what the syscall events leave out (a 32-bit syscall:
+ * TS_COMPAT, aarch64's TIF_32BIT; a number it does not trace) and finds
+ * the probe's name by a binary search over the numbers, compiled in.
  *
- * Only where the result is the same: x86-64 (TS_COMPAT and orig_ax), a
- * body and predicate that read nothing of the tracepoint's record (args,
- * ctx) or its kernel stack (which starts in the raw tracepoint's caller,
+ * Only where the result is the same: an architecture whose fields sonde
+ * knows (abis below), a body and predicate that read nothing of the
+ * tracepoint's record (args, ctx) or its kernel stack (which starts in the raw tracepoint's caller,
  * not perf_syscall_enter), and at least CG_SYSDISPATCH_MIN syscalls, below
  * which the detach costs little and the per-syscall events run the
  * program only for the syscalls asked for. The syscalls whose numbers
@@ -25,19 +26,28 @@
 #include "codegen/multiattach.h"
 #include "codegen/program.h"
 #include "codegen/sysdispatch.h"
+#include "kernel/arch.h"
 #include "kernel/btf.h"
 #include "kernel/features.h"
 #include "kernel/sysnr.h"
 #include "lang/builtins.h"
 #include "util/arena.h"
 
-#if defined(__x86_64__)
-#include <stddef.h>
-#include <asm/ptrace.h>
-/* arch/x86/include/asm/thread_info.h: a 32-bit syscall is running */
-#define TS_COMPAT 0x0002
-#define HAVE_SYSDISPATCH 1
-#endif
+/* Where each architecture keeps what the syscall tracepoints read
+ * (kernel/trace/trace_syscalls.c): the number at sys_exit, which
+ * syscall_get_nr() reads from the registers, and the mark of a 32-bit
+ * (compat) syscall, which the tracepoints leave out
+ * (arch_trace_is_compat_syscall). The offsets come from the kernel's BTF. */
+static const struct {
+	const char *nr_field;     /* of struct pt_regs */
+	const char *compat_field; /* of struct thread_info */
+	uint32_t compat_mask;
+} abis[ARCH_COUNT] = {
+	/* arch/x86/include/asm/thread_info.h: status & TS_COMPAT */
+	[ARCH_X86_64] = { "orig_ax", "status", 0x0002 },
+	/* arch/arm64/include/asm/thread_info.h: flags & 1 << TIF_32BIT */
+	[ARCH_AARCH64] = { "syscallno", "flags", 1u << 22 },
+};
 
 /* What of the tracepoint the program would need (see above), or its
  * name as a string, which each program holds. */
@@ -65,16 +75,25 @@ static int target_nr(const struct probe_target *t, bool *exit)
 	return sysnr_lookup(ev + (*exit ? 9 : 10));
 }
 
-#ifdef HAVE_SYSDISPATCH
-/* offsetof(struct task_struct, thread_info.status), from BTF */
-static int status_offset(struct arena *a, uint32_t *off)
+/* The offsets and sizes of abis' fields in this kernel, from BTF. */
+static int abi_offsets(struct arena *a, struct cg_sysdispatch *d)
 {
 	const struct type *task = kbtf_type_by_name(a, "struct task_struct");
-	struct type_field ti, st;
-	if (!task || kbtf_field(a, task, "thread_info", &ti) ||
-	    kbtf_field(a, ti.type, "status", &st) || st.type->size != 4)
+	const struct type *regs = kbtf_type_by_name(a, "struct pt_regs");
+	struct type_field ti, mark, nr;
+	enum arch arch = arch_build();
+	if (!task || !regs || kbtf_field(a, task, "thread_info", &ti) ||
+	    kbtf_field(a, ti.type, abis[arch].compat_field, &mark) ||
+	    kbtf_field(a, regs, abis[arch].nr_field, &nr))
 		return -1;
-	*off = ti.offset + st.offset;
+	uint32_t ms = mark.type->size, ns = nr.type->size;
+	if ((ms != 4 && ms != 8) || (ns != 4 && ns != 8))
+		return -1;
+	d->compat_off = ti.offset + mark.offset;
+	d->compat_size = (uint8_t)ms;
+	d->compat_mask = abis[arch].compat_mask;
+	d->nr_off = nr.offset;
+	d->nr_size = (uint8_t)ns;
 	return 0;
 }
 
@@ -83,13 +102,11 @@ static int cmp_entry(const void *a, const void *b)
 	const struct cg_sysentry *x = a, *y = b;
 	return (x->nr > y->nr) - (x->nr < y->nr);
 }
-#endif
 
 bool cg_sysdispatch_plan(struct cg *g, const struct ast_probe *p,
 			 const struct sema_probe *sp,
 			 struct cg_sysdispatch *out)
 {
-#ifdef HAVE_SYSDISPATCH
 	memset(out, 0, sizeof(*out));
 	if (sp->ntargets < CG_SYSDISPATCH_MIN || needs_tracepoint(p) ||
 	    !feat_has(FEAT_RAW_TP))
@@ -113,7 +130,7 @@ bool cg_sysdispatch_plan(struct cg *g, const struct ast_probe *p,
 		out->entries[n].target = &sp->targets[k];
 		n++;
 	}
-	if (n < CG_SYSDISPATCH_MIN || status_offset(g->arena, &out->status_off))
+	if (n < CG_SYSDISPATCH_MIN || abi_offsets(g->arena, out))
 		return false;
 	qsort(out->entries, n, sizeof(*out->entries), cmp_entry);
 	for (uint32_t i = 1; i < n; i++)
@@ -133,14 +150,8 @@ bool cg_sysdispatch_plan(struct cg *g, const struct ast_probe *p,
 	t->features = CTX_KERNEL;
 	t->nargs = 2;
 	return t->prov != NULL;
-#else
-	(void)g, (void)p, (void)sp, (void)out, (void)target_nr;
-	(void)needs_tracepoint;
-	return false;
-#endif
 }
 
-#ifdef HAVE_SYSDISPATCH
 /* A failed read leaves the event out: its syscall is unknown. */
 static ir_reg read_kernel(struct cg *g, ir_reg base, int32_t off, int size)
 {
@@ -182,30 +193,26 @@ static void search(struct cg *g, const struct cg_sysdispatch *d, ir_reg nr,
 	}
 	ir_jlist_concat(g->ir, &g->bail, ir_ja(g->ir, IR_NOLABEL));
 }
-#endif
 
 void cg_sysdispatch_prologue(struct cg *g, const struct cg_sysdispatch *d)
 {
-#ifdef HAVE_SYSDISPATCH
 	ir_reg nr = ir_reg_new(g->ir);
 	if (d->exit) {
 		ir_reg regs = ir_reg_new(g->ir);
 		ir_load(g->ir, 8, regs, ir_ctx(g->ir), 0);
-		ir_mov(g->ir, nr, read_kernel(g, regs,
-					      offsetof(struct pt_regs, orig_rax),
-					      8));
+		ir_mov(g->ir, nr, read_kernel(g, regs, (int32_t)d->nr_off,
+					      d->nr_size));
 	} else {
 		ir_load(g->ir, 8, nr, ir_ctx(g->ir), 8);
 	}
 	ir_reg task = cg_call(g, BPF_FUNC_get_current_task, 0);
-	ir_reg status = read_kernel(g, task, (int32_t)d->status_off, 4);
-	ir_jlist_concat(g->ir, &g->bail, ir_jmpi(g->ir, BPF_JSET, status,
-						 TS_COMPAT, IR_NOLABEL));
+	ir_reg mark = read_kernel(g, task, (int32_t)d->compat_off,
+				  d->compat_size);
+	ir_jlist_concat(g->ir, &g->bail, ir_jmpi(g->ir, BPF_JSET, mark,
+						 (int32_t)d->compat_mask,
+						 IR_NOLABEL));
 	g->probe_reg = ir_reg_new(g->ir);
 	ir_jlist found = IR_NOJUMP;
 	search(g, d, nr, 0, d->n, &found);
 	ir_jlist_patch_here(g->ir, found);
-#else
-	(void)g, (void)d;
-#endif
 }

@@ -19,7 +19,11 @@ struct cg_sysdispatch {
 	bool *covered;        /* per target of the probe: in the program */
 	struct cg_sysentry *entries; /* n, by nr */
 	uint32_t n;
-	uint32_t status_off;  /* task_struct.thread_info.status */
+	/* from the kernel's BTF, for this architecture (sysdispatch.c) */
+	uint32_t nr_off;      /* struct pt_regs' syscall number (sys_exit) */
+	uint32_t compat_off;  /* task_struct.thread_info's compat mark */
+	uint8_t nr_size, compat_size;
+	uint32_t compat_mask;
 };
 
 /* Whether probe p (its targets sp) becomes one program (out filled;

@@ -1,5 +1,7 @@
 #include "kernel/elfsym.h"
 
+#include "kernel/arch.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -116,6 +118,7 @@ static int read_elf(Elf *elf, struct elf_syms *es)
 	if (elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh))
 		return -ENOEXEC;
 	es->dyn = eh.e_type == ET_DYN;
+	es->machine = eh.e_machine;
 
 	size_t nph;
 	if (elf_getphdrnum(elf, &nph))
@@ -431,4 +434,15 @@ int elfsym_find_any(const char *path, const char *name, uint64_t *addr,
 {
 	struct find_ctx f = { name, addr, size };
 	return elfsym_with_elf(path, find_cb, &f);
+}
+
+bool elfsym_native(const struct elf_syms *es)
+{
+	return es->machine == arch_elf_machine(arch_build());
+}
+
+const char *elfsym_machine_name(const struct elf_syms *es)
+{
+	enum arch a;
+	return arch_of_elf_machine(es->machine, &a) ? arch_name(a) : NULL;
 }

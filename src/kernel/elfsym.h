@@ -29,6 +29,7 @@ struct elf_seg {
 struct elf_syms {
 	char *path;
 	bool dyn;              /* ET_DYN: PIE or shared library */
+	uint16_t machine;      /* e_machine: EM_X86_64, EM_AARCH64... */
 	struct elf_sym *syms;  /* functions, sorted by address, then global
 				  first, then name */
 	uint32_t nsyms;
@@ -43,6 +44,13 @@ struct elf_syms {
 
 /* Reads path. Returns 0, or -errno (-ENOEXEC: not an ELF file). */
 int elfsym_load(const char *path, struct elf_syms **out);
+/* Whether es is a binary of the machine sonde runs on (a uprobe on
+ * another's would break its code: its offsets, registers and
+ * instructions are another architecture's). */
+bool elfsym_native(const struct elf_syms *es);
+/* The name of es's machine ("aarch64"), or NULL for one sonde does not
+ * know. */
+const char *elfsym_machine_name(const struct elf_syms *es);
 /* The same from an image in memory (the vdso); name is kept as path. */
 int elfsym_load_mem(const void *image, size_t len, const char *name,
 		    struct elf_syms **out);

@@ -186,6 +186,9 @@ static int bp_attr(struct perf_event_attr *attr, uint64_t addr, int len,
 	base_attr(attr, PERF_TYPE_BREAKPOINT);
 	attr->bp_addr = addr;
 	if (mode == PERF_BP_X) {
+		/* x86_64 requires sizeof(long) for an execution breakpoint;
+		 * aarch64 takes it too and makes it its instructions' 4
+		 * bytes (arch/arm64/kernel/hw_breakpoint.c) */
 		attr->bp_type = HW_BREAKPOINT_X;
 		attr->bp_len = sizeof(long);
 		return 0;

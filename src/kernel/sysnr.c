@@ -1,117 +1,106 @@
-/* Syscall numbers by name (sysnr.h). */
+/* Syscall numbers by name (sysnr.h), per architecture. */
 #include <stdlib.h>
 #include <string.h>
-
-#if defined(__x86_64__)
-#include <asm/unistd_64.h>
-#else
-#include <asm/unistd.h>
-#endif
 
 #include "kernel/sysnr.h"
 
 struct sysnr {
 	const char *name;
-	int nr;
+	int nr[ARCH_COUNT];
 };
 
 /* sorted by name: the generator sorts them */
 static const struct sysnr table[] = {
-#define SYSNR(n) { #n, __NR_##n },
+#define SYSNR(n, x86_64, aarch64) { #n, { x86_64, aarch64 } },
 #include "kernel/sysnr.def"
 #undef SYSNR
 };
+
+/* Tracepoints named after their entry point, not the table's name:
+ * x86_64's arch/x86/entry/syscalls/syscall_64.tbl ("4 common stat
+ * sys_newstat"), aarch64's include/uapi/asm-generic/unistd.h
+ * ("__SYSCALL(__NR3264_fstat, sys_newfstat)"). */
+struct entry_name {
+	const char *entry, *name;
+};
+static const struct entry_name x86_entries[] = {
+	{ "newfstat", "fstat" }, { "newlstat", "lstat" },
+	{ "newstat", "stat" },   { "newuname", "uname" },
+	{ "sendfile64", "sendfile" }, { "umount", "umount2" },
+	{ NULL, NULL }
+};
+static const struct entry_name a64_entries[] = {
+	{ "fadvise64_64", "fadvise64" },
+	{ "newfstat", "fstat" }, { "newuname", "uname" },
+	{ "sendfile64", "sendfile" }, { "umount", "umount2" },
+	{ NULL, NULL }
+};
+static const struct entry_name *const entries[ARCH_COUNT] = {
+	[ARCH_X86_64] = x86_entries, [ARCH_AARCH64] = a64_entries,
+};
+
+/* Syscalls newer than the generator's headers (Debian 12's: Linux 6.1's).
+ * Since Linux 5.1 (424, pidfd_send_signal) every architecture numbers a
+ * new syscall alike, so one list serves both; a table entry wins. */
+static const struct {
+	const char *name;
+	int nr;
+} newer[] = {
+	{ "cachestat", 451 }, { "fchmodat2", 452 }, { "map_shadow_stack", 453 },
+	{ "futex_wake", 454 }, { "futex_wait", 455 }, { "futex_requeue", 456 },
+	{ "statmount", 457 }, { "listmount", 458 },
+	{ "lsm_get_self_attr", 459 }, { "lsm_set_self_attr", 460 },
+	{ "lsm_list_modules", 461 }, { "mseal", 462 }, { "setxattrat", 463 },
+	{ "getxattrat", 464 }, { "listxattrat", 465 }, { "removexattrat", 466 },
+	{ "open_tree_attr", 467 }, { "file_getattr", 468 },
+	{ "file_setattr", 469 },
+};
+#define NNEWER (sizeof(newer) / sizeof(*newer))
+#define NTABLE (sizeof(table) / sizeof(*table))
 
 static int cmp(const void *key, const void *elem)
 {
 	return strcmp(key, ((const struct sysnr *)elem)->name);
 }
 
-#if defined(__x86_64__)
-/* Tracepoints named after their entry point, not the table's name
- * (arch/x86/entry/syscalls/syscall_64.tbl: "4 common stat sys_newstat"). */
-static const struct sysnr entry_names[] = {
-	{ "newfstat", __NR_fstat },   { "newlstat", __NR_lstat },
-	{ "newstat", __NR_stat },     { "newuname", __NR_uname },
-	{ "sendfile64", __NR_sendfile }, { "umount", __NR_umount2 },
-	{ NULL, -1 }
-};
-
-/* Syscalls newer than the oldest headers sonde builds with (Debian 12's
- * are Linux 6.1's), from the same table; a header that has one wins. */
-static const struct sysnr newer[] = {
-#define NEWER(n, nr) { #n, nr },
-#ifndef __NR_cachestat
-	NEWER(cachestat, 451)
-#endif
-#ifndef __NR_fchmodat2
-	NEWER(fchmodat2, 452)
-#endif
-#ifndef __NR_map_shadow_stack
-	NEWER(map_shadow_stack, 453)
-#endif
-#ifndef __NR_futex_wake
-	NEWER(futex_wake, 454) NEWER(futex_wait, 455) NEWER(futex_requeue, 456)
-#endif
-#ifndef __NR_statmount
-	NEWER(statmount, 457) NEWER(listmount, 458)
-#endif
-#ifndef __NR_lsm_get_self_attr
-	NEWER(lsm_get_self_attr, 459) NEWER(lsm_set_self_attr, 460)
-	NEWER(lsm_list_modules, 461)
-#endif
-#ifndef __NR_mseal
-	NEWER(mseal, 462)
-#endif
-#ifndef __NR_setxattrat
-	NEWER(setxattrat, 463) NEWER(getxattrat, 464) NEWER(listxattrat, 465)
-	NEWER(removexattrat, 466)
-#endif
-#ifndef __NR_open_tree_attr
-	NEWER(open_tree_attr, 467)
-#endif
-#ifndef __NR_file_getattr
-	NEWER(file_getattr, 468) NEWER(file_setattr, 469)
-#endif
-#undef NEWER
-	{ NULL, -1 }
-};
-#endif
-
-#if defined(__x86_64__)
-/* name in a table ended by a NULL name, or NULL */
-static const struct sysnr *scan(const struct sysnr *t, const char *name)
+static int table_nr(enum arch a, const char *name)
 {
-	for (; t->name; t++)
-		if (!strcmp(name, t->name))
-			return t;
+	const struct sysnr *s = bsearch(name, table, NTABLE, sizeof(*table),
+					cmp);
+	return s ? s->nr[a] : -1;
+}
+
+int sysnr_lookup_arch(enum arch a, const char *name)
+{
+	int nr = table_nr(a, name);
+	for (const struct entry_name *e = entries[a]; nr < 0 && e->entry; e++)
+		if (!strcmp(name, e->entry))
+			nr = table_nr(a, e->name);
+	for (size_t i = 0; nr < 0 && i < NNEWER; i++)
+		if (!strcmp(name, newer[i].name))
+			nr = newer[i].nr;
+	return nr;
+}
+
+const char *sysnr_name_arch(enum arch a, int nr)
+{
+	if (nr < 0)
+		return NULL;
+	for (size_t i = 0; i < NTABLE; i++)
+		if (table[i].nr[a] == nr)
+			return table[i].name;
+	for (size_t i = 0; i < NNEWER; i++)
+		if (newer[i].nr == nr)
+			return newer[i].name;
 	return NULL;
 }
-#endif
 
 int sysnr_lookup(const char *name)
 {
-	const struct sysnr *s = bsearch(name, table,
-					sizeof(table) / sizeof(*table),
-					sizeof(*table), cmp);
-#if defined(__x86_64__)
-	if (!s)
-		s = scan(entry_names, name);
-	if (!s)
-		s = scan(newer, name);
-#endif
-	return s ? s->nr : -1;
+	return sysnr_lookup_arch(arch_build(), name);
 }
 
 const char *sysnr_name(int nr)
 {
-	for (size_t i = 0; i < sizeof(table) / sizeof(*table); i++)
-		if (table[i].nr == nr)
-			return table[i].name;
-#if defined(__x86_64__)
-	for (const struct sysnr *s = newer; s->name; s++)
-		if (s->nr == nr)
-			return s->name;
-#endif
-	return NULL;
+	return sysnr_name_arch(arch_build(), nr);
 }

@@ -11,24 +11,39 @@
 
 #define NT_STAPSDT 3
 
-/* "%reg" with the '%' already consumed: the register's name runs to a
- * delimiter. */
-static int reg_at(const char **p, uint32_t *off)
+/* A register's name at *p, running to one of delims, as a's assembler
+ * writes it (x86_64's without its '%'): its pt_regs offset into *off.
+ * Returns 0, 1 for x86_64's rip (position-dependent: not readable here),
+ * or -EINVAL. */
+static int reg_at(enum arch a, const char **p, const char *delims,
+		  uint32_t *off)
 {
 	char name[16];
-	size_t n = strcspn(*p, ",) ");
+	size_t n = strcspn(*p, delims);
 	if (n == 0 || n >= sizeof(name))
 		return -EINVAL;
 	memcpy(name, *p, n);
 	name[n] = 0;
 	*p += n;
-	if (!strcmp(name, "rip"))
-		return 1; /* position-dependent: not readable here */
-	int r = regs_asm_offset(name);
+	if (a == ARCH_X86_64 && !strcmp(name, "rip"))
+		return 1;
+	int r = regs_abi(a)->asm_offset(name);
 	if (r < 0)
 		return -EINVAL;
 	*off = (uint32_t)r;
 	return 0;
+}
+
+/* x86_64's (AT&T syntax): "%rax" with the '%' consumed */
+static int x86_reg_at(const char **p, uint32_t *off)
+{
+	return reg_at(ARCH_X86_64, p, ",) ", off);
+}
+
+/* aarch64's: "x0", "w1", "sp" */
+static int a64_reg_at(const char **p, uint32_t *off)
+{
+	return reg_at(ARCH_AARCH64, p, ",] ", off);
 }
 
 /* A constant as the probe's argument of size bytes holds it: gcc writes
@@ -43,7 +58,9 @@ static int64_t fit(int64_t v, unsigned size, bool is_signed)
 	return is_signed ? (int64_t)u >> shift : (int64_t)(u >> shift);
 }
 
-int usdt_parse_arg(const char *spec, struct usdt_arg *out)
+/* "SIZE@" (absent: 8 bytes, unsigned) into out; returns what follows,
+ * or NULL. */
+static const char *parse_size(const char *spec, struct usdt_arg *out)
 {
 	memset(out, 0, sizeof(*out));
 	out->text = spec;
@@ -53,14 +70,70 @@ int usdt_parse_arg(const char *spec, struct usdt_arg *out)
 		char *end;
 		size = strtol(spec, &end, 10);
 		if (end != at)
-			return -EINVAL;
+			return NULL;
 		p = at + 1;
 	}
 	out->is_signed = size < 0;
 	size = labs(size);
 	if (size != 1 && size != 2 && size != 4 && size != 8)
-		return -EINVAL;
+		return NULL;
 	out->size = (uint8_t)size;
+	return p;
+}
+
+/* aarch64's forms, as its assembler prints sdt.h's operands (libbpf's
+ * usdt.c reads the same): "8@x0" or "-4@w1" (a register), "-4@[sp, 12]",
+ * "8@[x29, -16]" or "4@[x1]" (memory at a register plus a displacement),
+ * "4@5" (a constant: no '$' in this syntax). */
+static int parse_a64(const char *p, struct usdt_arg *out)
+{
+	char *end;
+	if (*p == '[') {
+		p++;
+		out->kind = USDT_ARG_MEM;
+		if (a64_reg_at(&p, &out->reg))
+			return -EINVAL;
+		if (*p == ',') {
+			p++;
+			while (*p == ' ')
+				p++;
+			if (*p == '#') /* an immediate's optional mark */
+				p++;
+			errno = 0;
+			out->val = strtoll(p, &end, 0);
+			if (end == p || errno)
+				return -EINVAL;
+			p = end;
+		}
+		return p[0] == ']' && !p[1] ? 0 : -EINVAL;
+	}
+	if ((*p >= '0' && *p <= '9') || *p == '-') {
+		out->kind = USDT_ARG_CONST;
+		errno = 0;
+		out->val = strtoll(p, &end, 0);
+		if (end == p || *end || errno)
+			return -EINVAL;
+		out->val = fit(out->val, out->size, out->is_signed);
+		return 0;
+	}
+	out->kind = USDT_ARG_REG;
+	if (a64_reg_at(&p, &out->reg) || *p)
+		return -EINVAL;
+	return 0;
+}
+
+int usdt_parse_arg(const char *spec, struct usdt_arg *out)
+{
+	return usdt_parse_arg_arch(arch_build(), spec, out);
+}
+
+int usdt_parse_arg_arch(enum arch a, const char *spec, struct usdt_arg *out)
+{
+	const char *p = parse_size(spec, out);
+	if (!p)
+		return -EINVAL;
+	if (a == ARCH_AARCH64)
+		return parse_a64(p, out);
 	char *end;
 	if (*p == '$') {
 		/* a constant: a number, or a symbol's address (unusable) */
@@ -75,7 +148,7 @@ int usdt_parse_arg(const char *spec, struct usdt_arg *out)
 	}
 	if (*p == '%') {
 		p++;
-		int r = reg_at(&p, &out->reg);
+		int r = x86_reg_at(&p, &out->reg);
 		if (r < 0 || *p)
 			return -EINVAL;
 		out->kind = r ? USDT_ARG_BAD : USDT_ARG_REG;
@@ -95,7 +168,7 @@ int usdt_parse_arg(const char *spec, struct usdt_arg *out)
 	if (p[0] != '(' || p[1] != '%')
 		return -EINVAL;
 	p += 2;
-	int r = reg_at(&p, &out->reg);
+	int r = x86_reg_at(&p, &out->reg);
 	if (r < 0)
 		return -EINVAL;
 	if (r) {
@@ -107,7 +180,7 @@ int usdt_parse_arg(const char *spec, struct usdt_arg *out)
 		if (p[1] != '%')
 			return -EINVAL;
 		p += 2;
-		if (reg_at(&p, &out->index))
+		if (x86_reg_at(&p, &out->index))
 			return -EINVAL;
 		long scale = 1;
 		if (*p == ',') {
@@ -123,19 +196,31 @@ int usdt_parse_arg(const char *spec, struct usdt_arg *out)
 	return 0;
 }
 
-/* An argument that does not parse is kept as USDT_ARG_BAD: the probe
- * stays usable, only that argument is not. */
-static void parse_args(const char *s, struct usdt_probe *pr)
+/* The arguments are separated by spaces, but for the ones inside an
+ * aarch64 memory operand ("-4@[sp, 12]"). An argument that does not parse
+ * is kept as USDT_ARG_BAD: the probe stays usable, only that argument is
+ * not. */
+static void parse_args(bool known, enum arch arch, const char *s,
+		       struct usdt_probe *pr)
 {
-	char *copy = xstrdup(s), *save = NULL;
-	for (char *tok = strtok_r(copy, " ", &save); tok;
-	     tok = strtok_r(NULL, " ", &save)) {
+	char *copy = xstrdup(s);
+	for (char *tok = copy; *tok;) {
+		if (*tok == ' ') {
+			tok++;
+			continue;
+		}
+		char *e = tok;
+		for (int depth = 0; *e && (depth || *e != ' '); e++)
+			depth += *e == '[' ? 1 : *e == ']' ? -1 : 0;
+		char *next = *e ? e + 1 : e;
+		*e = 0;
 		pr->args = xreallocarray(pr->args, pr->nargs + 1,
 					 sizeof(*pr->args));
 		struct usdt_arg *a = &pr->args[pr->nargs++];
-		if (usdt_parse_arg(tok, a) < 0)
+		if (!known || usdt_parse_arg_arch(arch, tok, a) < 0)
 			a->kind = USDT_ARG_BAD;
 		a->text = xstrdup(tok);
+		tok = next;
 	}
 	free(copy);
 }
@@ -177,7 +262,7 @@ static void add_note(struct usdt_probes *out, const struct elf_syms *es,
 		return;
 	pr.provider = xstrdup(prov);
 	pr.name = xstrdup(name);
-	parse_args(args, &pr);
+	parse_args(out->known_arch, out->arch, args, &pr);
 	out->probes = xreallocarray(out->probes, out->n + 1,
 				    sizeof(*out->probes));
 	out->probes[out->n++] = pr;
@@ -191,6 +276,9 @@ static int read_notes(Elf *elf, const struct elf_syms *es,
 	if (!gelf_getehdr(elf, &eh) || elf_getshdrstrndx(elf, &shstrndx))
 		return -ENOEXEC;
 	size_t word = eh.e_ident[EI_CLASS] == ELFCLASS64 ? 8 : 4;
+	/* the specs are in the file's assembler syntax; a machine sonde
+	 * does not know keeps its probes, each argument unreadable */
+	out->known_arch = arch_of_elf_machine(eh.e_machine, &out->arch);
 	Elf_Scn *scn = NULL, *notes = NULL;
 	GElf_Shdr sh, base_sh;
 	bool have_base = false;

@@ -2,7 +2,9 @@
  * USDT probes from an ELF file's .note.stapsdt notes (systemtap's <sys/sdt.h>
  * format, which DTRACE_PROBE and friends emit): provider, name, the probe's
  * address and its semaphore, both as file offsets, and where each argument
- * is, parsed from the note's spec string ("-4@%eax 8@-8(%rbp) -4@$5").
+ * is, parsed from the note's spec string in the syntax of the file's
+ * machine: x86_64's "-4@%eax 8@-8(%rbp) -4@$5", aarch64's
+ * "-4@x0 8@[x29, -16] 4@5".
  */
 #ifndef SONDE_USDT_H
 #define SONDE_USDT_H
@@ -10,10 +12,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "kernel/arch.h"
+
 enum usdt_arg_kind {
-	USDT_ARG_CONST, /* $N */
-	USDT_ARG_REG,   /* %reg */
-	USDT_ARG_MEM,   /* DISP(%reg) or DISP(%reg,%index,SCALE): user memory */
+	USDT_ARG_CONST, /* $N (aarch64: N) */
+	USDT_ARG_REG,   /* %reg (aarch64: xN, wN) */
+	USDT_ARG_MEM,   /* DISP(%reg) or DISP(%reg,%index,SCALE); aarch64:
+			   [reg, DISP]: user memory */
 	USDT_ARG_BAD,   /* a form sonde cannot read (%rip-relative) */
 };
 
@@ -40,6 +45,8 @@ struct usdt_probe {
 struct usdt_probes {
 	struct usdt_probe *probes;
 	uint32_t n;
+	enum arch arch;  /* the file's machine (its specs' syntax and */
+	bool known_arch; /* registers); unknown: every argument is BAD */
 };
 
 struct elf_syms;
@@ -53,5 +60,8 @@ void usdt_free(struct usdt_probes *p);
 /* Parses one argument spec ("-4@%eax"). Returns 0 or -EINVAL; unreadable
  * but well-formed forms give USDT_ARG_BAD and 0. */
 int usdt_parse_arg(const char *spec, struct usdt_arg *out);
+/* The same in architecture a's syntax, with a's pt_regs offsets
+ * (usdt_parse_arg: the build's). */
+int usdt_parse_arg_arch(enum arch a, const char *spec, struct usdt_arg *out);
 
 #endif

@@ -10,6 +10,7 @@
 
 #include <string.h>
 
+#include "kernel/arch.h"
 #include "lang/builtins.h"
 #include "lang/sema_const.h"
 #include "lang/sema_state.h"
@@ -84,13 +85,17 @@ static bool dwarf_refused(struct sema *s, struct ast_expr *e,
 			  enum stack_mode mode)
 {
 	bool dw = is_dw_ustack(e->builtin);
-#ifndef __x86_64__
-	/* the tables' rules are x86_64's (model/unwind.h) */
-	sema_err(s, e->span, dw ? "dw_ustack is not available in this build "
-		 "(requires x86_64)" : "ustack_unwind = dwarf is not available "
-		 "in this build (requires x86_64)");
-	return true;
-#endif
+	if (arch_build() != ARCH_X86_64) {
+		/* the tables' rules are x86_64's (model/unwind.h,
+		 * kernel/ehframe.c): aarch64's return address in x30 and
+		 * its CFA rules are not implemented */
+		sema_err(s, e->span, "%s is not available on %s (requires "
+			 "x86_64: sonde's DWARF unwinder has x86_64's rules "
+			 "only; ustack's frame pointers work)",
+			 dw ? "dw_ustack" : "ustack_unwind = dwarf",
+			 arch_name(arch_build()));
+		return true;
+	}
 	if (mode == STACK_BUILD_ID) {
 		/* the unwinder gives addresses, not bpf_get_stack's build id
 		 * records */

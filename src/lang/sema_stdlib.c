@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "kernel/arch.h"
 #include "kernel/btf.h"
 #include "kernel/features.h"
 #include "lang/namedopt.h"
@@ -217,7 +218,13 @@ const struct type *sema_ty_ncpus(struct sema *s, struct ast_expr *e,
 const struct type *sema_ty_usermode(struct sema *s, struct ast_expr *e,
 				    struct ast_expr *target)
 {
-#if defined(__x86_64__)
+	if (arch_build() != ARCH_X86_64) {
+		/* bpftrace's words: aarch64's pstate is not read as x86_64's
+		 * cs is */
+		sema_err(s, e->span, "'usermode' builtin is only supported on "
+			 "x86_64");
+		return &type_none;
+	}
 	const char *kind = sema_probe_kind(s);
 	if (!strcmp(kind, "BEGIN") || !strcmp(kind, "END")) {
 		sema_fold_const(e, 1);
@@ -256,10 +263,6 @@ const struct type *sema_ty_usermode(struct sema *s, struct ast_expr *e,
 	e->u.cast.to.base = "uint8";
 	e->u.cast.operand = eq;
 	return sema_expr(s, e);
-#else
-	sema_err(s, e->span, "'usermode' builtin is only supported on x86_64");
-	return &type_none;
-#endif
 }
 
 /* An identifier argument of pid(), tid() or nsecs(), which codegen reads

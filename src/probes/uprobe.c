@@ -61,7 +61,20 @@ struct elf_syms *probe_user_elf(struct probe_env *env,
 	else if (err)
 		diag_error(env->diag, a->span, "cannot read %s: %s", path,
 			   strerror(-err));
-	return err ? NULL : es;
+	if (err)
+		return NULL;
+	if (!elfsym_native(es)) {
+		const char *m = elfsym_machine_name(es);
+		char num[32];
+		snprintf(num, sizeof(num), "ELF machine %u", es->machine);
+		diag_error(env->diag, a->span, "%s target file '%s' is a "
+			   "binary of another machine (%s): this sonde traces "
+			   "%s", kind, path, m ? m : num,
+			   arch_name(arch_build()));
+		elfsym_free(es);
+		return NULL;
+	}
+	return es;
 }
 
 void probe_uprobe_add(struct probe_env *env, const struct attach_point *a,
@@ -444,7 +457,8 @@ static int attach_multi(const struct probe_target *t, uint32_t n,
  * refuses a uprobe on (pthread_spin_lock's `lock decl`). */
 static int refuses(const struct probe_target *t)
 {
-#if defined(__x86_64__)
+	if (arch_build() != ARCH_X86_64)
+		return 0;
 	uint8_t code[16];
 	int fd = t->binary ? open(t->binary, O_RDONLY | O_CLOEXEC) : -1;
 	ssize_t n = fd < 0 ? -1 : pread(fd, code, sizeof(code),
@@ -453,7 +467,6 @@ static int refuses(const struct probe_target *t)
 		close(fd);
 	if (n > 0 && x86insn_uprobe_bad_prefix(code, (size_t)n))
 		return -524;
-#endif
 	return 0;
 }
 

@@ -1,14 +1,17 @@
 /* uprobe:PATH:FUNC+OFFSET must land on an instruction's first byte: a
  * breakpoint written into the middle of one corrupts the traced program.
- * As bpftrace does, the function's instructions are decoded from its start
- * (x86-64; other architectures have fixed-size instructions the kernel
- * checks itself) and an offset inside one, or past one that cannot be
- * decoded, is refused with bpftrace's words. */
+ * x86-64's instructions are of any length: as bpftrace does, the
+ * function's instructions are decoded from its start and an offset inside
+ * one, or past one that cannot be decoded, is refused with bpftrace's
+ * words. aarch64's are 4 bytes each, 4-aligned: an offset that is no
+ * multiple of 4 is inside one (the kernel would refuse it with only
+ * EINVAL). */
 #include <fcntl.h>
 #include <stdint.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "kernel/arch.h"
 #include "kernel/x86insn.h"
 #include "probes/impl.h"
 #include "util/diag.h"
@@ -18,9 +21,17 @@ int probe_uprobe_check_offset(struct probe_env *env,
 			      const char *func, uint64_t func_off,
 			      uint64_t delta)
 {
-#if defined(__x86_64__)
 	if (!delta)
 		return 0;
+	if (arch_build() == ARCH_AARCH64) {
+		if (delta % 4 == 0)
+			return 0;
+		diag_error(env->diag, a->span, "Could not add uprobe into "
+			   "middle of instruction: %s:%s+%llu (aarch64's "
+			   "instructions are 4 bytes)", path, func,
+			   (unsigned long long)delta);
+		return -1;
+	}
 	/* the bytes up to the offset and one whole instruction after */
 	uint8_t buf[4096 + 16];
 	if (delta > 4096) {
@@ -43,7 +54,4 @@ int probe_uprobe_check_offset(struct probe_env *env,
 		   "Failed to check if uprobe is in proper place: %s:%s+%llu",
 		   path, func, (unsigned long long)delta);
 	return -1;
-#else
-	return 0;
-#endif
 }

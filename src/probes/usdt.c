@@ -73,6 +73,10 @@ static int add_file(const char *path, void *ctx)
 	struct elf_syms *es;
 	if (elfsym_load(path, &es))
 		return 0; /* not an ELF file: not one the wildcard meant */
+	if (!elfsym_native(es)) { /* nor another machine's */
+		elfsym_free(es);
+		return 0;
+	}
 	add_matches(w, arena_strdup(w->env->arena, path), es);
 	elfsym_free(es);
 	return 0;

@@ -14,6 +14,7 @@
 #include <linux/bpf.h>
 #include <sys/utsname.h>
 
+#include "kernel/arch.h"
 #include "kernel/features.h"
 
 
@@ -127,9 +128,9 @@ int info_print(FILE *out, const char *version)
 		return -1;
 	fprintf(out, "System\n  OS: %s %s %s\n  Arch: %s\n\n", u.sysname,
 		u.release, u.version, u.machine);
-	fprintf(out, "Build\n  version: v%s\n  libbpf: %s\n  LLVM: none "
-		"(sonde emits BPF itself)\n\n", version,
-		libbpf_version_string());
+	fprintf(out, "Build\n  version: v%s\n  arch: %s\n  libbpf: %s\n"
+		"  LLVM: none (sonde emits BPF itself)\n\n", version,
+		arch_name(arch_build()), libbpf_version_string());
 	fputs("Kernel helpers\n", out);
 	for (size_t i = 0; i < sizeof(helpers) / sizeof(*helpers); i++)
 		fprintf(out, "  %s: %s\n", helpers[i].name,
