@@ -1,0 +1,80 @@
+#!/bin/bash
+# arm64 layer (root + qemu-system-aarch64): runtime tests of sonde built
+# for aarch64 (`make arm64`: $BUILD/arm64/sonde), in one qemu guest (TCG,
+# two virtual CPUs) booting Debian 12's stock arm64 kernel, whose root is
+# its own initramfs of Debian's arm64 busybox, bash and libc
+# (tests/vm/kernel.sh arm64). It is the VM layer (tests/vm/layer.sh) with
+# that kernel and that tracer: the harness runs here, the tracer and the
+# workloads (tests/runtime/*.c, cross-compiled here by
+# aarch64-linux-gnu-gcc into the run's shared directory) in the guest.
+# Results are named arm64:NAME.
+#
+# Which tests: tests/arm64/tests.list (why each group is there, and why
+# some tests are not), and the checks of arm64 itself in tests/arm64/
+# (registers, syscall numbers). The whole layer must stay near 4 minutes
+# on a 2-CPU machine (CI's 30-minute budget): the list is a selection.
+#
+#   ARM64_SONDE  the tracer (default: `make arm64`'s $BUILD/arm64/sonde,
+#                built here first when the Makefile has that target)
+#   ARM64_TESTS  the tests instead of the list's (names as in
+#                RUNTIME_TESTS; the arm64 checks as tests/arm64/NAME)
+# TIMEOUT_SCALE (default 6 here) and RUNTIME_JOBS (default 2) pass through.
+# shellcheck source=tests/lib.sh
+. "$TOP/tests/lib.sh"
+
+if [ "$(id -u)" != 0 ]; then
+	echo "skip arm64: not root (the guest's tests load BPF programs)"
+	layer_done
+fi
+for c in aarch64-linux-gnu-gcc aarch64-linux-gnu-objcopy qemu-system-aarch64; do
+	if ! command -v "$c" >/dev/null; then
+		echo "not ok arm64: no $c (scripts/deps.sh installs it)"
+		layer_done
+	fi
+done
+
+sonde=${ARM64_SONDE:-}
+if [ -z "$sonde" ]; then
+	sonde=$BUILD/arm64/sonde
+	# `make arm64` (not in `make check`'s time budget: its objects are
+	# kept, so it is quick once built)
+	if make -C "$TOP" -n arm64 BUILD="$BUILD" >/dev/null 2>&1; then
+		mkdir -p "$BUILD/arm64"
+		if ! make -C "$TOP" arm64 BUILD="$BUILD" >"$BUILD/arm64/make.log" 2>&1; then
+			echo "not ok arm64-build: make arm64 failed"
+			indent "$BUILD/arm64/make.log" 20
+			layer_done
+		fi
+	fi
+fi
+if [ ! -x "$sonde" ]; then
+	echo "skip arm64: no $sonde (the Makefile has no arm64 target; ARM64_SONDE names a sonde built for aarch64)"
+	layer_done
+fi
+if ! file -L "$sonde" | grep -q 'ARM aarch64'; then
+	echo "not ok arm64: $sonde is no aarch64 executable: $(file -L "$sonde")"
+	layer_done
+fi
+
+# the list: one name a line, '#' comments
+if [ -n "${ARM64_TESTS:-}" ]; then
+	tests=$ARM64_TESTS
+else
+	tests=$(sed 's/#.*//' "$TOP/tests/arm64/tests.list" | tr -s ' \n' ' ')
+fi
+missing=0
+for t in $tests; do
+	case $t in */*) f=$TOP/$t.test ;; *) f=$TOP/tests/runtime/$t.test ;; esac
+	[ -f "$f" ] || { echo "not ok arm64-list: no test $t ($f)"; missing=1; }
+done
+[ $missing = 0 ] || layer_done
+
+# The workloads are the guest's: cross-compiled, with Debian's arm64
+# <sys/sdt.h> (kernel.sh puts it in the kernel's include/); the runtime
+# harness's nm and objcopy read and write arm64 files.
+export CC="aarch64-linux-gnu-gcc -I$BUILD/vm/arm64/include" \
+	OBJCOPY=aarch64-linux-gnu-objcopy NM=aarch64-linux-gnu-nm
+export VM_KERNELS=arm64 VM_SMP= VM_CPUS=${VM_CPUS:-2} VM_JOBS=1 \
+	VM_SONDE=$sonde VM_QEMU=qemu-system-aarch64 \
+	TIMEOUT_SCALE=${TIMEOUT_SCALE:-6} RUNTIME_TESTS="$tests"
+exec "$TOP/tests/vm/layer.sh"
