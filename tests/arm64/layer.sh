@@ -17,7 +17,9 @@
 #   ARM64_SONDE  the tracer (default: `make arm64`'s $BUILD/arm64/sonde,
 #                built here first when the Makefile has that target)
 #   ARM64_TESTS  the tests instead of the list's (names as in
-#                RUNTIME_TESTS; the arm64 checks as tests/arm64/NAME)
+#                RUNTIME_TESTS; the arm64 checks as tests/arm64/NAME), in
+#                the guest of ARM64_KERNEL (default arm64: Debian 12's
+#                6.1; arm64-6.12: its 6.12, tests/vm/kernel.sh)
 # TIMEOUT_SCALE (default 6 here) and RUNTIME_JOBS (default 2) pass through.
 # shellcheck source=tests/lib.sh
 . "$TOP/tests/lib.sh"
@@ -56,16 +58,32 @@ if ! file -L "$sonde" | grep -q 'ARM aarch64'; then
 	layer_done
 fi
 
-# the list: one name a line, '#' comments
+# The list: names and "kernel: NAME" lines, '#' comments. groups:
+# kernel names in order; tests[K]: K's tests.
+declare -A tests=()
+groups=()
 if [ -n "${ARM64_TESTS:-}" ]; then
-	tests=$ARM64_TESTS
+	groups=("${ARM64_KERNEL:-arm64}")
+	tests[${groups[0]}]=$ARM64_TESTS
 else
-	tests=$(sed 's/#.*//' "$TOP/tests/arm64/tests.list" | tr -s ' \n' ' ')
+	k=arm64
+	while read -r line; do
+		line=${line%%#*}
+		case $line in
+		kernel:*) k=$(echo ${line#kernel:}) ;;
+		*[a-z]*)
+			[[ " ${groups[*]} " == *" $k "* ]] || groups+=("$k")
+			tests[$k]+=" $line"
+			;;
+		esac
+	done <"$TOP/tests/arm64/tests.list"
 fi
 missing=0
-for t in $tests; do
-	case $t in */*) f=$TOP/$t.test ;; *) f=$TOP/tests/runtime/$t.test ;; esac
-	[ -f "$f" ] || { echo "not ok arm64-list: no test $t ($f)"; missing=1; }
+for k in "${groups[@]}"; do
+	for t in ${tests[$k]}; do
+		case $t in */*) f=$TOP/$t.test ;; *) f=$TOP/tests/runtime/$t.test ;; esac
+		[ -f "$f" ] || { echo "not ok arm64-list: no test $t ($f)"; missing=1; }
+	done
 done
 [ $missing = 0 ] || layer_done
 
@@ -74,7 +92,12 @@ done
 # harness's nm and objcopy read and write arm64 files.
 export CC="aarch64-linux-gnu-gcc -I$BUILD/vm/arm64/include" \
 	OBJCOPY=aarch64-linux-gnu-objcopy NM=aarch64-linux-gnu-nm
-export VM_KERNELS=arm64 VM_SMP= VM_CPUS=${VM_CPUS:-2} VM_JOBS=1 \
-	VM_SONDE=$sonde VM_QEMU=qemu-system-aarch64 \
-	TIMEOUT_SCALE=${TIMEOUT_SCALE:-6} RUNTIME_TESTS="$tests"
-exec "$TOP/tests/vm/layer.sh"
+# One guest at a time (each has two CPUs: this machine's two), each
+# through the VM layer, whose "# layer done" lines are its own.
+for k in "${groups[@]}"; do
+	VM_KERNELS=$k VM_SMP= VM_CPUS=${VM_CPUS:-2} VM_JOBS=1 \
+		VM_SONDE=$sonde VM_QEMU=qemu-system-aarch64 \
+		TIMEOUT_SCALE=${TIMEOUT_SCALE:-6} RUNTIME_TESTS="${tests[$k]}" \
+		"$TOP/tests/vm/layer.sh" | grep -vx '# layer done'
+done
+layer_done

@@ -33,6 +33,7 @@ declare -A KERNELS=(
 	[6.1]=linux-image-amd64        # Debian 12's default kernel
 	[6.12]=linux-image-6.12-amd64  # Debian 12's newer kernel (security suite)
 	[arm64]=linux-image-arm64      # Debian 12's default kernel for arm64
+	[arm64-6.12]=linux-image-6.12-arm64  # its newer one (fentry: below)
 )
 # NAME: an apt sources file of tests/vm/ for a kernel the host's Debian
 # release (or architecture) does not carry; apt reads it with lists of its
@@ -40,12 +41,16 @@ declare -A KERNELS=(
 declare -A SOURCES=(
 	[5.10]=bullseye.sources
 	[arm64]=bookworm.sources
+	[arm64-6.12]=bookworm.sources
 )
 # NAME: the Debian architecture of a kernel that is not the host's; apt
 # reads its sources with APT::Architecture set to it, and the guest gets a
 # root of its own made of ROOT_PACKAGES of that architecture
+# (arm64's 6.1 has no ftrace direct calls, which fentry/fexit on a kernel
+# function need there: Linux 6.4 adds them; 6.12 has them)
 declare -A ARCHES=(
 	[arm64]=arm64
+	[arm64-6.12]=arm64
 )
 ROOT_PACKAGES="busybox-static bash-static libc6"
 BUILD_PACKAGES="systemtap-sdt-dev"
@@ -72,7 +77,8 @@ done
 apt_opts=()
 sources=${SOURCES[$name]:-}
 if [ -n "$sources" ]; then
-	aptdir=$(dirname "$dir")/apt-$name
+	# (one per Debian release and architecture: arm64 and arm64-6.12 share)
+	aptdir=$(dirname "$dir")/apt-${name%%-*}
 	mkdir -p "$aptdir/lists/partial" "$aptdir/cache/archives/partial" "$aptdir/none"
 	: >"$aptdir/status"
 	apt_opts=(-o "Dir::Etc::SourceList=$(cd "$(dirname "$0")" && pwd)/$sources"
