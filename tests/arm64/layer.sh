@@ -20,7 +20,9 @@
 #                RUNTIME_TESTS; the arm64 checks as tests/arm64/NAME), in
 #                the guest of ARM64_KERNEL (default arm64: Debian 12's
 #                6.1; arm64-6.12: its 6.12, tests/vm/kernel.sh)
-# TIMEOUT_SCALE (default 6 here) and RUNTIME_JOBS (default 2) pass through.
+# TIMEOUT_SCALE (default 6 here), VM_TIMEOUT (seconds a guest may live:
+# default 600 here, twice a slow run) and RUNTIME_JOBS (default 2) pass
+# through.
 # shellcheck source=tests/lib.sh
 . "$TOP/tests/lib.sh"
 
@@ -97,7 +99,10 @@ export CC="aarch64-linux-gnu-gcc -I$BUILD/vm/arm64/include" \
 for k in "${groups[@]}"; do
 	VM_KERNELS=$k VM_SMP= VM_CPUS=${VM_CPUS:-2} VM_JOBS=1 \
 		VM_SONDE=$sonde VM_QEMU=qemu-system-aarch64 \
-		TIMEOUT_SCALE=${TIMEOUT_SCALE:-6} RUNTIME_TESTS="${tests[$k]}" \
+		TIMEOUT_SCALE=${TIMEOUT_SCALE:-6} VM_TIMEOUT=${VM_TIMEOUT:-600} \
+		RUNTIME_TESTS="${tests[$k]}" \
 		"$TOP/tests/vm/layer.sh" | grep -vx '# layer done'
+	rc=${PIPESTATUS[0]}
+	[ "$rc" = 0 ] || echo "not ok arm64-$k: tests/vm/layer.sh exited with status $rc"
 done
 layer_done
