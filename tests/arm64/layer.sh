@@ -42,9 +42,12 @@ if [ -z "$sonde" ]; then
 	sonde=$BUILD/arm64/sonde
 	# `make arm64` (not in `make check`'s time budget: its objects are
 	# kept, so it is quick once built)
-	if make -C "$TOP" -n arm64 BUILD="$BUILD" >/dev/null 2>&1; then
+	# (the build directory named only when it is not the Makefile's own)
+	mkargs=(-C "$TOP" arm64)
+	[ "$BUILD" -ef "$TOP/build" ] || mkargs+=(BUILD="$BUILD")
+	if make -n "${mkargs[@]}" >/dev/null 2>&1; then
 		mkdir -p "$BUILD/arm64"
-		if ! make -C "$TOP" arm64 BUILD="$BUILD" >"$BUILD/arm64/make.log" 2>&1; then
+		if ! make "${mkargs[@]}" >"$BUILD/arm64/make.log" 2>&1; then
 			echo "not ok arm64-build: make arm64 failed"
 			indent "$BUILD/arm64/make.log" 20
 			layer_done
