@@ -75,7 +75,7 @@ else
 	while read -r line; do
 		line=${line%%#*}
 		case $line in
-		kernel:*) k=$(echo ${line#kernel:}) ;;
+		kernel:*) k=${line#kernel:} k=${k//[[:space:]]/} ;;
 		*[a-z]*)
 			[[ " ${groups[*]} " == *" $k "* ]] || groups+=("$k")
 			tests[$k]+=" $line"
@@ -100,7 +100,7 @@ export CC="aarch64-linux-gnu-gcc -I$BUILD/vm/arm64/include" \
 # One guest at a time (each has two CPUs: this machine's two), each
 # through the VM layer, whose "# layer done" lines are its own.
 for k in "${groups[@]}"; do
-	VM_KERNELS=$k VM_SMP= VM_CPUS=${VM_CPUS:-2} VM_JOBS=1 \
+	VM_KERNELS=$k VM_SMP='' VM_CPUS=${VM_CPUS:-2} VM_JOBS=1 \
 		VM_SONDE=$sonde VM_QEMU=qemu-system-aarch64 \
 		TIMEOUT_SCALE=${TIMEOUT_SCALE:-6} VM_TIMEOUT=${VM_TIMEOUT:-600} \
 		RUNTIME_TESTS="${tests[$k]}" \

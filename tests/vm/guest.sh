@@ -7,7 +7,8 @@
 # guest did not get to the end (time limit, panic), with the last lines of
 # the guest's console.
 #
-#   --kernel NAME   6.1 (default), 6.12, 5.10 or arm64 (tests/vm/kernel.sh)
+#   --kernel NAME   6.1 (default), 6.12, 5.10, arm64 or arm64-6.12
+#                   (tests/vm/kernel.sh)
 #   --cpus N        virtual CPUs (default 2)
 #   --mem MB        memory (default 1024; the overlay's writes live in it)
 #   --timeout S     seconds before the guest is stopped (default 600)
