@@ -21,8 +21,12 @@
 #                the guest of ARM64_KERNEL (default arm64: Debian 12's
 #                6.1; arm64-6.12: its 6.12, tests/vm/kernel.sh)
 # TIMEOUT_SCALE (default 6 here), VM_TIMEOUT (seconds a guest may live:
-# default 600 here, twice a slow run) and RUNTIME_JOBS (default 2) pass
-# through.
+# default 600 here, twice a slow run) and RUNTIME_JOBS (default 1 here)
+# pass through. One test at a time: with two at once, a syscall
+# tracepoint test now and then saw none of its child's syscalls (printf_args,
+# str_truncated, printf_str_width_field: 3 misses in 4 runs of the list,
+# none in 3 runs of those tests alone; not yet explained), and one at a
+# time the list still takes under 3 minutes.
 # shellcheck source=tests/lib.sh
 . "$TOP/tests/lib.sh"
 
@@ -103,6 +107,7 @@ for k in "${groups[@]}"; do
 	VM_KERNELS=$k VM_SMP='' VM_CPUS=${VM_CPUS:-2} VM_JOBS=1 \
 		VM_SONDE=$sonde VM_QEMU=qemu-system-aarch64 \
 		TIMEOUT_SCALE=${TIMEOUT_SCALE:-6} VM_TIMEOUT=${VM_TIMEOUT:-600} \
+		RUNTIME_JOBS=${RUNTIME_JOBS:-1} \
 		RUNTIME_TESTS="${tests[$k]}" \
 		"$TOP/tests/vm/layer.sh" | grep -vx '# layer done'
 	rc=${PIPESTATUS[0]}
