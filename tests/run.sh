@@ -14,7 +14,7 @@
 set -u
 cd "$(dirname "$0")/.."
 BUILD=build
-LAYERS=unit,golden,errors,diff,docs,layers,completion,tools,install,static,deb,object,emit,runtime,lifecycle,flamegraph,heatmap,metrics,pprof,vm
+LAYERS=unit,golden,errors,diff,docs,layers,completion,tools,install,static,deb,object,emit,runtime,lifecycle,flamegraph,heatmap,metrics,pprof,vm,arm64
 VERBOSE=0
 while [ $# -gt 0 ]; do
 	case "$1" in

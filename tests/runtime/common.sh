@@ -177,7 +177,7 @@ subst() {
 	local sym addr
 	while [[ $s =~ @WLSYM:([A-Za-z0-9_]+)@ ]]; do
 		sym=${BASH_REMATCH[1]}
-		addr=$(nm "$WL" 2>/dev/null | awk -v s="$sym" '$3 == s { print "0x" $1; exit }')
+		addr=$(${NM:-nm} "$WL" 2>/dev/null | awk -v s="$sym" '$3 == s { print "0x" $1; exit }')
 		s=${s//@WLSYM:$sym@/${addr:-0}}
 	done
 	printf '%s' "$s"
@@ -288,7 +288,8 @@ breakpoint_state() {
 }
 
 # build_workload DIR: compiles wl.c into DIR/wl (sets WL), and uwl.c into
-# DIR/uwl (PIE) and DIR/uwlnp (-no-pie), setting UWL and UWLNP.
+# DIR/uwl (PIE) and DIR/uwlnp (-no-pie), setting UWL and UWLNP. CC,
+# OBJCOPY and NM name the tools (the arm64 layer's cross compiler).
 build_workload() {
 	mkdir -p "$1"
 	UWL=$1/uwl UWLNP=$1/uwlnp
@@ -312,8 +313,8 @@ build_workload() {
 		${CC:-cc} -g -O0 -fPIC -shared -o "$DWLIB" "$RTDIR/dwlib.c" &&
 			${CC:-cc} -g -O0 -o "$DWL" "$RTDIR/dwl.c" -L"$1" -ldwlib \
 				-Wl,-rpath,"$1" &&
-			objcopy --only-keep-debug "$DWL" "$DWLDL.debug" &&
-			objcopy --strip-debug --add-gnu-debuglink="$DWLDL.debug" \
+			${OBJCOPY:-objcopy} --only-keep-debug "$DWL" "$DWLDL.debug" &&
+			${OBJCOPY:-objcopy} --strip-debug --add-gnu-debuglink="$DWLDL.debug" \
 				"$DWL" "$DWLDL" ||
 			rm -f "$DWL" "$DWLIB" "$DWLDL"
 	fi
@@ -509,11 +510,18 @@ check_output() {
 }
 
 # pick_tests NAMES: sets the array tests to NAME.test for each of NAMES,
-# or, with none, to every *.test of the current directory.
+# or, with none, to every *.test of the current directory. A NAME with a
+# slash is a test of another directory of the tree, e.g. tests/arm64/NAME
+# (the arm64 layer's own tests): $TOP/NAME.test.
 pick_tests() {
 	tests=()
 	if [ -n "$1" ]; then
-		for n in $1; do tests+=("$n.test"); done
+		for n in $1; do
+			case $n in
+			*/*) tests+=("$TOP/$n.test") ;;
+			*) tests+=("$n.test") ;;
+			esac
+		done
 	else
 		tests=(*.test)
 	fi

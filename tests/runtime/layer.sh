@@ -59,8 +59,11 @@ running=0
 for t in "${tests[@]}"; do
 	[ -f "$t" ] || continue
 	ntests=$((ntests + 1))
+	# its name: the file's, without the directory (pick_tests)
+	n=${t##*/}
+	n=${n%.test}
 	if [ "$RUNTIME_JOBS" -le 1 ]; then
-		run_test_file "$t" "${t%.test}" "$scratch/${t%.test}"
+		run_test_file "$t" "$n" "$scratch/$n"
 		continue
 	fi
 	if grep -q '^SERIAL: yes' "$t"; then
@@ -68,15 +71,15 @@ for t in "${tests[@]}"; do
 		# lines printed in order with theirs, below)
 		wait
 		running=0
-		run_test_file "$t" "${t%.test}" "$scratch/${t%.test}" >"$scratch/${t%.test}.result" 2>&1
+		run_test_file "$t" "$n" "$scratch/$n" >"$scratch/$n.result" 2>&1
 		continue
 	fi
 	# RUNTIME_JOBS at once, each one's lines printed when all are done,
 	# in the tests' order.
 	(
 		lock_user_files "$t"
-		run_test_file "$t" "${t%.test}" "$scratch/${t%.test}"
-	) >"$scratch/${t%.test}.result" 2>&1 &
+		run_test_file "$t" "$n" "$scratch/$n"
+	) >"$scratch/$n.result" 2>&1 &
 	running=$((running + 1))
 	if [ "$running" -ge "$RUNTIME_JOBS" ]; then
 		wait -n
@@ -86,9 +89,11 @@ done
 wait
 if [ "$RUNTIME_JOBS" -gt 1 ]; then
 	for t in "${tests[@]}"; do
-		[ -f "$scratch/${t%.test}.result" ] || continue
-		cat "$scratch/${t%.test}.result"
-		rm -f "$scratch/${t%.test}.result"
+		n=${t##*/}
+		n=${n%.test}
+		[ -f "$scratch/$n.result" ] || continue
+		cat "$scratch/$n.result"
+		rm -f "$scratch/$n.result"
 	done
 fi
 [ $ntests -gt 0 ] || [ -n "${RUNTIME_TESTS:-}" ] || echo "skip runtime: no tests/runtime/*.test yet"

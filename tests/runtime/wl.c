@@ -10,7 +10,8 @@
 //   reads N SIZE       N reads of SIZE bytes from /dev/zero
 //   open PATH N        N openat(PATH, O_RDONLY) (failures are fine)
 //   stat PATH N        N stat(PATH) and statfs(PATH) by their own syscalls
-//                      (glibc's stat() is newfstatat)
+//                      (glibc's stat() is newfstatat; arm64 has no stat
+//                      syscall, its N are newfstatat)
 //   lseek OFF N        N lseek(/dev/null fd, OFF, SEEK_SET) (OFF may be < 0)
 //   sleep MS           nanosleep for MS milliseconds
 //   spin MS            busy loop for MS milliseconds
@@ -154,7 +155,12 @@ int main(int argc, char **argv)
 			i += 2;
 			char buf[512]; /* struct stat and struct statfs fit */
 			for (; n > 0; n--) {
+#ifdef SYS_stat
 				syscall(SYS_stat, path, buf);
+#else
+				/* (arm64 has no stat syscall: newfstatat) */
+				syscall(SYS_newfstatat, AT_FDCWD, path, buf, 0);
+#endif
 				syscall(SYS_statfs, path, buf);
 			}
 		} else if (!strcmp(v, "lseek")) {

@@ -7,7 +7,8 @@
 # guest did not get to the end (time limit, panic), with the last lines of
 # the guest's console.
 #
-#   --kernel NAME   6.1 (default), 6.12 or 5.10 (tests/vm/kernel.sh)
+#   --kernel NAME   6.1 (default), 6.12, 5.10, arm64 or arm64-6.12
+#                   (tests/vm/kernel.sh)
 #   --cpus N        virtual CPUs (default 2)
 #   --mem MB        memory (default 1024; the overlay's writes live in it)
 #   --timeout S     seconds before the guest is stopped (default 600)
@@ -24,6 +25,15 @@
 # Under TCG (KVM is not usable on the machines this runs on): -cpu max
 # gives the guest every instruction set extension qemu emulates, so that
 # host binaries run there.
+#
+# arm64 (a kernel whose release ends in -arm64): qemu-system-aarch64's virt
+# machine, -cpu max with pauth-impdef (pointer authentication stays on, as
+# on real arm64 machines, with qemu's cheap algorithm instead of QARMA,
+# slow under TCG). The guest's root is its initramfs (tests/vm/init): CMD
+# and its directory must be arm64 programs under the shared directory or
+# this tree (mounted at the same path), or busybox applets. The machine
+# has one serial port (the console): CMD's output goes through a file of
+# the run directory.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -41,10 +51,20 @@ while [ $# -gt 0 ]; do
 	esac
 done
 [ $# -gt 0 ] || { echo "usage: guest.sh [--kernel NAME] [--cpus N] [--mem MB] [--timeout S] -- CMD [ARG...]" >&2; exit 2; }
-command -v qemu-system-x86_64 >/dev/null || { echo "guest.sh: needs qemu-system-x86_64 (scripts/deps.sh)" >&2; exit 125; }
 
 kdir=$cache/$kernel
 release=$("$here/kernel.sh" "$kernel" "$kdir") || exit 125
+case $release in
+*-arm64)
+	qemu=(qemu-system-aarch64 -M virt -cpu max,pauth-impdef=on -kernel "$kdir/Image")
+	console=ttyAMA0 output=/out/output
+	;;
+*)
+	qemu=(qemu-system-x86_64 -cpu max -kernel "$kdir/vmlinux")
+	console=ttyS0 output=/dev/ttyS1
+	;;
+esac
+command -v "${qemu[0]}" >/dev/null || { echo "guest.sh: needs ${qemu[0]} (scripts/deps.sh)" >&2; exit 125; }
 
 run=$(mktemp -d "${TMPDIR:-/tmp}/sonde-vm.XXXXXX")
 qpid=
@@ -69,11 +89,13 @@ if [ -n "$share" ]; then
 	share_opts=(-fsdev "local,id=share,path=$share,security_model=none,multidevs=remap"
 		-device virtio-9p-pci,fsdev=share,mount_tag=share)
 fi
-timeout -k 5 "$limit" qemu-system-x86_64 -accel tcg -cpu max -nodefaults \
+serial=(-serial "file:$run/console")
+[ "$output" != /dev/ttyS1 ] || serial+=(-serial "file:$run/output")
+timeout -k 5 "$limit" "${qemu[@]}" -accel tcg -nodefaults \
 	-m "$mem" -smp "$cpus" -display none -no-reboot \
-	-kernel "$kdir/vmlinux" -initrd "$kdir/initrd.gz" \
-	-append "console=ttyS0 loglevel=4 panic=-1 ${VM_APPEND:-}rdinit=/init sonde.modules=$kdir/pkg/lib/modules${share:+ sonde.share=$share}" \
-	-serial "file:$run/console" -serial "file:$run/output" \
+	-initrd "$kdir/initrd.gz" \
+	-append "console=$console loglevel=4 panic=-1 ${VM_APPEND:-}rdinit=/init sonde.modules=$kdir/pkg/lib/modules sonde.top=$top sonde.output=$output${share:+ sonde.share=$share}" \
+	"${serial[@]}" \
 	-fsdev "local,id=host,path=/,security_model=none,readonly=on,multidevs=remap" \
 	-device virtio-9p-pci,fsdev=host,mount_tag=host \
 	-fsdev "local,id=out,path=$run,security_model=none,multidevs=remap" \

@@ -26,6 +26,11 @@
 #   VM_TIMEOUT  seconds a guest may live (default 2400)
 #   TIMEOUT_SCALE  the tests' time limits are this many times longer
 #               (default 4: emulation is slow)
+#   VM_SONDE    the tracer the guests run (default $BUILD/sonde; a copy of
+#               it, so that a rebuild meanwhile changes nothing under them)
+#   VM_QEMU     the emulator the kernels need (default qemu-system-x86_64)
+# The arm64 layer (tests/arm64/layer.sh) is this layer with VM_KERNELS=arm64
+# and its own VM_SONDE and CC (the workloads are built for the guest).
 # RUNTIME_TESTS and RUNTIME_JOBS pass through, e.g.
 #   VM_KERNELS=6.1 RUNTIME_TESTS=comm_var tests/run.sh --layers vm -v
 # shellcheck source=tests/lib.sh
@@ -35,8 +40,9 @@ if [ "$(id -u)" != 0 ]; then
 	echo "skip vm: not root (the guests' tests load BPF programs)"
 	layer_done
 fi
-if ! command -v qemu-system-x86_64 >/dev/null; then
-	echo "not ok vm: qemu-system-x86_64 is missing (scripts/deps.sh installs it)"
+qemu=${VM_QEMU:-qemu-system-x86_64}
+if ! command -v "$qemu" >/dev/null; then
+	echo "not ok ${LAYER:-vm}: $qemu is missing (scripts/deps.sh installs it)"
 	layer_done
 fi
 
@@ -63,8 +69,13 @@ run_kernel() {
 	local agent=$run/agent
 	rm -rf "$run"
 	mkdir -p "$agent"
+	# the copy's tools/ beside its directory is the tree's, as the
+	# binary's own (sonde finds tools there)
+	mkdir -p "$run/bin"
+	ln -s "$TOP/tools" "$run/tools"
+	cp "${VM_SONDE:-$BUILD/sonde}" "$run/bin/sonde" || { echo "not ok guest: no tracer ${VM_SONDE:-$BUILD/sonde}"; return; }
 	# the tracer, as the runtime layer calls it, is the guest's
-	printf '#!/bin/sh\nexec %q %q "$@"\n' "$TOP/tests/vm/vmrun" "$BUILD/sonde" >"$agent/sonde"
+	printf '#!/bin/sh\nexec %q %q "$@"\n' "$TOP/tests/vm/vmrun" "$run/bin/sonde" >"$agent/sonde"
 	chmod +x "$agent/sonde"
 	{
 		"$TOP/tests/vm/guest.sh" --kernel "$k" --cpus "$ncpus" --share "$run" \
@@ -87,7 +98,7 @@ run_kernel() {
 	# SONDE_BIN: the binary itself, for a test that starts it inside a
 	# command it runs where the tracer runs (unshare ... SONDE_BIN)
 	VM_AGENT=$agent VM_RUN=$TOP/tests/vm/vmrun SONDE=$agent/sonde \
-		SONDE_BIN=$BUILD/sonde BUILD=$run \
+		SONDE_BIN=$run/bin/sonde BUILD=$run \
 		TIMEOUT_SCALE=${TIMEOUT_SCALE:-4} \
 		RUNTIME_JOBS=${RUNTIME_JOBS:-2} "$TOP/tests/runtime/layer.sh" 2>&1
 	: >"$agent/stop"
