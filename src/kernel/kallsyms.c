@@ -50,6 +50,14 @@ static bool parse(char *text)
 						*e = '\0';
 				}
 			}
+			/* "$x", "$d": arm64's ELF mapping symbols (code or
+			 * data starts here) name no function; found, they
+			 * hid the function around them ($x+136), so they are
+			 * skipped, as perf skips them */
+			if (name[0] == '$') {
+				line = eol ? eol + 1 : line + strlen(line);
+				continue;
+			}
 			if (ks.n == cap)
 				ks.syms = xreallocarray(ks.syms, cap *= 2,
 							sizeof(*ks.syms));

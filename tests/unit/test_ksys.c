@@ -73,6 +73,30 @@ TEST(kallsyms_round_trip)
 	CHECK(s && s->module == NULL);
 }
 
+/* arm64's mapping symbols ($x: code starts here, $d: data) are no
+ * functions: a frame past one is its function's (arm64 guest: 9p
+ * module frames printed as $x+136). Runs last: it replaces the table. */
+TEST(kallsyms_mapping_symbols_skipped)
+{
+	ksyms_unload();
+	char *text = strdup(
+		"ffff800008010000 T _stext\n"
+		"ffff800000a10000 t p9_client_rpc\t[9pnet]\n"
+		"ffff800000a10080 t $x\t[9pnet]\n"
+		"ffff800000a10100 t p9_client_walk\t[9pnet]\n"
+		"ffff800000a10180 d $d.12\t[9pnet]\n");
+	CHECK(ksyms_load_text(text, NULL, false) == 0);
+	CHECK(ksyms_count() == 3);
+	uint64_t off = 0;
+	const struct ksym *s = ksyms_lookup(0xffff800000a10088ull, &off);
+	CHECK_STR(s ? s->name : NULL, "p9_client_rpc");
+	CHECK(off == 0x88);
+	s = ksyms_lookup(0xffff800000a10190ull, &off);
+	CHECK_STR(s ? s->name : NULL, "p9_client_walk");
+	CHECK(ksyms_addr("$x") == 0);
+	ksyms_unload();
+}
+
 static bool exists(const char *path)
 {
 	return access(path, F_OK) == 0;
@@ -323,5 +347,6 @@ int main(void)
 	RUN(breakpoint_opens);
 	RUN(hardware_events);
 	ksyms_unload();
+	RUN(kallsyms_mapping_symbols_skipped);
 	return check_done();
 }
