@@ -119,7 +119,7 @@ TEST(aarch64_pt_regs)
 	CHECK(load_a64_offsets());
 	CHECK(a64_ctx_is_user == 1);
 	const struct regs_abi *a = regs_abi(ARCH_AARCH64);
-	char name[8];
+	char name[16];
 	for (int i = 0; i <= 30; i++) {
 		snprintf(name, sizeof(name), "x%d", i);
 		CHECK(regs_abi_offset(a, name) == a64_off[i]);
