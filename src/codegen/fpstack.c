@@ -23,25 +23,33 @@ static bool adds_caller(const struct cg *g)
 }
 
 /* The frame after the probed address is the caller's return address, at
- * [sp] as the function is entered: read it, then the kernel's frames one
- * frame in, then put the probed address first and the caller second, as
- * a kernel that adds it would (a build-id frame of the caller holds only
- * its address, BPF_STACK_BUILD_ID_IP, as the kernel's own do when it
- * cannot find a build id). Returns the bytes written, or -errno; *unread
- * jumps away when [sp] cannot be read, to take the kernel's capture as it
- * is (the kernel leaves the caller out then too). */
+ * [sp] as the function is entered (in the link register on arm64): read
+ * it, then the kernel's frames one frame in, then put the probed address
+ * first and the caller second, as a kernel that adds it would (a build-id
+ * frame of the caller holds only its address, BPF_STACK_BUILD_ID_IP, as
+ * the kernel's own do when it cannot find a build id). Returns the bytes
+ * written, or -errno; *unread jumps away when [sp] cannot be read, to take
+ * the kernel's capture as it is (the kernel leaves the caller out then
+ * too). */
 static ir_reg capture_with_caller(struct cg *g, const struct type *t,
 				  struct cg_mem dst, uint32_t ips,
 				  uint64_t flags, ir_jlist *unread)
 {
 	uint32_t fsz = type_stack_frame_size(t);
 	uint32_t ipoff = fsz - 8; /* the address: last in a build-id frame */
-	ir_reg sp = ir_reg_new(g->ir);
-	ir_load(g->ir, 8, sp, ir_ctx(g->ir), (int16_t)regs_sp_offset());
-	ir_reg rd = cg_call(g, BPF_FUNC_probe_read_user, 3,
-			    cg_mem_addr(g, dst, ips + ipoff), ir_const(g->ir, 8),
-			    sp);
-	*unread = ir_jmpi(g->ir, BPF_JNE, rd, 0, IR_NOLABEL);
+	int link = regs_link_offset();
+	if (link >= 0) {
+		ir_reg lr = ir_reg_new(g->ir);
+		ir_load(g->ir, 8, lr, ir_ctx(g->ir), (int16_t)link);
+		cg_store_reg(g, 8, dst, ips + ipoff, lr);
+	} else {
+		ir_reg sp = ir_reg_new(g->ir);
+		ir_load(g->ir, 8, sp, ir_ctx(g->ir), (int16_t)regs_sp_offset());
+		ir_reg rd = cg_call(g, BPF_FUNC_probe_read_user, 3,
+				    cg_mem_addr(g, dst, ips + ipoff),
+				    ir_const(g->ir, 8), sp);
+		*unread = ir_jmpi(g->ir, BPF_JNE, rd, 0, IR_NOLABEL);
+	}
 	ir_reg n = cg_call(g, BPF_FUNC_get_stack, 4, ir_ctx(g->ir),
 			   cg_mem_addr(g, dst, ips + fsz),
 			   ir_const(g->ir, (int64_t)fsz * (t->stack_limit - 1)),
@@ -82,18 +90,25 @@ void cg_fp_stack_capture(struct cg *g, const struct type *t,
 		flags |= BPF_F_USER_BUILD_ID;
 	ir_reg n = ir_reg_new(g->ir);
 	ir_jlist plain = IR_NOJUMP, joined = IR_NOJUMP;
-	if (user && t->stack_limit > 1 && adds_caller(g)) {
+	bool with_caller = user && t->stack_limit > 1 && adds_caller(g);
+	if (with_caller) {
 		ir_mov(g->ir, n, capture_with_caller(g, t, dst, ips, flags,
 						     &plain));
-		joined = ir_ja(g->ir, IR_NOLABEL);
-		ir_jlist_patch_here(g->ir, plain);
+		/* (none from a link register, which is always read: the
+		 * verifier refuses code that cannot be reached) */
+		if (plain != IR_NOJUMP) {
+			joined = ir_ja(g->ir, IR_NOLABEL);
+			ir_jlist_patch_here(g->ir, plain);
+		}
 	}
-	ir_mov(g->ir, n, cg_call(g, BPF_FUNC_get_stack, 4, ir_ctx(g->ir),
-				 cg_mem_addr(g, dst, ips),
-				 ir_const(g->ir,
-					  (int64_t)type_stack_frame_size(t) *
-						  t->stack_limit),
-				 ir_const(g->ir, (int64_t)flags)));
+	if (!with_caller || plain != IR_NOJUMP)
+		ir_mov(g->ir, n,
+		       cg_call(g, BPF_FUNC_get_stack, 4, ir_ctx(g->ir),
+			       cg_mem_addr(g, dst, ips),
+			       ir_const(g->ir,
+					(int64_t)type_stack_frame_size(t) *
+						t->stack_limit),
+			       ir_const(g->ir, (int64_t)flags)));
 	ir_jlist_patch_here(g->ir, joined);
 	/* Bytes written, or -errno with the buffer zeroed: zero frames. */
 	ir_jlist ok = ir_jmpi(g->ir, BPF_JSGE, n, 0, IR_NOLABEL);

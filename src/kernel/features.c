@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <sys/syscall.h>
 
+#include "kernel/arch.h"
 #include "kernel/btf.h"
 #include "kernel/perf.h"
 #include "kernel/tracefs.h"
@@ -191,11 +192,23 @@ static bool probe_uprobe_multi(struct feat_state *s)
 	return result(s, true, "uprobe_multi links");
 }
 
-/* Loads a BPF_PROG_TYPE_TRACING program at a BTF id. Load only: the
- * kernel checks the target at load time, and detaching a test attach
- * costs an RCU grace period (7-11 ms measured), paid by every run. */
+/* Where fentry programs load but may not attach: arm64 has BPF
+ * trampolines from Linux 6.0, but a trampoline on a kernel function needs
+ * ftrace direct calls, which arm64 has from 6.4; before that the attach
+ * fails with ENOTSUPP. x86 got both in 5.5, with fentry itself, so there
+ * the load is the test and no run pays for a test attach. */
+static bool fentry_needs_attach_test(void)
+{
+	return arch_build() != ARCH_X86_64;
+}
+
+/* Loads a BPF_PROG_TYPE_TRACING program at a BTF id, and with attach,
+ * attaches it too. Load only where that is enough: the kernel checks the
+ * target at load time, and detaching a test attach costs an RCU grace
+ * period (7-11 ms measured), paid by every run. */
 static bool tracing_prog(struct feat_state *s, const char *what,
-			 enum bpf_attach_type at, const char *btf_name, int kind)
+			 enum bpf_attach_type at, const char *btf_name, int kind,
+			 bool attach)
 {
 	struct btf *vml = kbtf_vmlinux();
 	if (!vml)
@@ -209,28 +222,43 @@ static bool tracing_prog(struct feat_state *s, const char *what,
 	if (fd < 0)
 		return result(s, false, "the kernel refuses %s programs (%s)",
 			      what, strerror(-fd));
+	int err = 0;
+	if (attach) {
+		int link = bpf_raw_tracepoint_open(NULL, fd);
+		err = link < 0 ? errno : 0;
+		if (link >= 0)
+			close(link);
+	}
 	close(fd);
-	return result(s, true, "%s program for %s loads", what, btf_name);
+	/* (524: the kernel's internal ENOTSUPP, which strerror() lacks) */
+	if (err)
+		return result(s, false, "the kernel loads %s programs but cannot "
+			      "attach them to kernel functions (%s; %s has the "
+			      "ftrace direct calls they need from Linux %s)",
+			      what, err == 524 ? "ENOTSUPP" : strerror(err),
+			      arch_name(arch_build()), feat_since(FEAT_FENTRY));
+	return result(s, true, "%s program for %s %s", what, btf_name,
+		      attach ? "attaches" : "loads");
 }
 
 static bool probe_fentry(struct feat_state *s)
 {
 	/* bpf_fentry_test1 exists for exactly this kind of test. */
 	return tracing_prog(s, "fentry", BPF_TRACE_FENTRY, "bpf_fentry_test1",
-			    BTF_KIND_FUNC);
+			    BTF_KIND_FUNC, fentry_needs_attach_test());
 }
 
 static bool probe_iter(struct feat_state *s)
 {
 	/* bpftrace's has_iter("task"), for --info */
 	return tracing_prog(s, "iter", BPF_TRACE_ITER, "bpf_iter_task",
-			    BTF_KIND_FUNC);
+			    BTF_KIND_FUNC, false);
 }
 
 static bool probe_tp_btf(struct feat_state *s)
 {
 	return tracing_prog(s, "tp_btf", BPF_TRACE_RAW_TP,
-			    "btf_trace_sched_switch", BTF_KIND_TYPEDEF);
+			    "btf_trace_sched_switch", BTF_KIND_TYPEDEF, false);
 }
 
 static int load_raw_tp(void)
@@ -504,6 +532,10 @@ void feat_disable(enum feat_id f, const char *by)
 
 const char *feat_since(enum feat_id f)
 {
+	/* (fentry_needs_attach_test: arm64's kernel functions take trampolines from
+	 * the release that gave it ftrace direct calls) */
+	if (f == FEAT_FENTRY && arch_build() == ARCH_AARCH64)
+		return "6.4";
 	return (unsigned)f < FEAT__COUNT ? feat_versions[f] : NULL;
 }
 

@@ -117,6 +117,7 @@ static const struct regs_abi abis[ARCH_COUNT] = {
 		.nargs = 6,
 		.args = { X(DI), X(SI), X(DX), X(CX), X(R8), X(R9) },
 		.retval = X(AX), .pc = X(IP), .sp = X(SP), .stack_args = 8,
+		.link = -1,
 	},
 	[ARCH_AARCH64] = {
 		.names = a64_fixed, .nnames = NELEMS(a64_fixed),
@@ -124,6 +125,7 @@ static const struct regs_abi abis[ARCH_COUNT] = {
 		.nargs = 8,
 		.args = { 0, 8, 16, 24, 32, 40, 48, 56 },
 		.retval = 0, .pc = A_PC, .sp = A_SP, .stack_args = 0,
+		.link = 30 * 8,
 	},
 };
 #undef X
@@ -186,4 +188,9 @@ uint32_t regs_sp_offset(void)
 uint32_t regs_stack_args(void)
 {
 	return build()->stack_args;
+}
+
+int regs_link_offset(void)
+{
+	return build()->link;
 }

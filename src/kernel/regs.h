@@ -33,6 +33,10 @@ struct regs_abi {
 	 * is: 8 on x86_64 (the return address is at sp), 0 on aarch64 (it
 	 * is in x30). */
 	uint32_t stack_args;
+	/* Where the return address is at a function's entry: the link
+	 * register's offset (aarch64's x30), or -1 where the call pushed it
+	 * at sp (x86_64). */
+	int link;
 };
 
 const struct regs_abi *regs_abi(enum arch a);
@@ -59,5 +63,8 @@ uint32_t regs_pc_offset(void);
 uint32_t regs_sp_offset(void);
 /* sp + this = the first stack argument at a function's entry. */
 uint32_t regs_stack_args(void);
+/* The link register's offset (the return address at a function's entry),
+ * or -1 where the return address is at sp instead. */
+int regs_link_offset(void);
 
 #endif

@@ -10,6 +10,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "kernel/arch.h"
 #include "kernel/perf.h"
 
 #if defined(__x86_64__)
@@ -36,7 +37,31 @@ __asm__(".text\n"
 	"	pop %rbp\n"
 	"	ret\n"
 	".size sonde_ucaller_outer, .-sonde_ucaller_outer\n");
+#elif defined(__aarch64__)
+/* The same on arm64: the probed instruction pushes the frame record, and
+ * until then the caller is only in x30, which no kernel's user unwinder
+ * reads today (it starts from x29); the canary asks all the same, so
+ * that a kernel that learns to would not get the caller twice. */
+__asm__(".text\n"
+	".type sonde_ucaller_inner, %function\n"
+	"sonde_ucaller_inner:\n"
+	"	stp x29, x30, [sp, #-16]!\n"
+	"	mov x29, sp\n"
+	"	ldp x29, x30, [sp], #16\n"
+	"	ret\n"
+	".size sonde_ucaller_inner, .-sonde_ucaller_inner\n"
+	".type sonde_ucaller_outer, %function\n"
+	"sonde_ucaller_outer:\n"
+	"	stp x29, x30, [sp, #-16]!\n"
+	"	mov x29, sp\n"
+	"	bl sonde_ucaller_inner\n"
+	"sonde_ucaller_ret:\n"
+	"	ldp x29, x30, [sp], #16\n"
+	"	ret\n"
+	".size sonde_ucaller_outer, .-sonde_ucaller_outer\n");
+#endif
 
+#if defined(__x86_64__) || defined(__aarch64__)
 void sonde_ucaller_inner(void);
 void sonde_ucaller_outer(void);
 extern const char sonde_ucaller_ret[];
@@ -175,6 +200,47 @@ bool ucaller_kernel_adds(char *why, size_t n)
 	return false;
 }
 
+#else
+bool ucaller_kernel_adds(char *why, size_t n)
+{
+	snprintf(why, n, "no canary for this architecture");
+	return false;
+}
+
+#endif
+
+/* x86_64: the kernel's rule (arch/x86/events/core.c). arm64: the caller's
+ * return address is in the link register (x30) until the prologue saves
+ * it; the instructions that only begin a function are paciasp/pacibsp
+ * (return-address signing), bti c/jc (an indirect call's landing pad) and
+ * stp x29, x30, [sp, #-N]! (the frame record pushed). Not `sub sp, sp,
+ * #N`, which large frames begin with but which a body may hold too, with
+ * x30 no longer the caller's: there the caller stays out, as the kernel
+ * leaves it. */
+bool ucaller_is_entry(enum arch a, const unsigned char *b, size_t n)
+{
+	static const unsigned char endbr64[4] = { 0xf3, 0x0f, 0x1e, 0xfa };
+	switch (a) {
+	case ARCH_X86_64:
+		return (n >= 1 && b[0] == 0x55) ||
+		       (n >= 4 && !memcmp(b, endbr64, sizeof(endbr64)));
+	case ARCH_AARCH64: {
+		if (n < 4)
+			return false;
+		uint32_t insn = (uint32_t)b[0] | (uint32_t)b[1] << 8 |
+				(uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+		return insn == 0xd503233f || /* paciasp */
+		       insn == 0xd503237f || /* pacibsp */
+		       insn == 0xd503245f || /* bti c */
+		       insn == 0xd50324df || /* bti jc */
+		       /* stp x29, x30, [sp, #imm7]! (64-bit, pre-index) */
+		       (insn & 0xffc07fff) == 0xa9807bfd;
+	}
+	default:
+		return false;
+	}
+}
+
 bool ucaller_entry_insn(const char *path, uint64_t off)
 {
 	unsigned char b[4];
@@ -183,23 +249,5 @@ bool ucaller_entry_insn(const char *path, uint64_t off)
 		return false;
 	ssize_t got = pread(fd, b, sizeof(b), (off_t)off);
 	close(fd);
-	if (got < 1)
-		return false;
-	static const unsigned char endbr64[4] = { 0xf3, 0x0f, 0x1e, 0xfa };
-	return b[0] == 0x55 ||
-	       (got == sizeof(b) && !memcmp(b, endbr64, sizeof(b)));
+	return got > 0 && ucaller_is_entry(arch_build(), b, (size_t)got);
 }
-#else
-bool ucaller_kernel_adds(char *why, size_t n)
-{
-	snprintf(why, n, "only x86_64 kernels add a function's caller at its "
-		 "entry");
-	return false;
-}
-
-bool ucaller_entry_insn(const char *path, uint64_t off)
-{
-	(void)path, (void)off;
-	return false;
-}
-#endif

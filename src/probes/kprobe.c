@@ -141,16 +141,19 @@ static int expand(struct probe_env *env, const struct attach_point *a,
 	const char *spec = a->parts[a->nparts - 1];
 	const char *module = a->nparts == 2 && a->parts[0][0] ? a->parts[0] :
 								  NULL;
-	const char *alt = probe_kprobe_fallback(feat_has(FEAT_KPROBE),
-						feat_has(FEAT_FENTRY),
-						a->provider, spec);
+	/* (fentry asked about only without kprobes: on arm64 its test
+	 * attaches, which costs the run a detach) */
+	bool kprobes = feat_has(FEAT_KPROBE);
+	bool fentry = !kprobes && feat_has(FEAT_FENTRY);
+	const char *alt = probe_kprobe_fallback(kprobes, fentry, a->provider,
+						spec);
 	const struct provider *kf = alt ? probe_provider(alt) : NULL;
 	if (kf) {
 		struct attach_point fa = *a;
 		fa.provider = alt;
 		return kf->expand(env, &fa, out, n);
 	}
-	if (probe_refuse(env, a, FEAT_KPROBE, feat_has(FEAT_FENTRY) ?
+	if (probe_refuse(env, a, FEAT_KPROBE, fentry ?
 				 "fentry: or tracepoint: probes" :
 				 "tracepoint: or rawtracepoint: probes"))
 		return -1;

@@ -53,6 +53,8 @@
 #                    feat:NAME    sonde --info says "NAME: yes"
 #                    nofeat:NAME  sonde --info says "NAME: no" (a fallback)
 #                    kfunc:NAME   the kernel's BTF names kernel function NAME
+#                    ksym:NAME    /proc/kallsyms has the symbol NAME
+#                    noksym:NAME  ... has not
 #                    btfname:NAME the kernel's BTF has the name NAME (a
 #                                 variable, an iterator's bpf_iter_NAME)
 #                    modbtf:MOD   kernel module MOD is loaded, with its BTF
@@ -213,6 +215,8 @@ missing_requirement() {
 		kfunc:*) on_target grep -qa "${w#kfunc:}" /sys/kernel/btf/vmlinux || { echo "no kernel function ${w#kfunc:} (Linux 6.6)"; return; } ;;
 		arch:*) [ "$(on_target uname -m)" = "${w#arch:}" ] || { echo "a test of ${w#arch:} code (this is $(on_target uname -m))"; return; } ;;
 		modbtf:*) on_target test -e "/sys/kernel/btf/${w#modbtf:}" || { echo "no BTF of kernel module ${w#modbtf:} (not loaded, or built in)"; return; } ;;
+		ksym:*) on_target grep -qE " ${w#ksym:}([[:space:]]|\$)" /proc/kallsyms || { echo "the kernel has no symbol ${w#ksym:}"; return; } ;;
+		noksym:*) ! on_target grep -qE " ${w#noksym:}([[:space:]]|\$)" /proc/kallsyms || { echo "the kernel has ${w#noksym:}"; return; } ;;
 		btfname:*) on_target grep -qa "${w#btfname:}" /sys/kernel/btf/vmlinux || { echo "the kernel's BTF has no ${w#btfname:}"; return; } ;;
 		tpfield:*)
 			local cat name field

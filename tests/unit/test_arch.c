@@ -22,6 +22,7 @@
 #include "kernel/elfsym.h"
 #include "kernel/regs.h"
 #include "kernel/sysnr.h"
+#include "kernel/ucaller.h"
 #include "kernel/usdt.h"
 
 #define A64_CC "aarch64-linux-gnu-gcc"
@@ -141,6 +142,7 @@ TEST(aarch64_pt_regs)
 		CHECK(a->args[i] == a64_off[i]);
 	CHECK(a->retval == a64_off[0]);
 	CHECK(a->stack_args == 0);
+	CHECK(a->link == a64_off[30]); /* the return address: in x30 */
 	/* not registers of this machine */
 	CHECK(regs_abi_offset(a, "x31") == -ENOENT);
 	CHECK(regs_abi_offset(a, "x01") == -ENOENT);
@@ -172,6 +174,7 @@ TEST(x86_64_pt_regs)
 	CHECK(a->retval == offsetof(struct pt_regs, rax));
 	CHECK(a->pc == offsetof(struct pt_regs, rip));
 	CHECK(a->stack_args == 8);
+	CHECK(a->link == -1); /* the return address: at sp */
 #else
 	SKIP("the x86_64 pt_regs reference is an x86_64 host's header");
 #endif
@@ -458,6 +461,106 @@ TEST(foreign_machine_refused)
 	}
 }
 
+/* The .text bytes of what cmd (a compiler reading "-", writing obj.o)
+ * makes of text; returns how many (at most max), or -1. */
+static int text_bytes(const char *cc, const char *objcopy, const char *flags,
+		      const char *lang, const char *text, unsigned char *out,
+		      int max)
+{
+	const char *src = write_src("text.in", text);
+	char cmd[768];
+	snprintf(cmd, sizeof(cmd),
+		 "%s %s -x %s -c -o %s/text.o %s 2>/dev/null && "
+		 "%s -O binary -j .text %s/text.o %s/text.bin", cc, flags,
+		 lang, tmpdir, src, objcopy, tmpdir, tmpdir);
+	if (system(cmd) != 0)
+		return -1;
+	char path[256];
+	snprintf(path, sizeof(path), "%s/text.bin", tmpdir);
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return -1;
+	int n = (int)fread(out, 1, (size_t)max, f);
+	fclose(f);
+	return n;
+}
+
+/* The entry rule of arm64 uprobes (kernel/ucaller.h: sonde adds the
+ * caller from x30 there) against the cross assembler's encodings: each
+ * instruction that only begins a function is one, the others are not;
+ * and the first instruction of functions the cross compiler makes, with
+ * frame pointers and with branch protection, is one. */
+TEST(aarch64_entry_instructions)
+{
+	if (!have_cross())
+		SKIP(A64_CC " is not installed (scripts/deps.sh)");
+	static const char *const entry[] = {
+		"paciasp", "pacibsp", "bti c", "bti jc",
+		"stp x29, x30, [sp, #-16]!", "stp x29, x30, [sp, #-512]!",
+	};
+	static const char *const other[] = {
+		"sub sp, sp, #32", "stp x29, x30, [sp, #16]", "mov x29, sp",
+		"stp x19, x20, [sp, #-16]!", "stp x30, x29, [sp, #-16]!",
+		"bti j", "nop", "ret", "ldp x29, x30, [sp], #16",
+	};
+	char text[1024] = "";
+	size_t ne = sizeof(entry) / sizeof(*entry);
+	size_t no = sizeof(other) / sizeof(*other);
+	for (size_t i = 0; i < ne + no; i++) {
+		strcat(text, i < ne ? entry[i] : other[i - ne]);
+		strcat(text, "\n");
+	}
+	unsigned char b[4 * 32];
+	int n = text_bytes(A64_CC, "aarch64-linux-gnu-objcopy", "",
+			   "assembler", text, b, sizeof(b));
+	CHECK(n == (int)(4 * (ne + no)));
+	for (size_t i = 0; n == (int)(4 * (ne + no)) && i < ne + no; i++) {
+		bool is = ucaller_is_entry(ARCH_AARCH64, b + 4 * i, 4);
+		if (is != (i < ne))
+			printf("# %s: %d\n", i < ne ? entry[i] : other[i - ne],
+			       is);
+		CHECK(is == (i < ne));
+		CHECK(!ucaller_is_entry(ARCH_AARCH64, b + 4 * i, 3));
+	}
+	/* what the compiler begins a function that calls another with */
+	static const char *const flags[] = {
+		"-O2 -fno-omit-frame-pointer",
+		"-O2 -fno-omit-frame-pointer -mbranch-protection=standard",
+		"-O0",
+	};
+	for (size_t i = 0; i < sizeof(flags) / sizeof(*flags); i++) {
+		n = text_bytes(A64_CC, "aarch64-linux-gnu-objcopy", flags[i],
+			       "c", "extern int g(int);\n"
+			       "int f(int x) { return g(x) + 1; }\n", b,
+			       sizeof(b));
+		CHECK(n >= 4 && ucaller_is_entry(ARCH_AARCH64, b, 4));
+	}
+}
+
+/* x86_64's rule (the kernel's: push %rbp or endbr64), against this
+ * host's assembler. */
+TEST(x86_64_entry_instructions)
+{
+#if defined(__x86_64__)
+	unsigned char b[64];
+	int n = text_bytes("cc", "objcopy", "", "assembler",
+			   "push %rbp\nendbr64\nmov %rsp, %rbp\nnop\n", b,
+			   sizeof(b));
+	CHECK(n == 1 + 4 + 3 + 1);
+	if (n != 9)
+		return;
+	CHECK(ucaller_is_entry(ARCH_X86_64, b, 1));
+	CHECK(ucaller_is_entry(ARCH_X86_64, b + 1, 4));
+	CHECK(!ucaller_is_entry(ARCH_X86_64, b + 1, 3));
+	CHECK(!ucaller_is_entry(ARCH_X86_64, b + 5, 3));
+	CHECK(!ucaller_is_entry(ARCH_X86_64, b + 8, 1));
+	/* arm64's rule is not x86's */
+	CHECK(!ucaller_is_entry(ARCH_AARCH64, b + 1, 4));
+#else
+	SKIP("the x86_64 reference is an x86_64 host's assembler");
+#endif
+}
+
 int main(void)
 {
 	if (!mkdtemp(tmpdir)) {
@@ -471,6 +574,8 @@ int main(void)
 	RUN(aarch64_usdt);
 	RUN(aarch64_usdt_forms);
 	RUN(foreign_machine_refused);
+	RUN(aarch64_entry_instructions);
+	RUN(x86_64_entry_instructions);
 	char cmd[300];
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
 	if (system(cmd) != 0)
