@@ -38,7 +38,12 @@ static bool parse(char *text)
 		/* "ffffffff81000000 T _stext\t[module]" */
 		char *p;
 		uint64_t addr = strtoull(line, &p, 16);
-		if (p != line && p[0] == ' ' && p[1] && p[2] == ' ') {
+		/* ("$x", "$d": arm64's ELF mapping symbols, which say code
+		 * or data starts there, name no function; found, they hid
+		 * the function around them ($x+136), so they are skipped, as
+		 * perf skips them) */
+		if (p != line && p[0] == ' ' && p[1] && p[2] == ' ' &&
+		    p[3] != '$') {
 			char kind = p[1];
 			char *name = p + 3, *mod = strchr(name, '\t');
 			if (mod) {
@@ -49,14 +54,6 @@ static bool parse(char *text)
 					if (e)
 						*e = '\0';
 				}
-			}
-			/* "$x", "$d": arm64's ELF mapping symbols (code or
-			 * data starts here) name no function; found, they
-			 * hid the function around them ($x+136), so they are
-			 * skipped, as perf skips them */
-			if (name[0] == '$') {
-				line = eol ? eol + 1 : line + strlen(line);
-				continue;
 			}
 			if (ks.n == cap)
 				ks.syms = xreallocarray(ks.syms, cap *= 2,

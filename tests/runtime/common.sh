@@ -444,6 +444,12 @@ check_output() {
 		if ! cmp -s "$s/expect" "$s/out"; then
 			echo "stdout differs"
 			show_diff "$s/expect" "$s/out"
+			# what the tracer said may tell why (a -c command
+			# that did not run, a signal)
+			if [ -s "$s/err" ]; then
+				echo "  stderr (exit status ${RC:-?}):"
+				indent "$s/err" 10
+			fi
 			return
 		fi
 	fi

@@ -66,7 +66,18 @@ done
 run_kernel() {
 	local k=$1 ncpus=${2:-$cpus} name=${3:-$1}
 	local run=$scratch/run-$name
-	local agent=$run/agent
+	local agent=$run/agent lock
+	# One run of a guest's directory at a time: a second one (or what
+	# is left of a run killed halfway, whose runtime layer goes on
+	# sending tests to the agent directory) would write the same tests'
+	# files: outputs cut, tests seeing each other's processes. The
+	# lock's descriptor stays open in every process of this run.
+	exec {lock}>"$scratch/run-$name.lock"
+	if ! flock -n "$lock"; then
+		echo "not ok vm-$name: another run is using $run (a test run still going, or the rest of one killed halfway: its processes hold $scratch/run-$name.lock)"
+		exec {lock}>&-
+		return
+	fi
 	rm -rf "$run"
 	mkdir -p "$agent"
 	# the copy's tools/ beside its directory is the tree's, as the
@@ -93,6 +104,7 @@ run_kernel() {
 		indent "$run/guest.log" 20
 		: >"$agent/stop"
 		wait "$gpid"
+		exec {lock}>&-
 		return
 	fi
 	# SONDE_BIN: the binary itself, for a test that starts it inside a
@@ -107,6 +119,7 @@ run_kernel() {
 		echo "not ok guest: it died before the end"
 		indent "$run/guest.log" 20
 	fi
+	exec {lock}>&-
 }
 
 running=0
