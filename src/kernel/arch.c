@@ -9,9 +9,10 @@
 static const struct {
 	const char *name;
 	unsigned machine;
+	unsigned insn_align;
 } archs[ARCH_COUNT] = {
-	[ARCH_X86_64] = { "x86_64", EM_X86_64 },
-	[ARCH_AARCH64] = { "aarch64", EM_AARCH64 },
+	[ARCH_X86_64] = { "x86_64", EM_X86_64, 1 },
+	[ARCH_AARCH64] = { "aarch64", EM_AARCH64, 4 },
 };
 
 enum arch arch_build(void)
@@ -31,6 +32,11 @@ const char *arch_name(enum arch a)
 unsigned arch_elf_machine(enum arch a)
 {
 	return archs[a].machine;
+}
+
+unsigned arch_insn_align(enum arch a)
+{
+	return archs[a].insn_align;
 }
 
 bool arch_of_elf_machine(unsigned m, enum arch *out)

@@ -22,6 +22,10 @@ enum arch arch_build(void);
 const char *arch_name(enum arch a);
 /* The ELF e_machine of a's binaries (EM_X86_64, EM_AARCH64). */
 unsigned arch_elf_machine(enum arch a);
+/* What every instruction's address (and a uprobe's file offset) is a
+ * multiple of: 1 on x86_64, 4 on aarch64 (the kernel refuses a uprobe
+ * elsewhere with EINVAL). */
+unsigned arch_insn_align(enum arch a);
 /* The architecture of ELF machine m; false for one sonde does not know. */
 bool arch_of_elf_machine(unsigned m, enum arch *out);
 

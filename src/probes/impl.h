@@ -99,6 +99,12 @@ const char *probe_user_path(struct probe_env *env, const struct attach_point *a,
 struct elf_syms *probe_user_elf(struct probe_env *env,
 				const struct attach_point *a, const char *kind,
 				const char *path);
+/* es if it is this machine's; else the error that it is another's
+ * (es freed) and NULL. */
+struct elf_syms *probe_user_elf_native(struct probe_env *env,
+				       const struct attach_point *a,
+				       const char *kind, const char *path,
+				       struct elf_syms *es);
 /* kprobe.c: the provider ("fentry", "fexit") that stands in for
  * provider ("kprobe", "kretprobe") with attach point spec when kprobes
  * cannot attach but fentry can, or NULL (an offset needs a kprobe). */

@@ -63,18 +63,24 @@ struct elf_syms *probe_user_elf(struct probe_env *env,
 			   strerror(-err));
 	if (err)
 		return NULL;
-	if (!elfsym_native(es)) {
-		const char *m = elfsym_machine_name(es);
-		char num[32];
-		snprintf(num, sizeof(num), "ELF machine %u", es->machine);
-		diag_error(env->diag, a->span, "%s target file '%s' is a "
-			   "binary of another machine (%s): this sonde traces "
-			   "%s", kind, path, m ? m : num,
-			   arch_name(arch_build()));
-		elfsym_free(es);
-		return NULL;
-	}
-	return es;
+	return probe_user_elf_native(env, a, kind, path, es);
+}
+
+struct elf_syms *probe_user_elf_native(struct probe_env *env,
+				       const struct attach_point *a,
+				       const char *kind, const char *path,
+				       struct elf_syms *es)
+{
+	if (elfsym_native(es))
+		return es;
+	const char *m = elfsym_machine_name(es);
+	char num[32];
+	snprintf(num, sizeof(num), "ELF machine %u", es->machine);
+	diag_error(env->diag, a->span, "%s target file '%s' is a binary of "
+		   "another machine (%s): this sonde traces %s", kind, path,
+		   m ? m : num, arch_name(arch_build()));
+	elfsym_free(es);
+	return NULL;
 }
 
 void probe_uprobe_add(struct probe_env *env, const struct attach_point *a,

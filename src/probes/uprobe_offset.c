@@ -23,13 +23,15 @@ int probe_uprobe_check_offset(struct probe_env *env,
 {
 	if (!delta)
 		return 0;
-	if (arch_build() == ARCH_AARCH64) {
-		if (delta % 4 == 0)
+	unsigned align = arch_insn_align(arch_build());
+	if (align > 1) { /* instructions of one size, aligned */
+		if (delta % align == 0)
 			return 0;
 		diag_error(env->diag, a->span, "Could not add uprobe into "
-			   "middle of instruction: %s:%s+%llu (aarch64's "
-			   "instructions are 4 bytes)", path, func,
-			   (unsigned long long)delta);
+			   "middle of instruction: %s:%s+%llu (%s's "
+			   "instructions are %u bytes)", path, func,
+			   (unsigned long long)delta, arch_name(arch_build()),
+			   align);
 		return -1;
 	}
 	/* the bytes up to the offset and one whole instruction after */

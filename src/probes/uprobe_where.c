@@ -19,6 +19,7 @@
 #include "kernel/elfsym.h"
 #include "kernel/glob.h"
 #include "kernel/srcline.h"
+#include "kernel/arch.h"
 #include "kernel/ziparchive.h"
 #include "probes/impl.h"
 #include "util/arena.h"
@@ -134,6 +135,16 @@ static int in_archive(struct probe_env *env, const struct attach_point *a,
 			   strerror(-err));
 		return -1;
 	}
+	unsigned align = arch_insn_align(arch_build());
+	if (base % align) {
+		diag_error(env->diag, a->span, "uprobe target %s holds %s at "
+			   "offset %llu, not a multiple of %u: %s's uprobes go "
+			   "at instructions, whose file offsets are (an archive "
+			   "for %s is aligned: zipalign)", zip, name,
+			   (unsigned long long)base, align,
+			   arch_name(arch_build()), arch_name(arch_build()));
+		return -1;
+	}
 	int fd = open(bin, O_RDONLY | O_CLOEXEC);
 	long page = sysconf(_SC_PAGESIZE);
 	uint64_t start = base & ~(uint64_t)(page - 1);
@@ -150,6 +161,12 @@ static int in_archive(struct probe_env *env, const struct attach_point *a,
 			   "an ELF file", path);
 		if (map != MAP_FAILED)
 			munmap(map, size + (base - start));
+		return -1;
+	}
+	/* (an image of another machine would be attached at offsets that
+	 * are no instructions here: the kernel refuses some, EINVAL) */
+	if (!probe_user_elf_native(env, a, "uprobe", path, es)) {
+		munmap(map, size + (base - start));
 		return -1;
 	}
 	struct uprobe_file f = { path, zip, base };

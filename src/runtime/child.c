@@ -101,9 +101,21 @@ int child_spawn(struct child *ch, char *const argv[])
 		 * probes are attached: one 8-byte read, a close and the exec,
 		 * exactly as bpftrace's child does. */
 		uint64_t v = 0;
-		if (read(go, &v, sizeof(v)) != sizeof(v) ||
-		    (v != CHILD_GO && v != CHILD_GO_STOPPED))
+		ssize_t got;
+		do
+			got = read(go, &v, sizeof(v));
+		while (got < 0 && errno == EINTR);
+		if (got == sizeof(v) && v == CHILD_GIVE_UP)
 			_exit(0); /* sonde gave up before starting us */
+		if (got != sizeof(v) ||
+		    (v != CHILD_GO && v != CHILD_GO_STOPPED)) {
+			/* never silently: the run would look like one
+			 * whose command did nothing */
+			fprintf(stderr, "sonde: the command was not started: "
+				"its start signal %s\n", got < 0 ?
+				strerror(errno) : "was garbled");
+			_exit(127);
+		}
 		close(go);
 		/* traced by sonde: the exec stops before the new image's
 		 * first instruction (child_start_stopped) */
