@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "kernel/arch.h"
 #include "model/compiled.h"
 #include "model/limits.h"
 #include "model/serial.h"
@@ -507,6 +508,12 @@ int emit_elf(const char *path, struct serial_object *o, char *why,
 	uint32_t ss = add_sec(&e, ".sonde", SHT_PROGBITS, 0);
 	serial_write(o, &sonde);
 	sb_appendn(&e.secs.data[ss].data, sonde.buf, sonde.len);
+	/* The code reads this architecture's struct pt_regs and syscall
+	 * numbers: the machine it runs on is named beside it (the ELF's
+	 * own machine is EM_BPF), and another refuses it (emitted.c). */
+	uint32_t as = add_sec(&e, ".sonde.arch", SHT_PROGBITS, 0);
+	const char *arch = arch_name(arch_build());
+	sb_appendn(&e.secs.data[as].data, arch, strlen(arch) + 1);
 
 	sb_appendn(&e.secs.data[symtab].data, (const char *)e.syms.data,
 		   sizeof(Elf64_Sym) * e.syms.len);

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "kernel/arch.h"
 #include "model/compiled.h"
 #include "model/serial.h"
 #include "object/emit.h"
@@ -178,6 +179,22 @@ int emitted_open(struct arena *a, const char *path, struct serial_object *o,
 	rc = serial_read(a, d->d_buf, d->d_size, o, why, sizeof(why));
 	if (rc < 0) {
 		bad(err, path, why);
+		goto out;
+	}
+	/* (an object without the section is from before sonde ran on
+	 * aarch64: x86_64's, which is all it could be then) */
+	Elf_Scn *as = find_scn(&e, ".sonde.arch");
+	Elf_Data *ad = as ? elf_getdata(as, NULL) : NULL;
+	const char *here = arch_name(arch_build());
+	const char *built = ad && ad->d_buf && ad->d_size &&
+				    memchr(ad->d_buf, 0, ad->d_size) ?
+			    ad->d_buf : as ? NULL : "x86_64";
+	if (!built || strcmp(built, here)) {
+		snprintf(why, sizeof(why), "it was compiled for %s, and this "
+			 "sonde runs %s programs (their registers and syscall "
+			 "numbers differ): emit it again with a sonde for %s",
+			 built ? built : "an unknown machine", here, here);
+		rc = bad(err, path, why);
 		goto out;
 	}
 	GElf_Shdr sh;

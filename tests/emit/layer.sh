@@ -3,14 +3,14 @@
 # byte for byte what running the script prints (text and JSON, printf,
 # maps, hist, cpid under -c, BEGIN/END/interval, uprobes); libbpf
 # (bpftool prog loadall) must load the object; a damaged .sonde section,
-# another format version, damaged code and a probe that no longer
-# resolves are refused with one sentence. Needs root and BPF.
+# another format version, damaged code, another machine's object and a
+# probe that no longer resolves are refused with one sentence. Needs root and BPF.
 # shellcheck source=tests/lib.sh
 . "$TOP/tests/lib.sh"
 cd "$TOP" || exit 1
 D=$BUILD/tests/emit
 mkdir -p "$D"
-TESTS="printf_count hist_json begin_end enum_names uprobe socket_cookie_rawtp libbpf_load corrupt_sonde version truncated code_damaged gone_target cpid_needed refused_probe"
+TESTS="printf_count hist_json begin_end enum_names uprobe socket_cookie_rawtp libbpf_load corrupt_sonde version truncated code_damaged other_arch gone_target cpid_needed refused_probe"
 skip_all() { for t in $TESTS; do echo "skip emit.$t: $1"; done; layer_done; }
 [ "$(id -u)" = 0 ] || skip_all "needs root"
 [ -r /sys/kernel/tracing/events/syscalls/sys_enter_write/format ] ||
@@ -110,6 +110,10 @@ damage "$D/c3.o" .sonde 12 01
 refused truncated 'truncated or corrupt' --object "$D/c3.o" -c "$WL"
 damage "$D/c4.o" tracepoint/syscalls/sys_enter_write 20 ff
 refused code_damaged 'the code of the program for .* is damaged' --object "$D/c4.o" -c "$WL"
+# the machine the object was compiled for (its pt_regs offsets, syscall
+# numbers): another's is refused, naming both ("x86_64" made "a86_64")
+damage "$D/c5.o" .sonde.arch 0 61
+refused other_arch 'cannot run .*c5\.o: it was compiled for [^ ]+, and this sonde runs (x86_64|aarch64) programs' --object "$D/c5.o" -c "$WL"
 
 # the uprobe's function is gone from the file it names
 cp "$UWL" "$D/gone"
