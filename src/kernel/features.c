@@ -532,8 +532,8 @@ void feat_disable(enum feat_id f, const char *by)
 
 const char *feat_since(enum feat_id f)
 {
-	/* (fentry_needs_attach_test: arm64's kernel functions take trampolines from
-	 * the release that gave it ftrace direct calls) */
+	/* (fentry_needs_attach_test: arm64's kernel functions take
+	 * trampolines from the release that gave it ftrace direct calls) */
 	if (f == FEAT_FENTRY && arch_build() == ARCH_AARCH64)
 		return "6.4";
 	return (unsigned)f < FEAT__COUNT ? feat_versions[f] : NULL;
